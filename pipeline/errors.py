@@ -1,0 +1,53 @@
+"""The error hierarchy: each error names the stage it came from.
+
+A refusal is a normal result, never one of these. These are for things that went wrong:
+a file that could not be read, a configuration that does not validate, an index that
+does not match its chunk store.
+"""
+from __future__ import annotations
+
+
+class SaksiError(Exception):
+    """Base class; `stage` says where in the pipeline the problem arose."""
+
+    stage = "saksi"
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"[{self.stage}] {self.message}"
+
+
+class ConfigError(SaksiError):
+    stage = "config"
+
+
+class IngestError(SaksiError):
+    """A single source could not be ingested; the rest of the corpus still is."""
+
+    stage = "ingest"
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.reason = message
+
+
+class CorpusIndexError(SaksiError):
+    """An index is missing, or disagrees with the chunk store."""
+
+    stage = "index"
+
+
+class RetrievalError(SaksiError):
+    stage = "retrieval"
+
+
+class GenerationError(SaksiError):
+    stage = "generation"
+
+
+class TraceError(SaksiError):
+    stage = "trace"

@@ -1,0 +1,111 @@
+"""The dense lane: Milvus (Lite on a local file by default), HNSW index, cosine metric.
+
+The same client talks to a Milvus server when `uri` is `http://host:19530`. Milvus Lite
+allows one process per data file; in Serve, one retriever replica owns it.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import CorpusIndexError
+
+log = logging.getLogger(__name__)
+
+COLLECTION = "chunks"
+_MAX_LIMIT = 16384  # Milvus's ceiling on one query/search result
+
+
+class MilvusDenseIndex:
+    def __init__(self, uri: str, dim: int, collection: str = COLLECTION, hnsw_m: int = 16,
+                 ef_construction: int = 200, ef_search: int = 128):
+        from pymilvus import MilvusClient  # heavy import kept to the lane that needs it
+
+        self.uri = uri
+        self.dim = dim
+        self.collection = collection
+        self.ef_search = ef_search
+        try:
+            self._client = MilvusClient(uri)
+        except Exception as e:  # pymilvus raises several unrelated types here
+            raise CorpusIndexError(f"cannot open Milvus at {uri}: {e}") from None
+        if not self._client.has_collection(collection):
+            self._create(hnsw_m, ef_construction)
+        else:
+            self._check_dim()
+            self._client.load_collection(collection)  # a new process finds it released
+
+    def _create(self, m: int, ef_construction: int) -> None:
+        from pymilvus import DataType, MilvusClient
+
+        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
+        schema.add_field("doc_id", DataType.VARCHAR, max_length=128)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=self.dim)
+        index = self._client.prepare_index_params()
+        index.add_index(field_name="vector", index_type="HNSW", metric_type="COSINE",
+                        params={"M": m, "efConstruction": ef_construction})
+        self._client.create_collection(self.collection, schema=schema, index_params=index)
+
+    def _check_dim(self) -> None:
+        desc = self._client.describe_collection(self.collection)
+        for f in desc.get("fields", []):
+            if f.get("name") == "vector":
+                dim = int(f.get("params", {}).get("dim", self.dim))
+                if dim != self.dim:
+                    raise CorpusIndexError(
+                        f"the dense index at {self.uri} holds {dim}-d vectors but the embedder makes {self.dim}-d "
+                        "ones; re-ingest with --rebuild")
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- writing (ingest) -----------------------------------------------------------------
+
+    def upsert(self, ids: Sequence[str], doc_ids: Sequence[str], vectors: np.ndarray) -> None:
+        rows = [{"id": i, "doc_id": d, "vector": v.astype(np.float32).tolist()}
+                for i, d, v in zip(ids, doc_ids, vectors)]
+        for k in range(0, len(rows), 1000):
+            self._client.upsert(self.collection, rows[k:k + 1000])
+
+    def delete(self, ids: Sequence[str]) -> None:
+        ids = list(ids)
+        for k in range(0, len(ids), 1000):
+            self._client.delete(self.collection, ids=ids[k:k + 1000])
+
+    def all_ids(self) -> set[str]:
+        n = self.count()
+        if n <= _MAX_LIMIT:  # one plain query; the iterator warns needlessly on Milvus Lite
+            rows = self._client.query(self.collection, filter='id != ""', output_fields=["id"], limit=max(n, 1))
+            return {r["id"] for r in rows}
+        it = self._client.query_iterator(self.collection, batch_size=1000, filter='id != ""', output_fields=["id"])
+        out: set[str] = set()
+        try:
+            while batch := it.next():
+                out.update(r["id"] for r in batch)
+        finally:
+            it.close()
+        return out
+
+    def count(self) -> int:
+        res = self._client.query(self.collection, filter="", output_fields=["count(*)"])
+        return int(res[0]["count(*)"])
+
+    # -- reading (the DenseIndex protocol) --------------------------------------------------
+
+    async def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        res = self._client.search(self.collection, data=[np.asarray(vector, dtype=np.float32).tolist()],
+                                  limit=min(limit, _MAX_LIMIT), output_fields=[],
+                                  search_params={"metric_type": "COSINE", "params": {"ef": max(self.ef_search, limit)}})
+        return [(hit["id"], float(hit["distance"])) for hit in res[0]]
+
+    async def score(self, vector: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:
+        """Exact cosine for the given chunks (stored vectors are normalised)."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return {}
+        rows = self._client.get(self.collection, ids=ids, output_fields=["vector"])
+        q = np.asarray(vector, dtype=np.float32)
+        return {r["id"]: float(np.dot(np.asarray(r["vector"], dtype=np.float32), q)) for r in rows}

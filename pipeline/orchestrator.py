@@ -1,0 +1,204 @@
+"""The one orchestrator: question in, answer with receipts or structured refusal out.
+
+It receives every component through the stage Protocols, so the same code runs with
+in-process backends (the CLI) and over Ray Serve handles (serve/). Flow per question part:
+route → plan → retrieve (dense + lexical, RRF, dedup, cap) → rerank → generate → gates
+→ sufficiency; if the part fails, one corrective retry with a rewritten query; then the
+decision, conflicts, and a trace.
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from . import __version__
+from .analysis import QueryAnalyzer
+from .config import Profile, Route
+from .decision import (AttemptSummary, decide_part, find_conflicts, nearest_records, reason_text, sufficiency)
+from .gates import verify
+from .protocols import ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, Reranker
+from .query import Part, QueryPlanner, decompose
+from .retrieval import HybridRetriever
+from .trace import AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
+from .types import Chunk, ContextItem, GenerationRequest, Result, VerifiedClaim
+
+log = logging.getLogger(__name__)
+
+GENERATOR_FAILED = "generator_failed"
+
+
+@dataclass
+class Components:
+    embedder: Embedder
+    dense: DenseIndex
+    lexical: LexicalIndex
+    chunks: ChunkSource
+    reranker: Reranker
+    generator: Generator
+    judge: Judge
+
+    def names(self) -> dict[str, str]:
+        return {k: getattr(getattr(self, k), "name", type(getattr(self, k)).__name__)
+                for k in ("embedder", "reranker", "generator", "judge")}
+
+
+def route_record(route: Route) -> RouteRecord:
+    return RouteRecord(route.name, tuple(route.required), route.examples_satisfy,
+                       route.authority_weight, route.freshness_weight)
+
+
+def summarise(attempt: AttemptTrace) -> AttemptSummary:
+    return AttemptSummary(supported=sum(c.status == "supported" for c in attempt.claims),
+                          sufficiency=attempt.sufficiency, parse_error=attempt.parse_error,
+                          had_candidates=bool(attempt.context))
+
+
+class Orchestrator:
+    def __init__(self, profile: Profile, components: Components, analyzer: QueryAnalyzer,
+                 trace_dir: Path | None = None):
+        self.profile = profile
+        self.settings = profile.settings
+        self.c = components
+        self.analyzer = analyzer
+        self.trace_dir = trace_dir
+        self.planner = QueryPlanner(analyzer, components.lexical)
+        self.retriever = HybridRetriever(components.embedder, components.dense, components.lexical,
+                                         components.chunks, self.settings.retrieval)
+
+    async def answer(self, question: str, lang: str | None = None) -> Result:
+        started = time.perf_counter()
+        question = question.strip()
+        q_lang = self.analyzer.language(question)
+        lang = lang or q_lang
+        parts = decompose(question)
+        part_traces = await asyncio.gather(*(self._part(i, p, q_lang, lang) for i, p in enumerate(parts)))
+        trace_id = new_trace_id()
+        result = conclude(part_traces, question, lang, self.analyzer.all_tokens,
+                          self.settings.conflicts.min_overlap, self.settings.nearest_records, trace_id)
+        trace = Trace(
+            trace_id=trace_id, version=1, created_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+            saksi_version=__version__, profile=self.settings.profile, components=self.c.names(),
+            question=question, question_lang=q_lang, lang=lang,
+            settings={"judge": self.settings.judge.model_dump(), "confidence": self.settings.confidence.model_dump(),
+                      "conflicts": self.settings.conflicts.model_dump(),
+                      "nearest_records": self.settings.nearest_records},
+            parts=tuple(part_traces), conflicts=result.conflicts, decision=decision_of(result),
+            why=explain(result), timings_ms={"total": round((time.perf_counter() - started) * 1000, 1)},
+        )
+        if self.trace_dir is not None:
+            path = write_trace(trace, self.trace_dir)
+            result = replace(result, trace_path=str(path))
+        self.last_trace = trace
+        return result
+
+    async def _part(self, index: int, part: Part, q_lang: str, lang: str) -> PartTrace:
+        route = self.profile.routes.route(part.text)
+        plan = await self.planner.plan(part, q_lang)
+        attempts = [await self._attempt(0, plan, route, index)]
+        if not summarise(attempts[0]).ok:
+            rewritten = await self.planner.rewrite(plan, part)
+            attempts.append(await self._attempt(1, rewritten, route, index, widen=2))
+        outcome = decide_part(index, part.text, route, [summarise(a) for a in attempts], lang)
+        return PartTrace(index=index, question=part.text, topic=part.topic, route=route_record(route),
+                         attempts=tuple(attempts), outcome=outcome)
+
+    async def _attempt(self, n: int, plan, route: Route, part_index: int, widen: int = 1) -> AttemptTrace:
+        s = self.settings
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        candidates = await self.retriever.retrieve(plan, widen)
+        timings["retrieve"] = _ms(t)
+        live = [c for c in candidates if not c.dropped]
+        t = time.perf_counter()
+        reranked = await self.c.reranker.rerank(plan, live, route.authority_weight, route.freshness_weight) if live else []
+        timings["rerank"] = _ms(t)
+        by_id = {c.chunk.chunk_id: c for c in reranked}
+        candidates = [by_id.get(c.chunk.chunk_id, c) for c in candidates]
+        context = reranked[: s.retrieval.context_size * widen]
+        ctx_chunks = {c.chunk.chunk_id: c.chunk for c in context}
+        paragraphs = dict(zip(ctx_chunks, await asyncio.gather(*(self.c.chunks.paragraph(ch)
+                                                                  for ch in ctx_chunks.values()))))
+        scores = {c.chunk.chunk_id: c.rerank_score or 0.0 for c in context}
+        request = output = None
+        parse_error = parse_detail = None
+        claims: tuple[VerifiedClaim, ...] = ()
+        calls = ()
+        if context:
+            request = GenerationRequest(
+                question=plan.text, lang=plan.lang, terms=plan.terms,
+                context=tuple(ContextItem(c.chunk.chunk_id, c.chunk.title, c.chunk.location, c.chunk.text,
+                                          c.chunk.is_example, c.chunk.lang, scores[c.chunk.chunk_id],
+                                          c.chunk.heading)
+                              for c in context))
+            t = time.perf_counter()
+            try:
+                output = await self.c.generator.generate(request)
+            except Exception as e:  # a failed generator is a refusal with that reason, never a 500
+                log.warning("generator %s failed: %s", self.c.generator.name, e)
+                parse_error, parse_detail = GENERATOR_FAILED, str(e)
+            timings["generate"] = _ms(t)
+            if output is not None:
+                t = time.perf_counter()
+                v = await verify(output, ctx_chunks, paragraphs, scores, self.c.judge, s.judge, s.confidence,
+                                 part=part_index)
+                timings["verify"] = _ms(t)
+                claims, calls, parse_error, parse_detail = v.claims, v.judge_calls, v.parse_error, v.parse_detail
+        suff = sufficiency(route, claims, ctx_chunks)
+        attempt = AttemptTrace(
+            attempt=n, query=plan, candidates=tuple(candidates), reranked=tuple(by_id),
+            context=tuple(ctx_chunks), paragraphs=paragraphs, generator_request=request, generator_output=output,
+            parse_error=parse_error, parse_detail=parse_detail, claims=claims, judge_calls=tuple(calls),
+            sufficiency=suff, ok=False, timings_ms=timings)
+        return replace(attempt, ok=summarise(attempt).ok)
+
+
+def _ms(t: float) -> float:
+    return round((time.perf_counter() - t) * 1000, 1)
+
+
+def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Callable[[str], frozenset[str]],
+             min_overlap: float, n_nearest: int, trace_id: str) -> Result:
+    """Assemble the result from decided parts (shared by the orchestrator and replay)."""
+    claims: list[VerifiedClaim] = []
+    chunks: dict[str, Chunk] = {}
+    for p in parts:
+        used = p.attempts[p.outcome.attempt_used] if p.outcome.answered else p.attempts[-1]
+        claims.extend(used.claims)
+        for a in p.attempts:
+            chunks.update({c.chunk.chunk_id: c.chunk for c in a.candidates})
+    claims.sort(key=lambda c: c.status != "supported")  # stable: supported first, in generator order
+    conflicts = tuple(find_conflicts(claims, chunks, tokens, min_overlap))
+    outcomes = tuple(p.outcome for p in parts)
+    retried = any(len(p.attempts) > 1 for p in parts)
+    refused = [p for p in parts if not p.outcome.answered]
+    if not refused:
+        return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id)
+    missing = tuple(dict.fromkeys(m for p in refused for m in p.outcome.missing_categories))
+    reasons = []
+    for p in refused:
+        text = reason_text(p.outcome.reason or "", lang, p.outcome.missing_categories)
+        reasons.append(text if len(parts) == 1 else f"({p.index + 1}) {p.question}: {text}")
+    nearest = []
+    for p in refused:
+        last = p.attempts[-1]
+        by_id = {c.chunk.chunk_id: c for c in last.candidates}
+        ranked = [by_id[i] for i in last.reranked if i in by_id]
+        nearest.extend(nearest_records(ranked, n_nearest))
+    return Result("refusal", question, lang, tuple(claims), outcomes, conflicts,
+                  reason_code=refused[0].outcome.reason, reason=" ".join(reasons), missing_categories=missing,
+                  nearest=tuple(nearest), retried=retried, trace_id=trace_id)
+
+
+def explain(result: Result) -> str:
+    """One sentence for the trace: the decision and why."""
+    supported = sum(c.status == "supported" for c in result.claims)
+    demoted = len(result.claims) - supported
+    if result.outcome == "answer":
+        return (f"answered: {supported} supported claim(s), {demoted} demoted, every part satisfied its required "
+                f"evidence{' after a corrective retry' if result.retried else ''}")
+    return f"refused ({result.reason_code}): {result.reason}"

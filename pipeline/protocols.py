@@ -1,0 +1,93 @@
+"""One Protocol per stage. The orchestrator depends on these and nothing else.
+
+In-process backends implement them directly; `serve/` implements the same Protocols
+over Ray Serve deployment handles. Every method the orchestrator awaits is async so both
+hostings fit; writing to indexes happens at ingest, outside the request path.
+"""
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from .types import Candidate, Chunk, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) float32, L2-normalised."""
+        ...
+
+    async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) float32, L2-normalised."""
+        ...
+
+
+@runtime_checkable
+class DenseIndex(Protocol):
+    async def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity), best first."""
+        ...
+
+    async def score(self, vector: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:
+        """Cosine similarity of the given chunks, so every candidate has a dense score."""
+        ...
+
+
+@runtime_checkable
+class LexicalIndex(Protocol):
+    async def search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score), best first; only positive scores."""
+        ...
+
+    async def score(self, tokens: Sequence[str], chunk_ids: Sequence[str]) -> dict[str, float]:
+        ...
+
+    async def idf(self, tokens: Sequence[str]) -> dict[str, float]:
+        """idf of each token the corpus contains (absent tokens are left out)."""
+        ...
+
+    async def max_idf(self) -> float:
+        ...
+
+
+@runtime_checkable
+class ChunkSource(Protocol):
+    async def get(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        ...
+
+    async def paragraph(self, chunk: Chunk) -> str:
+        """The full paragraph (numbered paragraph / Pasal) a chunk belongs to."""
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    name: str
+
+    async def rerank(self, query: QueryPlan, candidates: Sequence[Candidate],
+                     authority_weight: float, freshness_weight: float) -> list[Candidate]:
+        """Candidates with `rerank_score` in [0, 1] and its components, best first."""
+        ...
+
+
+@runtime_checkable
+class Generator(Protocol):
+    name: str
+
+    async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        """Claim JSON as text (see pipeline.claims.GeneratorClaims for the schema)."""
+        ...
+
+
+@runtime_checkable
+class Judge(Protocol):
+    name: str
+
+    async def judge(self, items: Sequence[JudgeInput]) -> list[Verdict]:
+        """One verdict per input; `Verdict(label=None)` when the judge cannot say."""
+        ...

@@ -1,0 +1,135 @@
+"""How a result is shown: the documented JSON view, and readable text in Indonesian or English."""
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from .types import Result, VerifiedClaim
+
+LABELS = {
+    "id": {
+        "question": "Pertanyaan", "answer": "JAWABAN", "refusal": "TIDAK DAPAT DIJAWAB",
+        "band": {"TINGGI": "TINGGI", "SEDANG": "SEDANG", "RENDAH": "RENDAH"},
+        "unsupported": "Klaim tidak didukung (tidak ditampilkan sebagai jawaban)",
+        "example": "CONTOH/ILUSTRASI — bukan ketentuan", "conflict": "Rekaman saling bertentangan",
+        "missing": "Kategori bukti yang tidak ditemukan", "nearest": "Rekaman terdekat yang ditemukan",
+        "judge": "penilai", "no_verdict": "tanpa putusan (keyakinan dibatasi di bawah TINGGI)",
+        "confidence": "keyakinan", "trace": "Jejak", "retried": "setelah satu kali kueri ulang korektif",
+        "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
+        "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
+    },
+    "en": {
+        "question": "Question", "answer": "ANSWER", "refusal": "NO ANSWER",
+        "band": {"TINGGI": "HIGH", "SEDANG": "MEDIUM", "RENDAH": "LOW"},
+        "unsupported": "Claims not supported (not shown as an answer)",
+        "example": "EXAMPLE/ILLUSTRATION — not a requirement", "conflict": "Records disagree",
+        "missing": "Evidence categories not found", "nearest": "Nearest records found",
+        "judge": "judge", "no_verdict": "no verdict (confidence capped below HIGH)",
+        "confidence": "confidence", "trace": "Trace", "retried": "after one corrective query rewrite",
+        "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
+        "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},
+    },
+}
+
+
+def _claim_json(c: VerifiedClaim) -> dict[str, Any]:
+    return {
+        "text": c.text,
+        "status": c.status,
+        "confidence": c.confidence.value if c.confidence else None,
+        "band": c.confidence.band if c.confidence else None,
+        "is_example": c.is_example,
+        "part": c.part,
+        "reasons": list(c.reasons),
+        "verdict": ({"label": c.verdict.label, "score": c.verdict.score, "judge": c.verdict.judge}
+                    if c.verdict else None),
+        "confidence_breakdown": ({"judge": c.confidence.judge, "retrieval": c.confidence.retrieval,
+                                  "generator": c.confidence.generator, "weights": c.confidence.weights,
+                                  "raw": c.confidence.raw, "cap": c.confidence.cap}
+                                 if c.confidence else None),
+        "citations": [{"chunk_id": x.chunk_id, "document": x.document, "location": x.location, "quote": x.quote,
+                       "verified": x.ok, "is_example": x.is_example} for x in c.citations],
+    }
+
+
+def result_json(r: Result) -> dict[str, Any]:
+    """The documented JSON shape of `saksi ask --json` (see README, "Output")."""
+    return {
+        "outcome": r.outcome,
+        "question": r.question,
+        "lang": r.lang,
+        "claims": [_claim_json(c) for c in r.claims],
+        "conflicts": [{"kind": c.kind, "detail": c.detail, "claims": list(c.claims), "chunk_ids": list(c.chunk_ids)}
+                      for c in r.conflicts],
+        "parts": [{"index": p.index, "question": p.question, "route": p.route, "answered": p.answered,
+                   "attempt_used": p.attempt_used, "reason": p.reason, "missing_categories": list(p.missing_categories)}
+                  for p in r.parts],
+        "retried": r.retried,
+        "reason_code": r.reason_code,
+        "reason": r.reason,
+        "missing_categories": list(r.missing_categories),
+        "nearest": [{"chunk_id": n.chunk_id, "document": n.document, "location": n.location, "text": n.text,
+                     "score": n.score} for n in r.nearest],
+        "trace_id": r.trace_id,
+        "trace_path": r.trace_path,
+    }
+
+
+def _wrap(text: str, indent: str, width: int = 100) -> str:
+    return textwrap.fill(" ".join(text.split()), width=width, initial_indent=indent, subsequent_indent=indent)
+
+
+def _reason(reason: str, L: dict) -> str:
+    return reason.replace("number_without_basis", f"number_without_basis ({L['number_without_basis']})")
+
+
+def render_text(r: Result, lang: str | None = None) -> str:
+    L = LABELS.get(lang or r.lang, LABELS["en"])
+    lines = [f"{L['question']}: {r.question}", ""]
+    supported = [c for c in r.claims if c.status == "supported"]
+    demoted = [c for c in r.claims if c.status != "supported"]
+    if r.outcome == "answer":
+        lines.append(f"{L['answer']}" + (f" ({L['retried']})" if r.retried else ""))
+    else:
+        lines.append(f"{L['refusal']}: {r.reason}")
+        if r.missing_categories:
+            lines.append(f"  {L['missing']}: {', '.join(r.missing_categories)}")
+    multipart = len(r.parts) > 1
+    for i, c in enumerate(supported, 1):
+        conf = c.confidence
+        band = L["band"][conf.band] if conf else "?"
+        tag = f" [{L['example']}]" if c.is_example else ""
+        part = f"{L['part']} {c.part + 1} · " if multipart else ""
+        lines.append("")
+        lines.append(_wrap(f"{i}. [{part}{band} {conf.value:.2f}]{tag} {c.text}", "  "))
+        for x in c.citations:
+            lines.append(_wrap(f"“{x.quote}”", "     "))
+            lines.append(f"     — {x.document}, {x.location}  [{x.chunk_id[:12]}]")
+        if c.verdict and c.verdict.label:
+            verdict = f"{L['verdicts'].get(c.verdict.label, c.verdict.label)} {c.verdict.score:.2f} ({c.verdict.judge})"
+        else:
+            verdict = L["no_verdict"]
+        if conf:
+            w = conf.weights
+            arithmetic = (f"{w['judge']:.2f}×{(conf.judge or 0):.2f} + {w['retrieval']:.2f}×{conf.retrieval:.2f} + "
+                          f"{w['generator']:.2f}×{conf.generator:.2f} = {conf.raw:.2f}"
+                          + (f", cap {conf.cap:.2f}" if conf.cap is not None else ""))
+            lines.append(f"     {L['judge']}: {verdict} · {L['confidence']}: {arithmetic}")
+    for cf in r.conflicts:
+        lines.append("")
+        lines.append(_wrap(f"⚠ {L['conflict']}: {cf.detail}", "  "))
+    if demoted:
+        lines.append("")
+        lines.append(f"{L['unsupported']}:")
+        for c in demoted:
+            lines.append(_wrap(f"✗ {c.text}", "  "))
+            lines.append(_wrap(f"{L['reasons']}: " + "; ".join(_reason(x, L) for x in c.reasons), "    "))
+    if r.outcome == "refusal" and r.nearest:
+        lines.append("")
+        lines.append(f"{L['nearest']}:")
+        for n in r.nearest:
+            lines.append(f"  {n.score:.2f}  {n.document}, {n.location}  [{n.chunk_id[:12]}]")
+            lines.append(_wrap(n.text[:240] + ("…" if len(n.text) > 240 else ""), "        "))
+    lines.append("")
+    lines.append(f"{L['trace']}: {r.trace_id}" + (f"  ({r.trace_path})" if r.trace_path else ""))
+    return "\n".join(lines)

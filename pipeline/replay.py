@@ -1,0 +1,70 @@
+"""Replay: re-run the gates and the decision on a trace's recorded generator output.
+
+No index and no model is needed: the trace carries the candidates, the context, the full
+paragraphs and the raw output. Judge verdicts are played back for the exact claim and
+paragraph they were given for; a changed claim gets no verdict (so it is never
+uncapped). The replayed decision must equal the recorded one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .analysis import QueryAnalyzer
+from .config import ConfidenceSettings, JudgeSettings, Route
+from .decision import decide_part, sufficiency
+from .gates import RecordedJudge, verify
+from .orchestrator import conclude, summarise
+from .trace import Decision, Trace, context_chunks, decision_of
+from .types import Result
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    recorded: Decision
+    replayed: Decision
+    result: Result
+
+    @property
+    def same(self) -> bool:
+        return self.recorded == self.replayed
+
+    def differences(self) -> list[str]:
+        out = []
+        if self.recorded.outcome != self.replayed.outcome:
+            out.append(f"outcome: recorded {self.recorded.outcome}, replayed {self.replayed.outcome}")
+        if self.recorded.reason_code != self.replayed.reason_code:
+            out.append(f"reason: recorded {self.recorded.reason_code}, replayed {self.replayed.reason_code}")
+        rec = {c[:2]: c for c in self.recorded.claims}
+        rep = {c[:2]: c for c in self.replayed.claims}
+        for key in sorted(rec.keys() | rep.keys()):
+            a, b = rec.get(key), rep.get(key)
+            if a != b:
+                out.append(f"claim (part {key[0] + 1}) {key[1][:80]!r}: recorded {a[2:] if a else 'absent'}, "
+                           f"replayed {b[2:] if b else 'absent'}")
+        return out
+
+
+async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
+    judge_settings = JudgeSettings(**trace.settings["judge"])
+    confidence_settings = ConfidenceSettings(**trace.settings["confidence"])
+    parts = []
+    for p in trace.parts:
+        route = Route(name=p.route.name, required=p.route.required, examples_satisfy=p.route.examples_satisfy,
+                      authority_weight=p.route.authority_weight, freshness_weight=p.route.freshness_weight)
+        attempts = []
+        for a in p.attempts:
+            ctx = context_chunks(a)
+            claims, calls, parse_error = (), a.judge_calls, a.parse_error
+            if a.generator_output is not None:
+                scores = {c.chunk.chunk_id: c.rerank_score or 0.0 for c in a.candidates if c.chunk.chunk_id in ctx}
+                v = await verify(a.generator_output, ctx, a.paragraphs, scores, RecordedJudge(a.judge_calls),
+                                 judge_settings, confidence_settings, part=p.index)
+                claims, parse_error = v.claims, v.parse_error
+            replayed = replace(a, claims=claims, parse_error=parse_error, judge_calls=calls,
+                               sufficiency=sufficiency(route, claims, ctx))
+            attempts.append(replace(replayed, ok=summarise(replayed).ok))
+        outcome = decide_part(p.index, p.question, route, [summarise(a) for a in attempts], trace.lang)
+        parts.append(replace(p, attempts=tuple(attempts), outcome=outcome))
+    result = conclude(parts, trace.question, trace.lang, analyzer.all_tokens,
+                      trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id)
+    return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)

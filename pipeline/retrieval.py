@@ -1,0 +1,100 @@
+"""Hybrid retrieval: dense + lexical lanes, reciprocal rank fusion, dedup, per-source cap.
+
+Every candidate carries every lane's score (a chunk only one lane found is scored by the
+other too), so a trace shows why each candidate ranked where it did.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import replace
+from typing import Mapping, Sequence
+
+from .config import RetrievalSettings
+from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex
+from .text import normalise
+from .types import Candidate, QueryPlan
+
+
+def rrf(rankings: Mapping[str, Sequence[str]], k: int = 60) -> dict[str, float]:
+    """Reciprocal rank fusion: score(d) = sum over lanes of 1 / (k + rank of d in that lane)."""
+    scores: dict[str, float] = {}
+    for ranking in rankings.values():
+        for rank, item in enumerate(ranking, 1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return scores
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _shingles(text: str, n: int = 3) -> frozenset[tuple[str, ...]]:
+    words = _WORD.findall(normalise(text).lower())
+    if len(words) < n:
+        return frozenset([tuple(words)])
+    return frozenset(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source: int) -> list[Candidate]:
+    """Mark near-duplicates of a better candidate, and candidates past a document's cap.
+
+    Nothing is removed: dropped candidates stay in the list with the reason, for the trace.
+    """
+    kept: list[tuple[Candidate, frozenset]] = []
+    per_doc: dict[str, int] = {}
+    out: list[Candidate] = []
+    for c in candidates:
+        sh = _shingles(c.chunk.text)
+        dup = next((k for k, ksh in kept if jaccard(sh, ksh) >= threshold), None)
+        if dup is not None:
+            out.append(replace(c, dropped=f"near-duplicate of {dup.chunk.chunk_id}"))
+            continue
+        if per_doc.get(c.chunk.doc_id, 0) >= per_source:
+            out.append(replace(c, dropped=f"per-source cap ({per_source}) for {c.chunk.doc_id}"))
+            continue
+        per_doc[c.chunk.doc_id] = per_doc.get(c.chunk.doc_id, 0) + 1
+        kept.append((c, sh))
+        out.append(c)
+    return out
+
+
+class HybridRetriever:
+    def __init__(self, embedder: Embedder, dense: DenseIndex, lexical: LexicalIndex, chunks: ChunkSource,
+                 settings: RetrievalSettings):
+        self.embedder = embedder
+        self.dense = dense
+        self.lexical = lexical
+        self.chunks = chunks
+        self.settings = settings
+
+    async def retrieve(self, plan: QueryPlan, widen: int = 1) -> list[Candidate]:
+        """Fused candidates, best first; dropped ones (duplicates, over the cap) are marked."""
+        s = self.settings
+        vector = (await self.embedder.embed_queries([plan.dense_text]))[0]
+        dense_hits, lexical_hits = await asyncio.gather(
+            self.dense.search(vector, s.dense_k * widen),
+            self.lexical.search(plan.lexical_tokens, s.lexical_k * widen))
+        fused = rrf({"dense": [i for i, _ in dense_hits], "lexical": [i for i, _ in lexical_hits]}, s.rrf_k)
+        order = sorted(fused, key=lambda i: (-fused[i], i))[: s.top_k * widen]
+        dense_scores = dict(dense_hits)
+        lexical_scores = dict(lexical_hits)
+        missing_dense = [i for i in order if i not in dense_scores]
+        missing_lex = [i for i in order if i not in lexical_scores]
+        more_dense, more_lex, chunks = await asyncio.gather(
+            self.dense.score(vector, missing_dense), self.lexical.score(plan.lexical_tokens, missing_lex),
+            self.chunks.get(order))
+        dense_scores.update(more_dense)
+        lexical_scores.update(more_lex)
+        dense_rank = {i: r for r, (i, _) in enumerate(dense_hits, 1)}
+        lexical_rank = {i: r for r, (i, _) in enumerate(lexical_hits, 1)}
+        candidates = [
+            Candidate(chunk=chunks[i], dense_score=dense_scores.get(i), dense_rank=dense_rank.get(i),
+                      lexical_score=lexical_scores.get(i), lexical_rank=lexical_rank.get(i),
+                      rrf_score=round(fused[i], 8))
+            for i in order if i in chunks
+        ]
+        return dedup_and_cap(candidates, s.dedup_jaccard, s.per_source_cap)

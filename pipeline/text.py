@@ -1,0 +1,124 @@
+"""Text primitives shared by every stage: the contract's normalisation, sentences, language.
+
+`normalise` is the one definition of "the same text" the quote gate uses: Unicode NFKC,
+whitespace runs folded to a single space, nothing else — no case folding, no paraphrase.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_WS = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """NFKC, then every run of whitespace becomes one space; ends stripped."""
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def contains_normalised(haystack: str, needle: str) -> bool:
+    """True when `needle` is an exact substring of `haystack` after normalisation."""
+    n = normalise(needle)
+    return bool(n) and n in normalise(haystack)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    end: int
+    text: str  # exactly text[start:end] of the source it was cut from
+
+
+# A sentence ends at . ! ? ; followed by whitespace and something that starts a new
+# sentence or list item; "1.250.000" or "5.5.1" never end one (no whitespace after the dot).
+_BOUNDARY = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9(])|(?<=:)\s*\n\s*(?=\(?[a-z0-9]{1,3}[.)]\s)"
+                       r"|\n\s*\n|\n\s*(?=\(\d{1,2}[a-z]?\)\s|[a-z]\.\s|\d{1,2}\.\s)")
+# Abbreviations after which a period does not end a sentence.
+_ABBREV = re.compile(r"(?:\b(?:Rp|No|Nomor|Jl|dll|dsb|dst|tsb|Yth|Bpk|Ibu|Sdr|Prof|Dr|Ir|hlm|psl|ayat|huruf|angka|e\.g|i\.e|etc|vs|cf|Mr|Mrs|Ms|St|Co|Inc|Ltd|Tbk)\.|\b[A-Za-z]\.)$")
+
+
+def split_sentences(text: str, min_chars: int = 1) -> list[Sentence]:
+    """Cut text into sentences, returning exact slices so quotes stay verbatim.
+
+    Pieces shorter than `min_chars` are merged into their neighbour, so a list marker or
+    a stray heading never becomes a sentence on its own.
+    """
+    cuts = [0]
+    for m in _BOUNDARY.finditer(text):
+        before = text[max(0, m.start() - 12):m.start()]
+        if _ABBREV.search(before):
+            continue
+        cuts.append(m.start())
+    cuts.append(len(text))
+    raw: list[tuple[int, int]] = []
+    for a, b in zip(cuts, cuts[1:]):
+        # strip leading/trailing whitespace by moving offsets, never by editing text
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b:
+            raw.append((a, b))
+    merged: list[tuple[int, int]] = []
+    for a, b in raw:
+        if merged and (merged[-1][1] - merged[-1][0] < min_chars):
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    if len(merged) > 1 and merged[-1][1] - merged[-1][0] < min_chars:
+        last = merged.pop()
+        merged[-1] = (merged[-1][0], last[1])
+    return [Sentence(a, b, text[a:b]) for a, b in merged]
+
+
+_ID_MARKERS = frozenset(
+    "yang dan di ke dari untuk dengan adalah dalam pada tidak atau ini itu sebagaimana "
+    "dimaksud atas oleh bahwa secara tersebut serta akan dapat wajib harus paling".split())
+_EN_MARKERS = frozenset(
+    "the and of to in is are be for with that this by on or as an which shall must "
+    "from at not it its when should".split())
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def detect_language(text: str) -> str:
+    """'id' or 'en' by counting function words; Indonesian when undecided.
+
+    Good enough for routing analysers over formal prose; documents can state their
+    language in front matter, which always wins.
+    """
+    words = [w.lower() for w in _WORD.findall(text[:20000])]
+    ids = sum(w in _ID_MARKERS for w in words)
+    ens = sum(w in _EN_MARKERS for w in words)
+    return "en" if ens > ids else "id"
+
+
+def locate(haystack: str, needle: str) -> tuple[int, int] | None:
+    """Where `needle` occurs in `haystack` under normalisation, as raw offsets of `haystack`.
+
+    Used to cite a quote to the ayat it came from; the match itself is the quote gate's.
+    """
+    pos = haystack.find(needle)
+    if pos >= 0 and needle:
+        return pos, pos + len(needle)
+    chars: list[str] = []
+    origin: list[int] = []
+    in_space = False
+    for i, ch in enumerate(haystack):
+        norm = unicodedata.normalize("NFKC", ch)
+        if norm.isspace() or not norm:
+            if not in_space and chars:
+                chars.append(" ")
+                origin.append(i)
+            in_space = bool(chars)
+            continue
+        in_space = False
+        for c in norm:
+            chars.append(c)
+            origin.append(i)
+    norm_hay = "".join(chars)
+    n = normalise(needle)
+    at = norm_hay.find(n) if n else -1
+    if at < 0:
+        return None
+    return origin[at], origin[at + len(n) - 1] + 1

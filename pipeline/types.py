@@ -1,0 +1,267 @@
+"""The shapes that pass between stages: frozen dataclasses, rescored with `replace`.
+
+Every later capability (the Ray Serve app, real model backends, evaluation) builds on
+these, and traces are these same objects serialised through pydantic's TypeAdapter, so a
+trace reads back into exactly what the pipeline held.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Lang = Literal["id", "en"]
+Authority = Literal["official", "primary", "institutional", "academic", "media", "unknown"]
+VerdictLabel = Literal["entailed", "neutral", "contradicted"]
+Band = Literal["TINGGI", "SEDANG", "RENDAH"]
+
+
+# --- corpus -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Span:
+    """A located sub-unit inside a chunk (an ayat, a lettered item), for precise citations."""
+
+    label: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Document:
+    doc_id: str
+    title: str
+    path: str
+    lang: Lang
+    content_hash: str
+    doc_type: str | None = None
+    issuer: str | None = None
+    authority: Authority = "unknown"
+    published: str | None = None
+    effective: str | None = None
+    illustrative: bool = False
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable passage: an exact slice [start, end) of its source file's text."""
+
+    chunk_id: str
+    doc_id: str
+    title: str
+    location: str
+    text: str
+    lang: Lang
+    unit: str
+    ordinal: int
+    start: int
+    end: int
+    is_example: bool = False
+    categories: tuple[str, ...] = ()
+    heading: str = ""
+    spans: tuple[Span, ...] = ()
+    authority: Authority = "unknown"
+    published: str | None = None
+    source_path: str = ""
+
+
+# --- query and retrieval ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Term:
+    """A weighted term group (see analysis.TermGroup), in serialisable form."""
+
+    term: str
+    alternatives: tuple[tuple[str, ...], ...]
+    weight: float
+    expansions: tuple[str, ...] = ()
+
+    def matched_by(self, tokens: set[str] | frozenset[str]) -> bool:
+        """Covered when every token of any one alternative is present."""
+        return any(alt and all(t in tokens for t in alt) for alt in self.alternatives)
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """What one retrieval round searched for."""
+
+    text: str
+    normalised: str
+    lang: Lang
+    dense_text: str
+    lexical_tokens: tuple[str, ...]
+    terms: tuple[Term, ...]
+    rewrite: str | None = None  # how this query was derived from the original, if it was
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk with every lane's score. Ranks are 1-based within a lane's own hit list."""
+
+    chunk: Chunk
+    dense_score: float | None = None
+    dense_rank: int | None = None
+    lexical_score: float | None = None
+    lexical_rank: int | None = None
+    rrf_score: float = 0.0
+    rerank_score: float | None = None
+    rerank_components: dict[str, float] = field(default_factory=dict)
+    dropped: str | None = None  # why it did not go further: "duplicate of <id>", "per-source cap"
+
+
+# --- generation -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    """A chunk as the generator sees it, labelled so it can cite it back by id."""
+
+    chunk_id: str
+    document: str
+    location: str
+    text: str
+    is_example: bool
+    lang: Lang
+    retrieval_score: float
+    heading: str = ""
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    question: str
+    lang: Lang
+    context: tuple[ContextItem, ...]
+    terms: tuple[Term, ...] = ()  # lexical hints; extractive generators use them, LLMs may ignore them
+
+
+@dataclass(frozen=True)
+class GenerationOutput:
+    """The generator's raw text (claim JSON) — gates parse it, so replay can re-parse it."""
+
+    raw: str
+    model: str
+    finish_reason: str = "stop"
+
+
+# --- verification ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    claim: str
+    premise: str  # the full cited paragraph
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's reading of a claim; `label is None` means no verdict (never read as yes)."""
+
+    label: VerdictLabel | None
+    score: float | None
+    judge: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class CitationCheck:
+    chunk_id: str
+    quote: str
+    document: str | None
+    location: str | None
+    ok: bool
+    reason: str | None = None
+    is_example: bool = False
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """The composite, with its arithmetic, so a reader can redo it by hand."""
+
+    judge: float | None
+    retrieval: float
+    generator: float
+    weights: dict[str, float]
+    raw: float
+    cap: float | None
+    value: float
+    band: Band
+
+
+@dataclass(frozen=True)
+class VerifiedClaim:
+    text: str
+    status: Literal["supported", "unsupported"]
+    citations: tuple[CitationCheck, ...]
+    reasons: tuple[str, ...] = ()
+    is_example: bool = False
+    figures: tuple[str, ...] = ()
+    verdict: Verdict | None = None
+    confidence: Confidence | None = None
+    self_score: float | None = None
+    part: int = 0
+
+
+@dataclass(frozen=True)
+class Sufficiency:
+    required: tuple[str, ...]
+    satisfied: dict[str, str]  # category -> chunk id that satisfied it
+    missing: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing
+
+
+@dataclass(frozen=True)
+class Conflict:
+    kind: Literal["figures"]
+    detail: str
+    claims: tuple[int, ...]  # indexes into the answer's claims
+    chunk_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NearestRecord:
+    chunk_id: str
+    document: str
+    location: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class PartOutcome:
+    """The decision for one part of a (possibly multi-part) question."""
+
+    index: int
+    question: str
+    route: str
+    answered: bool
+    attempt_used: int | None
+    reason: str | None
+    missing_categories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a user gets: an answer with receipts, or a refusal that says what is missing.
+
+    A refusal is a normal result. `claims` holds supported claims first, then claims the
+    gates demoted (shown as not supported, never scored).
+    """
+
+    outcome: Literal["answer", "refusal"]
+    question: str
+    lang: Lang
+    claims: tuple[VerifiedClaim, ...]
+    parts: tuple[PartOutcome, ...]
+    conflicts: tuple[Conflict, ...] = ()
+    reason_code: str | None = None
+    reason: str | None = None
+    missing_categories: tuple[str, ...] = ()
+    nearest: tuple[NearestRecord, ...] = ()
+    retried: bool = False
+    trace_id: str = ""
+    trace_path: str | None = None
