@@ -33,8 +33,8 @@ class RetrievalSettings(_Strict):
     dense_k: int = Field(30, ge=1)
     lexical_k: int = Field(30, ge=1)
     rrf_k: int = Field(60, ge=1)
-    top_k: int = Field(20, ge=1, description="fused candidates kept before rerank")
-    per_source_cap: int = Field(5, ge=1, description="most candidates from one document")
+    top_k: int = Field(30, ge=1, description="fused candidates kept before rerank")
+    per_source_cap: int = Field(8, ge=1, description="most candidates from one document")
     dedup_jaccard: float = Field(0.9, gt=0, le=1, description="word-shingle overlap that counts as a near-duplicate")
     context_size: int = Field(6, ge=1, description="reranked chunks handed to the generator")
 

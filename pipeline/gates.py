@@ -114,10 +114,12 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
                 continue
             if normalise(cit.quote) and normalise(cit.quote) in normalise(chunk.text):
                 checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, _cited_location(chunk, cit.quote),
-                                            True, None, chunk.is_example))
+                                            True, None, chunk.is_example, chunk.doc_id, chunk.source_path,
+                                            (chunk.start, chunk.end)))
             else:
                 checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, chunk.location, False,
-                                            QUOTE_NOT_FOUND, chunk.is_example))
+                                            QUOTE_NOT_FOUND, chunk.is_example, chunk.doc_id, chunk.source_path,
+                                            (chunk.start, chunk.end)))
                 reasons.append(f"{QUOTE_NOT_FOUND}: quote is not in {chunk.title}, {chunk.location}")
         figures = tuple(f.text for f in extract_figures(claim.text))
         unbacked = figures_without_basis(claim.text, [c.quote for c in checks if c.ok])

@@ -21,7 +21,7 @@ _SPLIT_Q = re.compile(r"(?<=\?)\s+(?=\S)")
 _SPLIT_CONJ = re.compile(
     rf"\s*(?:[,;]\s*)?\b(?:dan|serta|lalu|kemudian|and|also|then)\b\s+(?=(?:{_QUESTION_WORDS_ID}|{_QUESTION_WORDS_EN})\b)",
     re.IGNORECASE)
-_LEADING_Q = re.compile(rf"^\s*(?:{_QUESTION_WORDS_ID}|{_QUESTION_WORDS_EN})\b\s*", re.IGNORECASE)
+_LEADING_Q = re.compile(rf"^\s*(?:(?:{_QUESTION_WORDS_ID}|{_QUESTION_WORDS_EN})\b\s*)+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def decompose(question: str) -> list[Part]:
     pieces: list[str] = []
     for q in _SPLIT_Q.split(question.strip()):
         pieces.extend(p.strip(" ,;") for p in _SPLIT_CONJ.split(q) if p.strip(" ,;"))
-    pieces = [p for p in pieces if len(raw_tokens(p)) >= 2] or [question.strip()]
+    pieces = [p for p in pieces if raw_tokens(p)] or [question.strip()]
     if len(pieces) == 1:
         return [Part(pieces[0])]
     topic = _LEADING_Q.sub("", pieces[0]).rstrip("?")

@@ -47,8 +47,9 @@ def _claim_json(c: VerifiedClaim) -> dict[str, Any]:
                                   "generator": c.confidence.generator, "weights": c.confidence.weights,
                                   "raw": c.confidence.raw, "cap": c.confidence.cap}
                                  if c.confidence else None),
-        "citations": [{"chunk_id": x.chunk_id, "document": x.document, "location": x.location, "quote": x.quote,
-                       "verified": x.ok, "is_example": x.is_example} for x in c.citations],
+        "citations": [{"chunk_id": x.chunk_id, "document": x.document, "doc_id": x.doc_id, "location": x.location,
+                       "quote": x.quote, "verified": x.ok, "is_example": x.is_example, "source": x.source,
+                       "source_span": list(x.span) if x.span else None} for x in c.citations],
     }
 
 

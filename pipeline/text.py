@@ -31,10 +31,13 @@ class Sentence:
 
 
 # A sentence ends at . ! ? ; followed by whitespace and something that starts a new
-# sentence or list item; "1.250.000" or "5.5.1" never end one (no whitespace after the dot).
-_BOUNDARY = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9(])|(?<=:)\s*\n\s*(?=\(?[a-z0-9]{1,3}[.)]\s)"
-                       r"|\n\s*\n|\n\s*(?=\(\d{1,2}[a-z]?\)\s|[a-z]\.\s|\d{1,2}\.\s)")
-# Abbreviations after which a period does not end a sentence.
+# sentence; "1.250.000" or "5.5.1" never end one (no whitespace after the dot). Such an
+# end is ignored after an abbreviation ("Rp.", "No.", "dll.", "huruf a.").
+_SOFT_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9(])")
+# Structure always breaks: a blank line, a new ayat "(2)", a list item "a." / "1.", or a
+# colon before a list.
+_HARD_BREAK = re.compile(r"\n\s*\n|\n\s*(?=\(\d{1,2}[a-z]?\)\s|[a-z]\.\s|\d{1,2}\.\s)"
+                         r"|(?<=:)\s*\n\s*(?=\(?[a-z0-9]{1,3}[.)]\s)")
 _ABBREV = re.compile(r"(?:\b(?:Rp|No|Nomor|Jl|dll|dsb|dst|tsb|Yth|Bpk|Ibu|Sdr|Prof|Dr|Ir|hlm|psl|ayat|huruf|angka|e\.g|i\.e|etc|vs|cf|Mr|Mrs|Ms|St|Co|Inc|Ltd|Tbk)\.|\b[A-Za-z]\.)$")
 
 
@@ -44,13 +47,12 @@ def split_sentences(text: str, min_chars: int = 1) -> list[Sentence]:
     Pieces shorter than `min_chars` are merged into their neighbour, so a list marker or
     a stray heading never becomes a sentence on its own.
     """
-    cuts = [0]
-    for m in _BOUNDARY.finditer(text):
-        before = text[max(0, m.start() - 12):m.start()]
-        if _ABBREV.search(before):
-            continue
-        cuts.append(m.start())
-    cuts.append(len(text))
+    cuts = {0, len(text)}
+    for m in _SOFT_END.finditer(text):
+        if not _ABBREV.search(text[max(0, m.start() - 12):m.start()]):
+            cuts.add(m.start())
+    cuts.update(m.start() for m in _HARD_BREAK.finditer(text))
+    cuts = sorted(cuts)
     raw: list[tuple[int, int]] = []
     for a, b in zip(cuts, cuts[1:]):
         # strip leading/trailing whitespace by moving offsets, never by editing text
@@ -104,7 +106,13 @@ def locate(haystack: str, needle: str) -> tuple[int, int] | None:
     chars: list[str] = []
     origin: list[int] = []
     in_space = False
+    clusters: list[tuple[int, str]] = []  # a base character with its combining marks, so NFKC can compose
     for i, ch in enumerate(haystack):
+        if clusters and unicodedata.combining(ch):
+            clusters[-1] = (clusters[-1][0], clusters[-1][1] + ch)
+        else:
+            clusters.append((i, ch))
+    for i, ch in clusters:
         norm = unicodedata.normalize("NFKC", ch)
         if norm.isspace() or not norm:
             if not in_space and chars:

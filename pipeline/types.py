@@ -173,6 +173,9 @@ class CitationCheck:
     ok: bool
     reason: str | None = None
     is_example: bool = False
+    doc_id: str | None = None
+    source: str | None = None  # the file the chunk is a slice of
+    span: tuple[int, int] | None = None  # the chunk's offsets in that file
 
 
 @dataclass(frozen=True)

@@ -241,13 +241,22 @@ class Chunker:
             blocks.append(cur)
         units: list[_Unit] = []
         group: list[tuple[int, int]] = []
-        for b in blocks:
-            if group and b[1] - group[0][0] > self.max_chars:
+
+        def flush() -> None:
+            if group:
                 units.append(_Unit("", group[0][0], group[-1][1], heading))
-                group = []
+                group.clear()
+
+        text_of = {ln.start: ln.text for ln in lines}
+        for b in blocks:
+            if _EXAMPLE_WORDS.match(text_of.get(b[0], "")):  # an example never shares a chunk with a rule
+                flush()
+                units.append(_Unit("", b[0], b[1], heading, is_example=True))
+                continue
+            if group and b[1] - group[0][0] > self.max_chars:
+                flush()
             group.append(b)
-        if group:
-            units.append(_Unit("", group[0][0], group[-1][1], heading))
+        flush()
         for i, u in enumerate(units, 1):
             u.location = name if len(units) == 1 else f"{name} {labels['block']} {i}"
         return units

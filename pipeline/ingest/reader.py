@@ -39,6 +39,13 @@ class FrontMatter(BaseModel):
     illustrative: bool = False
     url: str | None = None
 
+    @field_validator("published", "effective", mode="before")
+    @classmethod
+    def _full_date(cls, v: object) -> object:
+        if isinstance(v, int):
+            raise ValueError("give a full date, YYYY-MM-DD (a bare year is ambiguous)")
+        return v
+
     @field_validator("id")
     @classmethod
     def _slug(cls, v: str | None) -> str | None:

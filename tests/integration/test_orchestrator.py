@@ -1,0 +1,163 @@
+"""The orchestrator end to end over real indexes, driven by a scripted fake generator.
+
+The fake plays a language model at its worst, so the gates, the corrective retry and
+the structured refusal are exercised exactly as they would be behind an LLM.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from pipeline.backends.fakes import FakeScriptedGenerator, FakeScriptedJudge
+from pipeline.replay import replay
+from pipeline.trace import dump_trace, load_trace, trace_schema
+from pipeline.types import GenerationOutput, GenerationRequest
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
+
+
+def ask(corpus, generator=None, judge=None, question=QUESTION, lang=None):
+    orch = corpus.orchestrator(generator=generator, judge=judge)
+    result = asyncio.run(orch.answer(question, lang=lang))
+    return result, orch.last_trace
+
+
+def tariff_item(request: GenerationRequest):
+    return next(i for i in request.context if "10% (sepuluh persen)" in i.text)
+
+
+def exact_tariff_claim(request: GenerationRequest) -> dict:
+    item = tariff_item(request)
+    start = item.text.index("Besarnya")
+    quote = item.text[start:item.text.index("bangunan.", start) + len("bangunan.")]
+    return {"text": " ".join(quote.split()), "citations": [{"chunk_id": item.chunk_id, "quote": quote}],
+            "self_score": 0.9}
+
+
+def test_lite_pipeline_answers_with_receipts_and_surfaces_the_conflicting_version(fake_corpus):
+    result, trace = ask(fake_corpus)
+    assert result.outcome == "answer"
+    supported = [c for c in result.claims if c.status == "supported"]
+    assert any("10%" in c.text for c in supported) and any("15%" in c.text for c in supported)
+    for c in supported:
+        for cit in c.citations:
+            assert cit.ok and cit.location.startswith("Pasal")
+    assert result.conflicts and "10%" in result.conflicts[0].detail and "15%" in result.conflicts[0].detail
+    assert trace.parts[0].route.name == "rate"
+    candidate = trace.parts[0].attempts[0].candidates[0]
+    assert candidate.dense_score is not None and candidate.lexical_score is not None  # every lane's score
+
+
+def test_fabricating_generator_is_retried_once_then_refused_with_nearest_records(fake_corpus):
+    fake = FakeScriptedGenerator(lambda req: {"claims": [{
+        "text": "Tarifnya 12% dari jumlah bruto.",
+        "citations": [{"chunk_id": req.context[0].chunk_id, "quote": "tarifnya 12% dari jumlah bruto"}]}]})
+    result, trace = ask(fake_corpus, generator=fake)
+    assert result.outcome == "refusal" and result.retried
+    assert len(fake.requests) == 2 and len(trace.parts[0].attempts) == 2
+    assert trace.parts[0].attempts[1].query.rewrite  # the second attempt used a rewritten query
+    assert result.reason_code == "no_supported_claims" and result.missing_categories == ("rate",)
+    assert result.nearest and all(n.score > 0 for n in result.nearest)
+    (claim,) = result.claims  # the fabricated claim is shown as not supported, never silently dropped
+    assert claim.status == "unsupported" and claim.confidence is None
+    assert any(r.startswith("quote_not_found") for r in claim.reasons)
+    assert any(r.startswith("number_without_basis") for r in claim.reasons)
+
+
+def test_corrective_retry_can_rescue_an_answer(fake_corpus):
+    calls = []
+
+    def script(req):  # first attempt: nothing; the corrective retry: an exact quote
+        calls.append(req)
+        return {"claims": []} if len(calls) == 1 else {"claims": [exact_tariff_claim(req)]}
+
+    result, trace = ask(fake_corpus, generator=FakeScriptedGenerator(script))
+    assert result.outcome == "answer" and result.retried
+    assert result.parts[0].attempt_used == 1
+
+
+def test_citation_to_a_chunk_outside_this_requests_retrieval_is_blocked(fake_corpus):
+    outside = next(cid for cid, c in fake_corpus.store.get(fake_corpus.store.ids()).items()
+                   if c.doc_id == "note-en-1")
+    text = fake_corpus.store.get([outside])[outside].text
+
+    def script(req):
+        assert outside not in {i.chunk_id for i in req.context}
+        return {"claims": [{"text": text[:60], "citations": [{"chunk_id": outside, "quote": text[:60]}]}]}
+
+    result, _ = ask(fake_corpus, generator=FakeScriptedGenerator(script))
+    assert result.outcome == "refusal"
+    assert result.claims[0].reasons[0].startswith("citation_not_retrieved")
+
+
+@pytest.mark.parametrize("output,code", [
+    (GenerationOutput(raw='{"claims": [{"text": "10%"', model="fake"), "generator_output_invalid_json"),
+    (GenerationOutput(raw='{"claims": []}', model="fake", finish_reason="length"), "generator_output_truncated"),
+    (GenerationOutput(raw='{"answer": "10%"}', model="fake"), "generator_output_off_schema"),
+])
+def test_unusable_generator_output_is_a_refusal_stating_why(fake_corpus, output, code):
+    result, _ = ask(fake_corpus, generator=FakeScriptedGenerator([output]))
+    assert result.outcome == "refusal" and result.reason_code == code and result.claims == ()
+
+
+def test_a_crashing_generator_is_a_refusal_not_an_exception(fake_corpus):
+    def boom(req):
+        raise TimeoutError("model server did not answer")
+
+    result, trace = ask(fake_corpus, generator=FakeScriptedGenerator(boom))
+    assert result.outcome == "refusal" and result.reason_code == "generator_failed"
+    assert "did not answer" in trace.parts[0].attempts[0].parse_detail
+
+
+def test_judge_outage_caps_every_claim_below_the_top_band(fake_corpus):
+    result, _ = ask(fake_corpus, judge=FakeScriptedJudge(fail=True))
+    supported = [c for c in result.claims if c.status == "supported"]
+    assert supported
+    assert all(c.confidence.band != "TINGGI" and c.confidence.value <= 0.79 for c in supported)
+    assert all(c.verdict.label is None for c in supported)
+
+
+def test_multi_part_question_needs_support_for_every_part(fake_corpus):
+    result, trace = ask(fake_corpus, question="Berapa tarif PPh atas persewaan tanah dan berapa harga tiket kereta ke Bandung?")
+    assert len(trace.parts) == 2
+    assert trace.parts[0].outcome.answered and not trace.parts[1].outcome.answered
+    assert result.outcome == "refusal" and "(2)" in result.reason
+
+
+def test_english_labels_do_not_change_the_decision(fake_corpus):
+    r_id, _ = ask(fake_corpus)
+    r_en, _ = ask(fake_corpus, lang="en")
+    assert r_en.lang == "en" and r_en.outcome == r_id.outcome
+    assert [c.text for c in r_en.claims] == [c.text for c in r_id.claims]
+
+
+def test_trace_validates_against_its_schema_and_reads_back_identically(fake_corpus):
+    result, trace = ask(fake_corpus)
+    data = json.loads(open(result.trace_path, encoding="utf-8").read())
+    jsonschema.validate(data, trace_schema())
+    assert load_trace(Path(result.trace_path)) == trace
+    assert dump_trace(trace) == data
+
+
+def test_replay_reproduces_the_decision_and_catches_an_altered_quote(fake_corpus):
+    result, trace = ask(fake_corpus)
+    analyzer = fake_corpus.query_analyzer
+    same = asyncio.run(replay(trace, analyzer))
+    assert same.same and same.replayed.outcome == "answer"
+
+    attempt = trace.parts[0].attempts[0]
+    raw = json.loads(attempt.generator_output.raw)
+    raw["claims"][0]["citations"][0]["quote"] = raw["claims"][0]["citations"][0]["quote"].replace("10%", "12%")
+    tampered_attempt = replace(attempt, generator_output=replace(attempt.generator_output, raw=json.dumps(raw)))
+    tampered = replace(trace, parts=(replace(trace.parts[0], attempts=(tampered_attempt,)),))
+    report = asyncio.run(replay(tampered, analyzer))
+    assert not report.same
+    blocked = [c for c in report.result.claims if c.status == "unsupported"]
+    assert blocked and any(r.startswith("quote_not_found") for r in blocked[0].reasons)

@@ -1,0 +1,464 @@
+"""Ingest: reading files, structure-aware chunking, evidence categories."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import load_profile
+from pipeline.errors import IngestError
+from pipeline.ingest import CategoryTagger, Chunker, chunk_id, expand_paths, read_source
+
+pytestmark = pytest.mark.unit
+
+PMK_DIR = Path("/work/shared/data/regulations/pmk")
+
+REGULATION = """---
+id: pmk-uji-1
+title: Peraturan Uji Pajak
+authority: official
+published: 2024-05-01
+lang: id
+---
+PERATURAN MENTERI KEUANGAN
+NOMOR 1 TAHUN 2024
+
+BAB I
+KETENTUAN UMUM
+
+Pasal 1
+Dalam Peraturan Menteri ini yang dimaksud dengan Pajak adalah kontribusi wajib kepada negara.
+
+BAB II
+TARIF
+
+Pasal 2
+(1) Tarif Pajak Penghasilan atas sewa tanah adalah 10% (sepuluh persen) dari jumlah bruto.
+(2) Pajak sebagaimana dimaksud pada ayat (1) bersifat final.
+
+Pasal 3
+(1) Pajak yang dipotong wajib disetor paling lambat tanggal 10 bulan berikutnya.
+(2) Pemotong wajib melaporkan pemotongan dalam Surat Pemberitahuan Masa.
+(3) Pelaporan dilakukan paling lambat 20 hari setelah Masa Pajak berakhir.
+
+PENJELASAN
+ATAS PERATURAN MENTERI KEUANGAN
+I. UMUM
+Peraturan ini disusun untuk memberikan kepastian hukum bagi Wajib Pajak.
+II. PASAL DEMI PASAL
+Pasal 2
+Ayat (1)
+Yang dimaksud dengan jumlah bruto adalah seluruh jumlah penghasilan.
+"""
+
+STANDARD = """# PSAK Uji Pendapatan
+
+## Ruang Lingkup
+
+1. Standar ini diterapkan untuk seluruh kontrak dengan pelanggan.
+
+2. Entitas mengakui pendapatan ketika pengendalian dialihkan.
+Lanjutan paragraf dua yang menjelaskan pengalihan.
+
+3. Contoh: entitas menjual barang seharga Rp1.000.000 kepada pelanggan.
+
+12. Entitas mengukur pendapatan sebesar harga transaksi.
+
+## Contoh Ilustratif
+
+13. Entitas A menjual mesin kepada pelanggan B pada tanggal 1 Januari.
+
+## Lampiran B Pedoman Penerapan
+
+B1. Pedoman ini merupakan bagian integral dari standar ini.
+
+5.5.1 Entitas mengukur aset pada nilai wajar setiap periode.
+"""
+
+
+def _write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    p = tmp_path / name
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    else:
+        p.write_bytes(content.encode("utf-8"))
+    return p
+
+
+def _chunk_file(path: Path, max_chars: int = 1500):
+    src = read_source(path)
+    return src, Chunker(max_chars).chunks(src.document, src.text, src.body_start)
+
+
+def _assert_exact(src, chunks):
+    for c in chunks:
+        assert c.text == src.text[c.start:c.end]
+        assert c.text == c.text.strip()
+        for s in c.spans:
+            assert 0 <= s.start < s.end <= len(c.text)
+
+
+# --------------------------------------------------------------------------- regulations
+
+
+def test_regulation_one_chunk_per_pasal_with_ayat_spans(tmp_path):
+    src, chunks = _chunk_file(_write(tmp_path, "reg.md", REGULATION))
+    _assert_exact(src, chunks)
+    by_loc = {c.location: c for c in chunks}
+    body = [c.location for c in chunks if c.location.startswith("Pasal")]
+    assert body == ["Pasal 1", "Pasal 2", "Pasal 3"]
+
+    p2 = by_loc["Pasal 2"]
+    assert p2.text.startswith("Pasal 2\n(1) Tarif")
+    assert p2.text.endswith("bersifat final.")
+    assert [s.label for s in p2.spans] == ["Pasal 2 ayat (1)", "Pasal 2 ayat (2)"]
+    ayat2 = p2.spans[1]
+    assert p2.text[ayat2.start:ayat2.end] == "(2) Pajak sebagaimana dimaksud pada ayat (1) bersifat final."
+
+    p3 = by_loc["Pasal 3"]
+    assert [s.label for s in p3.spans] == ["Pasal 3 ayat (1)", "Pasal 3 ayat (2)", "Pasal 3 ayat (3)"]
+    s = p3.spans[1]
+    assert p3.text[s.start:s.end].startswith("(2) Pemotong wajib melaporkan")
+    assert p3.heading == "BAB II TARIF"
+    assert by_loc["Pasal 1"].heading == "BAB I KETENTUAN UMUM"
+
+
+def test_regulation_penjelasan_is_labelled_apart_from_the_body(tmp_path):
+    _, chunks = _chunk_file(_write(tmp_path, "reg.md", REGULATION))
+    locs = [c.location for c in chunks]
+    assert "Penjelasan Pasal 2" in locs
+    assert locs.count("Pasal 2") == 1
+    assert any(loc == "Penjelasan Umum" for loc in locs)
+    assert "pembukaan" in locs  # the preamble is kept, not attributed to a Pasal
+
+
+def test_regulation_front_matter_fields_reach_document_and_chunks(tmp_path):
+    src, chunks = _chunk_file(_write(tmp_path, "reg.md", REGULATION))
+    d = src.document
+    assert d.doc_id == "pmk-uji-1"
+    assert d.title == "Peraturan Uji Pajak"
+    assert d.authority == "official"
+    assert d.published == "2024-05-01"
+    assert d.lang == "id"
+    assert src.text[src.body_start:].startswith("PERATURAN MENTERI KEUANGAN")
+    for c in chunks:
+        assert c.doc_id == "pmk-uji-1"
+        assert c.authority == "official"
+        assert c.published == "2024-05-01"
+        assert c.lang == "id"
+        assert c.start >= src.body_start
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+
+
+def test_front_matter_lang_wins_over_detection(tmp_path):
+    text = "---\nlang: en\n---\nPajak yang dipotong wajib disetor oleh pemotong dan dilaporkan setiap bulan.\n"
+    src = read_source(_write(tmp_path, "x.md", text))
+    assert src.document.lang == "en"
+    src2 = read_source(_write(tmp_path, "y.md", text.replace("lang: en\n", "")))
+    assert src2.document.lang == "id"
+
+
+def test_document_without_front_matter_uses_h1_and_file_stem(tmp_path):
+    src = read_source(_write(tmp_path, "My Doc.md", "# Judul Dokumen\n\nIsi dokumen pajak di sini.\n"))
+    assert src.document.title == "Judul Dokumen"
+    assert src.document.doc_id == "my-doc"
+    assert src.document.authority == "unknown"
+    assert src.body_start == 0
+
+
+def test_crlf_and_form_feed_offsets_stay_exact(tmp_path):
+    text = ("---\r\nid: crlf\r\n---\r\nBAB I\r\nUMUM\r\n\r\nPasal 1\r\n(1) Pajak yang terutang wajib disetor ke kas "
+            "negara.\r\n(2) Pelaporan dilakukan setiap bulan oleh pemotong.\r\n\x0c\r\nPasal 2\r\nPeraturan ini "
+            "mulai berlaku sejak tanggal diundangkan.\r\n")
+    src, chunks = _chunk_file(_write(tmp_path, "crlf.md", text))
+    _assert_exact(src, chunks)
+    assert [c.location for c in chunks] == ["Pasal 1", "Pasal 2"]
+    p1 = chunks[0]
+    assert [p1.text[s.start:s.end] for s in p1.spans] == [
+        "(1) Pajak yang terutang wajib disetor ke kas negara.",
+        "(2) Pelaporan dilakukan setiap bulan oleh pemotong."]
+
+
+def _long_pasal_text() -> str:
+    ayat = []
+    for i in range(1, 7):
+        ayat.append(f"({i}) " + " ".join(
+            f"Wajib Pajak kategori {i} menyetor pajak bagian {j} sesuai ketentuan." for j in range(5)))
+    return ("BAB I\nKETENTUAN\n\nPasal 1\nDalam peraturan ini yang dimaksud dengan pajak adalah iuran wajib.\n\n"
+            "Pasal 7\n" + "\n".join(ayat) + "\n\nPasal 8\nPeraturan ini mulai berlaku pada tanggal diundangkan.\n")
+
+
+@pytest.mark.parametrize("max_chars", [400, 700, 1000])
+def test_long_pasal_is_split_at_ayat_boundaries(tmp_path, max_chars):
+    text = _long_pasal_text()
+    src, chunks = _chunk_file(_write(tmp_path, "long.md", text), max_chars=max_chars)
+    _assert_exact(src, chunks)
+    assert all(len(c.text) <= max_chars for c in chunks)
+    p7 = [c for c in chunks if c.location.startswith("Pasal 7")]
+    assert len(p7) >= 2
+    # every piece starts at the Pasal heading or at an ayat marker, never mid-ayat
+    assert p7[0].text.startswith("Pasal 7\n(1)")
+    for c in p7[1:]:
+        assert re.match(r"\(\d\) Wajib Pajak kategori \d", c.text), c.text[:40]
+        assert "bagian" not in c.location  # ayat boundaries sufficed; no sentence split
+    # all six ayat are covered, each exactly once, and labels name them
+    labels = [s.label for c in p7 for s in c.spans]
+    assert labels == [f"Pasal 7 ayat ({i})" for i in range(1, 7)]
+    for c in p7:
+        assert c.location.startswith("Pasal 7 ayat (")
+    # the pieces together hold the whole Pasal
+    joined = "".join("".join(c.text.split()) for c in p7)
+    start = text.index("Pasal 7")
+    end = text.index("\n\nPasal 8")
+    assert joined == "".join(text[start:end].split())
+    assert {c.location for c in chunks} >= {"Pasal 1", "Pasal 8"}
+
+
+def test_grouped_ayat_location_names_the_range(tmp_path):
+    _, chunks = _chunk_file(_write(tmp_path, "long.md", _long_pasal_text()), max_chars=700)
+    p7 = [c for c in chunks if c.location.startswith("Pasal 7")]
+    multi = [c for c in p7 if len(c.spans) > 1]
+    assert multi, "with max_chars=700 two ayat fit per piece"
+    for c in multi:
+        first = c.spans[0].label[c.spans[0].label.rfind("("):]
+        last = c.spans[-1].label[c.spans[-1].label.rfind("("):]
+        assert c.location == f"Pasal 7 ayat {first}–{last}"
+
+
+def test_long_pasal_without_ayat_is_split_at_sentences(tmp_path):
+    body = " ".join(f"Kalimat nomor {j} menjelaskan ketentuan pajak yang berlaku." for j in range(40))
+    text = "Pasal 9\n" + body + "\n"
+    src, chunks = _chunk_file(_write(tmp_path, "noayat.md", text), max_chars=400)
+    _assert_exact(src, chunks)
+    assert len(chunks) >= 4
+    assert all(len(c.text) <= 400 for c in chunks)
+    n = len(chunks)
+    assert [c.location for c in chunks] == [f"Pasal 9 (bagian {i}/{n})" for i in range(1, n + 1)]
+    for c in chunks:
+        assert c.text.endswith("berlaku.")  # cut between sentences only
+
+
+def test_single_overlong_sentence_is_still_capped(tmp_path):
+    body = " ".join(["ketentuan"] * 400)  # one sentence, ~4000 chars, no punctuation
+    text = "Pasal 4\n" + body + "\n"
+    src, chunks = _chunk_file(_write(tmp_path, "huge.md", text), max_chars=500)
+    _assert_exact(src, chunks)
+    assert chunks and all(len(c.text) <= 500 for c in chunks)
+    assert sum(c.text.count("ketentuan") for c in chunks) == 400
+
+
+# --------------------------------------------------------------------------- standards
+
+
+def test_standard_numbered_paragraphs(tmp_path):
+    src, chunks = _chunk_file(_write(tmp_path, "psak.md", STANDARD))
+    _assert_exact(src, chunks)
+    by_loc = {c.location: c for c in chunks}
+    assert list(by_loc) == ["paragraf 1", "paragraf 2", "paragraf 3", "paragraf 12", "paragraf 13",
+                            "paragraf B1", "paragraf 5.5.1"]
+    assert by_loc["paragraf 12"].text == "12. Entitas mengukur pendapatan sebesar harga transaksi."
+    assert by_loc["paragraf B1"].text.startswith("B1. Pedoman ini")
+    assert by_loc["paragraf 2"].text.endswith("menjelaskan pengalihan.")  # continuation line joins its paragraph
+    assert by_loc["paragraf 12"].heading == "PSAK Uji Pendapatan › Ruang Lingkup"
+    assert by_loc["paragraf B1"].heading == "PSAK Uji Pendapatan › Lampiran B Pedoman Penerapan"
+    assert src.document.title == "PSAK Uji Pendapatan"
+
+
+def test_standard_examples_are_flagged(tmp_path):
+    _, chunks = _chunk_file(_write(tmp_path, "psak.md", STANDARD))
+    ex = {c.location: c.is_example for c in chunks}
+    assert ex["paragraf 3"] is True      # paragraph beginning "Contoh"
+    assert ex["paragraf 13"] is True     # under a "## Contoh ..." heading
+    assert ex["paragraf 1"] is False
+    assert ex["paragraf 2"] is False
+    assert ex["paragraf 12"] is False
+    assert ex["paragraf B1"] is False    # a later, non-example section resets the flag
+
+
+def test_english_standard_labels_and_examples(tmp_path):
+    text = ("---\nlang: en\n---\n# IFRS Test\n\n## Scope\n\n"
+            "1. This Standard applies to all contracts with customers.\n\n"
+            "## Illustrative Examples\n\n"
+            "IE1. An entity sells a machine to a customer on 1 January.\n")
+    _, chunks = _chunk_file(_write(tmp_path, "ifrs.md", text))
+    assert [(c.location, c.is_example) for c in chunks] == [("paragraph 1", False), ("paragraph IE1", True)]
+
+
+def test_unnumbered_block_beginning_contoh_is_example(tmp_path):
+    first = "Panduan ini menjelaskan perlakuan pajak atas sewa tanah dan bangunan yang diterima oleh Wajib Pajak " \
+            "badan maupun orang pribadi di dalam negeri."
+    text = f"# Panduan\n\n{first}\n\nContoh 1: PT A membayar sewa gedung Rp100.000.000 kepada PT B.\n"
+    src, chunks = _chunk_file(_write(tmp_path, "g.md", text), max_chars=200)
+    _assert_exact(src, chunks)
+    assert [c.text[:7] for c in chunks] == ["Panduan", "Contoh "]
+    assert [c.is_example for c in chunks] == [False, True]
+
+
+def test_packed_contoh_block_keeps_example_flag(tmp_path):
+    text = ("# Panduan\n\nPanduan ini menjelaskan perlakuan pajak atas sewa.\n\n"
+            "Contoh 1: PT A membayar sewa gedung Rp100.000.000 kepada PT B.\n")
+    _, chunks = _chunk_file(_write(tmp_path, "g.md", text))
+    example_text = [c for c in chunks if "Contoh 1" in c.text]
+    assert example_text and all(c.is_example for c in example_text)
+    assert all(not c.is_example for c in chunks if "Panduan ini" in c.text)
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def test_chunk_ids_are_stable_and_follow_text(tmp_path):
+    p = _write(tmp_path, "reg.md", REGULATION)
+    _, a = _chunk_file(p)
+    _, b = _chunk_file(p)
+    assert [c.chunk_id for c in a] == [c.chunk_id for c in b]
+    assert len({c.chunk_id for c in a}) == len(a)
+
+    changed = REGULATION.replace("bersifat final", "bersifat tidak final")
+    _, c2 = _chunk_file(_write(tmp_path, "reg.md", changed))
+    old = {c.location: c.chunk_id for c in a}
+    new = {c.location: c.chunk_id for c in c2}
+    assert old.keys() == new.keys()
+    assert old["Pasal 2"] != new["Pasal 2"]
+    for loc in ("Pasal 1", "Pasal 3", "Penjelasan Pasal 2"):
+        assert old[loc] == new[loc]  # editing one Pasal leaves the others' ids alone
+
+
+def test_chunk_id_function_depends_on_every_part():
+    base = chunk_id("doc", "Pasal 1", "teks")
+    assert base == chunk_id("doc", "Pasal 1", "teks")
+    assert len({base, chunk_id("doc2", "Pasal 1", "teks"), chunk_id("doc", "Pasal 2", "teks"),
+                chunk_id("doc", "Pasal 1", "teks!")}) == 4
+    # the separator keeps fields from bleeding into each other
+    assert chunk_id("ab", "c", "d") != chunk_id("a", "bc", "d")
+
+
+# --------------------------------------------------------------------------- reader errors
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("doc.pdf", b"%PDF-1.4", "unsupported file type .pdf"),
+        ("noext", b"isi dokumen", "unsupported file type (none)"),
+        ("bin.md", b"isi\x00\x01\x02 dokumen", "binary content"),
+        ("latin1.md", "Pajak kafé".encode("latin-1"), "not UTF-8"),
+        ("badyaml.md", b"---\ntitle: [unclosed\n---\nisi dokumen pajak\n", "front matter is not valid YAML"),
+        ("list.md", b"---\n- a\n- b\n---\nisi dokumen\n", "must be a YAML mapping"),
+        ("auth.md", b"---\nauthority: government\n---\nisi dokumen\n", "'authority'"),
+        ("lang.md", b"---\nlang: fr\n---\nisi dokumen\n", "'lang'"),
+        ("id.md", b"---\nid: 'bad id!'\n---\nisi dokumen\n", "'id'"),
+        ("empty.md", b"---\nid: kosong\n---\n  \n\n", "no text after front matter"),
+    ],
+)
+def test_reader_errors_are_ingest_errors_with_reasons(tmp_path, name, content, message):
+    p = _write(tmp_path, name, content)
+    with pytest.raises(IngestError) as ei:
+        read_source(p)
+    err = ei.value
+    assert err.path == str(p)
+    assert message in err.reason
+    assert str(p) in str(err)
+    assert str(err).startswith("[ingest]")
+
+
+def test_invalid_authority_message_lists_allowed_values(tmp_path):
+    p = _write(tmp_path, "auth.md", b"---\nauthority: government\n---\nisi dokumen\n")
+    with pytest.raises(IngestError) as ei:
+        read_source(p)
+    assert "official" in ei.value.reason and "unknown" in ei.value.reason
+
+
+def test_missing_file_is_an_ingest_error(tmp_path):
+    with pytest.raises(IngestError, match="cannot read"):
+        read_source(tmp_path / "absent.md")
+
+
+def test_bom_is_stripped_and_front_matter_still_read(tmp_path):
+    src = read_source(_write(tmp_path, "bom.md", b"\xef\xbb\xbf---\nid: bom-doc\n---\nisi dokumen pajak\n"))
+    assert src.document.doc_id == "bom-doc"
+    assert src.text[src.body_start:] == "isi dokumen pajak\n"
+
+
+# --------------------------------------------------------------------------- expand_paths
+
+
+def test_expand_paths_recurses_and_reports_missing(tmp_path):
+    root = tmp_path / "corpus"
+    (root / "sub" / "deeper").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    a = _write(root, "a.md", "isi")
+    b = _write(root / "sub", "b.txt", "isi")
+    c = _write(root / "sub" / "deeper", "c.markdown", "isi")
+    _write(root / "sub", "skip.pdf", "x")
+    _write(root / ".hidden", "h.md", "isi")
+    _write(root, "README.md", "readme")
+    single = _write(tmp_path, "single.md", "isi")
+    missing = tmp_path / "nope"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    files, problems = expand_paths([root, single, missing, empty, single])
+    assert files == sorted([a, b, c]) + [single]  # duplicates collapse; order of arguments kept
+    reported = {pr.path: pr.reason for pr in problems}
+    assert reported[str(missing)] == "no such file or directory"
+    assert "no .md" in reported[str(empty)]
+    assert len(problems) == 2
+    assert all(isinstance(pr, IngestError) for pr in problems)
+
+
+# --------------------------------------------------------------------------- categories
+
+
+@pytest.fixture(scope="module")
+def tagger():
+    return CategoryTagger(load_profile().categories)
+
+
+def test_category_rate_from_percentage(tagger):
+    tags = tagger.tag("Besarnya pajak yang dipotong adalah 10% dari jumlah bruto.")
+    assert "rate" in tags
+    assert "rate" not in tagger.tag("Pajak dipotong dari jumlah bruto.")
+
+
+def test_category_definition_from_heading_rule(tagger):
+    text = "Istilah berikut dipakai dalam peraturan ini."
+    assert "definition" not in tagger.tag(text)
+    assert "definition" in tagger.tag(text, heading="BAB I KETENTUAN UMUM")
+    assert "definition" in tagger.tag(text, location="Definisi")
+
+
+def test_category_tags_follow_configured_order_and_are_case_insensitive(tagger):
+    tags = tagger.tag("PAJAK WAJIB DISETOR PALING LAMBAT TANGGAL 10 DENGAN TARIF 2%; SANKSI DENDA BERLAKU.")
+    assert tags == ("rate", "deadline", "sanction")
+
+
+# --------------------------------------------------------------------------- real data
+
+
+def _independent_pasal_count(text: str) -> int:
+    n = 0
+    for line in text.splitlines():
+        if line.startswith("PENJELASAN"):
+            break
+        if re.match(r"^\s*Pasal\s+\d+[A-Z]?\s*$", line):
+            n += 1
+    return n
+
+
+def test_real_pmk_regulations_chunk_cleanly():
+    files = sorted(PMK_DIR.glob("*.md"))
+    if not files:
+        pytest.skip(f"no regulation files under {PMK_DIR}")
+    chunker = Chunker(1500)
+    for f in files:
+        src = read_source(f)
+        chunks = chunker.chunks(src.document, src.text, src.body_start)
+        assert chunks, f.name
+        for c in chunks:
+            assert c.text == src.text[c.start:c.end], (f.name, c.location)
+            assert len(c.text) <= 1500, (f.name, c.location, len(c.text))
+        assert len({c.chunk_id for c in chunks}) == len(chunks), f.name
+        units = {m.group(0) for c in chunks if (m := re.match(r"Pasal\s+\d+[A-Z]?\b", c.location))}
+        expected = _independent_pasal_count(src.text)
+        assert len(units) >= 0.8 * expected, (f.name, len(units), expected)

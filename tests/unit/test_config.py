@@ -1,0 +1,197 @@
+"""Configuration: profiles validate strictly, routes resolve by priority."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.config import ConfidenceSettings, RouteTable, load_profile
+from pipeline.errors import ConfigError
+
+pytestmark = pytest.mark.unit
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@pytest.fixture
+def config_copy(tmp_path: Path) -> Path:
+    """All of configs/ copied to a temp dir, to be modified by a test."""
+    dest = tmp_path / "configs"
+    dest.mkdir()
+    for f in CONFIGS.iterdir():
+        if f.is_file():
+            shutil.copy(f, dest / f.name)
+    return dest
+
+
+def _edit(path: Path, change) -> None:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def test_lite_profile_loads_with_its_rule_files():
+    p = load_profile("lite", CONFIGS)
+    assert p.settings.profile == "lite"
+    assert p.settings.chunking.max_chars == 1500
+    assert p.settings.confidence.weights == {"judge": 0.45, "retrieval": 0.35, "generator": 0.20}
+    assert p.settings.confidence.high == 0.80 and p.settings.confidence.medium == 0.55
+    assert p.routes.default.name == "general"
+    assert "rate" in p.categories.categories
+    assert p.glossary.en_to_id["revenue"] == ("pendapatan",)
+    assert p.normalisation.abbreviations["pph"] == "pajak penghasilan"
+    assert p.analysis.id_stem_overrides["diakui"] == "akui"
+    for r in p.routes.routes:
+        assert set(r.required) <= set(p.categories.categories)
+
+
+def test_default_profile_is_lite():
+    assert load_profile().settings.profile == "lite"
+
+
+def test_copied_configs_load_unchanged(config_copy):
+    assert load_profile("lite", config_copy).settings == load_profile("lite", CONFIGS).settings
+
+
+def test_unknown_profile_names_available_ones(config_copy):
+    with pytest.raises(ConfigError, match=r"available: .*lite"):
+        load_profile("nope", config_copy)
+
+
+def test_unknown_top_level_key_raises(config_copy):
+    _edit(config_copy / "lite.yaml", lambda d: d.update(retreival={"top_k": 5}))
+    with pytest.raises(ConfigError, match="retreival"):
+        load_profile("lite", config_copy)
+
+
+def test_unknown_nested_key_raises(config_copy):
+    _edit(config_copy / "lite.yaml", lambda d: d["retrieval"].update(topk=5))
+    with pytest.raises(ConfigError, match="topk"):
+        load_profile("lite", config_copy)
+
+
+def test_unknown_key_in_route_file_raises(config_copy):
+    _edit(config_copy / "routes.yaml", lambda d: d["routes"][0].update(requires=["rate"]))
+    with pytest.raises(ConfigError, match="requires"):
+        load_profile("lite", config_copy)
+
+
+def test_unknown_key_in_analysis_file_raises(config_copy):
+    _edit(config_copy / "analysis.yaml", lambda d: d.update(id_keyword=["pajak"]))
+    with pytest.raises(ConfigError):
+        load_profile("lite", config_copy)
+
+
+def test_route_requiring_unknown_category_raises(config_copy):
+    def change(d):
+        d["routes"][1]["required"] = ["sanction", "tarif_khusus"]
+    _edit(config_copy / "routes.yaml", change)
+    with pytest.raises(ConfigError) as ei:
+        load_profile("lite", config_copy)
+    assert "tarif_khusus" in str(ei.value)
+    assert "sanction" in str(ei.value)  # names the route
+
+
+def test_default_route_requiring_unknown_category_raises(config_copy):
+    _edit(config_copy / "routes.yaml", lambda d: d["default"].update(required=["nonexistent"]))
+    with pytest.raises(ConfigError, match="nonexistent"):
+        load_profile("lite", config_copy)
+
+
+def test_bad_route_regex_raises(config_copy):
+    _edit(config_copy / "routes.yaml", lambda d: d["routes"][0].update(match=["(unclosed"]))
+    with pytest.raises(ConfigError, match="bad pattern"):
+        load_profile("lite", config_copy)
+
+
+def test_confidence_weights_not_summing_to_one_raise(config_copy):
+    _edit(config_copy / "lite.yaml",
+          lambda d: d["confidence"].update(weights={"judge": 0.5, "retrieval": 0.35, "generator": 0.20}))
+    with pytest.raises(ConfigError, match="sum to 1"):
+        load_profile("lite", config_copy)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"weights": {"judge": 0.45, "retrieval": 0.35, "generator": 0.25}},
+        {"weights": {"judge": 0.45, "retrieval": 0.55}},                       # a weight missing
+        {"high": 0.5, "medium": 0.6},                                           # bands inverted
+        {"no_verdict_cap": 0.85},                                               # cap in the top band
+    ],
+)
+def test_confidence_settings_validation(kwargs):
+    with pytest.raises(ValueError):
+        ConfidenceSettings(**kwargs)
+
+
+def test_confidence_defaults_are_the_contract():
+    c = ConfidenceSettings()
+    assert c.weights == {"judge": 0.45, "retrieval": 0.35, "generator": 0.20}
+    assert c.no_verdict_cap < c.high
+
+
+def test_invalid_yaml_raises(config_copy):
+    (config_copy / "glossary.yaml").write_text("en_to_id: [unclosed\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_profile("lite", config_copy)
+
+
+def test_missing_rule_file_raises(config_copy):
+    (config_copy / "categories.yaml").unlink()
+    with pytest.raises(ConfigError, match="not found"):
+        load_profile("lite", config_copy)
+
+
+def test_config_dir_env_var(config_copy, monkeypatch):
+    _edit(config_copy / "lite.yaml", lambda d: d["chunking"].update(max_chars=900))
+    monkeypatch.setenv("SAKSI_CONFIG_DIR", str(config_copy))
+    assert load_profile().settings.chunking.max_chars == 900
+
+
+# --------------------------------------------------------------------------- routing
+
+
+@pytest.fixture(scope="module")
+def routes() -> RouteTable:
+    return load_profile("lite", CONFIGS).routes
+
+
+@pytest.mark.parametrize(
+    ("question", "route"),
+    [
+        ("Berapa tarif PPh atas sewa tanah?", "rate"),
+        ("BERAPA TARIF PPH?", "rate"),                       # case-insensitive
+        ("Berapa denda dan tarif keterlambatan?", "sanction"),  # sanction is listed before rate
+        ("What is the rate of income tax?", "rate"),         # rate before definition
+        ("Contoh pengakuan pendapatan", "example"),          # example before recognition
+        ("Kapan PPh harus disetor?", "deadline"),
+        ("Apa yang dimaksud dengan jumlah bruto?", "definition"),
+        ("Halo, apa kabar hari ini?", "general"),
+        ("", "general"),
+    ],
+)
+def test_route_picks_first_match_or_default(routes, question, route):
+    assert routes.route(question).name == route
+
+
+def test_route_order_is_priority():
+    table = RouteTable.model_validate({
+        "routes": [{"name": "first", "match": [r"\bpajak\b"]}, {"name": "second", "match": [r"\bpajak\b", "tarif"]}],
+        "default": {"name": "general"},
+    })
+    assert table.route("tarif pajak").name == "first"
+    assert table.route("tarif").name == "second"
+    assert table.route("lain").name == "general"
+
+
+def test_by_name(routes):
+    assert routes.by_name("rate").required == ("rate",)
+    assert routes.by_name("general") is routes.default
+    with pytest.raises(ConfigError, match="unknown route"):
+        routes.by_name("nope")

@@ -1,0 +1,107 @@
+"""Sufficiency, conflicts and the per-part decision."""
+from __future__ import annotations
+
+import pytest
+
+from pipeline.config import Route
+from pipeline.decision import (MISSING_EVIDENCE, NO_CANDIDATES, NO_SUPPORTED_CLAIMS, AttemptSummary, decide_part,
+                               find_conflicts, sufficiency)
+from pipeline.types import Chunk, CitationCheck, Confidence, Sufficiency, VerifiedClaim
+
+pytestmark = pytest.mark.unit
+
+
+def chunk(cid, doc, categories, published=None, is_example=False, text="t"):
+    return Chunk(chunk_id=cid, doc_id=doc, title=f"Dok {doc}", location="Pasal 1", text=text, lang="id",
+                 unit=f"{doc}#1", ordinal=0, start=0, end=1, categories=tuple(categories), published=published,
+                 is_example=is_example)
+
+
+def supported(text, cid, is_example=False):
+    conf = Confidence(judge=1.0, retrieval=1.0, generator=1.0, weights={}, raw=1.0, cap=None, value=1.0, band="TINGGI")
+    return VerifiedClaim(text=text, status="supported", citations=(CitationCheck(cid, text, "Dok", "Pasal 1", True),),
+                         is_example=is_example, confidence=conf)
+
+
+RATE = Route(name="rate", required=("rate",))
+
+
+def test_sufficiency_names_what_is_missing():
+    chunks = {"a": chunk("a", "d1", ["definition"])}
+    s = sufficiency(RATE, [supported("Wajib Pajak adalah ...", "a")], chunks)
+    assert s.missing == ("rate",) and not s.ok
+
+
+def test_sufficiency_satisfied_by_a_cited_chunk_with_the_category():
+    chunks = {"a": chunk("a", "d1", ["rate"])}
+    s = sufficiency(RATE, [supported("Tarifnya 10%.", "a")], chunks)
+    assert s.ok and s.satisfied == {"rate": "a"}
+
+
+def test_examples_do_not_satisfy_a_requirement_unless_the_route_says_so():
+    chunks = {"a": chunk("a", "d1", ["rate"], is_example=True)}
+    claims = [supported("Contoh: tarif 10%.", "a", is_example=True)]
+    assert sufficiency(RATE, claims, chunks).missing == ("rate",)
+    lenient = Route(name="example", required=("rate",), examples_satisfy=True)
+    assert sufficiency(lenient, claims, chunks).ok
+
+
+def test_unsupported_claims_never_satisfy_anything():
+    chunks = {"a": chunk("a", "d1", ["rate"])}
+    demoted = VerifiedClaim(text="x", status="unsupported", citations=(CitationCheck("a", "x", "D", "L", False),))
+    assert sufficiency(RATE, [demoted], chunks).missing == ("rate",)
+
+
+def _summary(supported=0, missing=(), parse_error=None, had=True):
+    return AttemptSummary(supported, Sufficiency(("rate",), {}, tuple(missing)), parse_error, had)
+
+
+def test_first_successful_attempt_answers():
+    out = decide_part(0, "q", RATE, [_summary(0, ["rate"]), _summary(2)], "id")
+    assert out.answered and out.attempt_used == 1
+
+
+@pytest.mark.parametrize("attempt,code", [
+    (_summary(0, ["rate"]), NO_SUPPORTED_CLAIMS),
+    (_summary(2, ["rate"]), MISSING_EVIDENCE),
+    (_summary(0, ["rate"], had=False), NO_CANDIDATES),
+    (_summary(0, ["rate"], parse_error="generator_output_invalid_json"), "generator_output_invalid_json"),
+])
+def test_refusal_reason_comes_from_the_last_attempt(attempt, code):
+    out = decide_part(0, "q", RATE, [_summary(0, ["rate"]), attempt], "en")
+    assert not out.answered and out.reason == code and out.missing_categories == ("rate",)
+
+
+def _tokens(text):
+    return frozenset(text.lower().replace(".", "").split())
+
+
+def test_conflicting_rates_from_two_records_are_surfaced_with_both_citations():
+    chunks = {"new": chunk("new", "pmi-7", ["rate"], "2025-03-01"), "old": chunk("old", "pmi-3", ["rate"], "2022-06-01")}
+    claims = [supported("Besarnya pajak atas persewaan adalah 10% dari jumlah bruto.", "new"),
+              supported("Besarnya pajak atas persewaan adalah 15% dari jumlah bruto.", "old")]
+    (conflict,) = find_conflicts(claims, chunks, _tokens, 0.3)
+    assert conflict.claims == (0, 1) and set(conflict.chunk_ids) == {"new", "old"}
+    assert "10%" in conflict.detail and "15%" in conflict.detail and "2022-06-01" in conflict.detail
+
+
+def test_different_figures_about_different_things_are_not_a_conflict():
+    chunks = {"a": chunk("a", "d1", []), "b": chunk("b", "d2", [])}
+    claims = [supported("Besarnya pajak atas persewaan adalah 10% dari jumlah bruto.", "a"),
+              supported("Denda keterlambatan SPT Masa sebesar 2% per bulan.", "b")]
+    assert find_conflicts(claims, chunks, _tokens, 0.3) == []
+
+
+def test_article_references_alone_do_not_make_a_conflict():
+    chunks = {"a": chunk("a", "d1", []), "b": chunk("b", "d2", [])}
+    claims = [supported("Pajak sebagaimana dimaksud dalam Pasal 4 ayat (1) wajib disetor paling lambat.", "a"),
+              supported("Pajak sebagaimana dimaksud dalam Pasal 2 ayat (1) wajib disetor paling lambat.", "b")]
+    assert find_conflicts(claims, chunks, _tokens, 0.3) == []
+
+
+def test_same_sentence_with_a_different_day_is_a_conflict():
+    chunks = {"a": chunk("a", "d1", []), "b": chunk("b", "d2", [])}
+    claims = [supported("Pajak wajib disetor paling lambat tanggal 15 bulan berikutnya.", "a"),
+              supported("Pajak wajib disetor paling lambat tanggal 10 bulan berikutnya.", "b")]
+    (conflict,) = find_conflicts(claims, chunks, _tokens, 0.3)
+    assert "15" in conflict.detail and "10" in conflict.detail
