@@ -92,7 +92,7 @@ def render_text(r: Result, lang: str | None = None) -> str:
     if r.outcome == "answer":
         lines.append(f"{L['answer']}" + (f" ({L['retried']})" if r.retried else ""))
     else:
-        lines.append(f"{L['refusal']}: {r.reason}")
+        lines.append(f"{L['refusal']}: {r.reason}" + (f" ({L['retried']})" if r.retried else ""))
         if r.missing_categories:
             lines.append(f"  {L['missing']}: {', '.join(r.missing_categories)}")
     multipart = len(r.parts) > 1
