@@ -23,7 +23,6 @@ from .config import AnalysisRules, Glossary, Normalisation
 from .text import detect_language
 from .types import Term
 
-LANGS = ("id", "en")
 _TOKEN = re.compile(r"[0-9]+(?:[.,/][0-9]+)*|[^\W\d_]+(?:-[^\W\d_]+)*")
 
 

@@ -158,12 +158,6 @@ class RouteTable(_Strict):
                 return r
         return self.default
 
-    def by_name(self, name: str) -> Route:
-        for r in (*self.routes, self.default):
-            if r.name == name:
-                return r
-        raise ConfigError(f"unknown route {name!r}")
-
 
 class CategoryRule(_Strict):
     patterns: tuple[str, ...] = ()

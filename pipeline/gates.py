@@ -18,7 +18,7 @@ from .claims import ParseFailure, parse_claims
 from .config import ConfidenceSettings, JudgeSettings
 from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
-from .text import locate, normalise
+from .text import contains_normalised, locate, normalise
 from .types import (Band, Chunk, CitationCheck, Confidence, GenerationOutput, JudgeInput, Verdict,
                     VerifiedClaim)
 
@@ -112,7 +112,7 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
                 checks.append(CitationCheck(cit.chunk_id, cit.quote, None, None, False, CITATION_NOT_RETRIEVED))
                 reasons.append(f"{CITATION_NOT_RETRIEVED}: {cit.chunk_id}")
                 continue
-            if normalise(cit.quote) and normalise(cit.quote) in normalise(chunk.text):
+            if contains_normalised(chunk.text, cit.quote):
                 checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, _cited_location(chunk, cit.quote),
                                             True, None, chunk.is_example, chunk.doc_id, chunk.source_path,
                                             (chunk.start, chunk.end)))

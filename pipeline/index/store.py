@@ -104,10 +104,6 @@ class ChunkStore:
         rows = self._db.execute("SELECT chunk_id, tokens FROM chunks ORDER BY doc_id, ordinal").fetchall()
         return [r[0] for r in rows], [json.loads(r[1]) for r in rows]
 
-    def texts(self, chunk_ids: Sequence[str]) -> list[tuple[str, str]]:
-        found = self.get(chunk_ids)
-        return [(cid, embedding_text(found[cid])) for cid in chunk_ids if cid in found]
-
     def fingerprint(self) -> str:
         """A hash of the chunk id set: equal fingerprints mean the same chunks."""
         h = hashlib.sha256()

@@ -110,7 +110,7 @@ def read_source(path: Path) -> SourceFile:
     document = Document(
         doc_id=meta.id or slugify(path.stem),
         title=title.strip(),
-        path=str(path),
+        path=str(path.resolve()),  # receipts must open from anywhere
         lang=meta.lang or detect_language(body),
         content_hash=hashlib.sha256(data).hexdigest(),
         doc_type=meta.doc_type,

@@ -190,8 +190,3 @@ def test_route_order_is_priority():
     assert table.route("lain").name == "general"
 
 
-def test_by_name(routes):
-    assert routes.by_name("rate").required == ("rate",)
-    assert routes.by_name("general") is routes.default
-    with pytest.raises(ConfigError, match="unknown route"):
-        routes.by_name("nope")
