@@ -232,7 +232,8 @@ class Corpus:
         components = Components(
             embedder=self.embedder, dense=self.dense, lexical=lexical, chunks=StoreChunkSource(self.store),
             reranker=HeuristicReranker(s.reranker, self.query_analyzer, s.retrieval.rrf_k),
-            generator=generator or ExtractiveGenerator(s.generator, self.query_analyzer),
+            generator=generator or ExtractiveGenerator(s.generator, self.query_analyzer,
+                                                       CategoryTagger(self.profile.categories)),
             judge=judge or VerbatimJudge(),
         )
         return Orchestrator(self.profile, components, self.query_analyzer,

@@ -130,7 +130,7 @@ class Orchestrator:
         calls = ()
         if context:
             request = GenerationRequest(
-                question=plan.text, lang=plan.lang, terms=plan.terms,
+                question=plan.text, lang=plan.lang, terms=plan.terms, required=tuple(route.required),
                 context=tuple(ContextItem(c.chunk.chunk_id, c.chunk.title, c.chunk.location, c.chunk.text,
                                           c.chunk.is_example, c.chunk.lang, scores[c.chunk.chunk_id],
                                           c.chunk.heading)

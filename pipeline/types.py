@@ -134,6 +134,7 @@ class GenerationRequest:
     lang: Lang
     context: tuple[ContextItem, ...]
     terms: tuple[Term, ...] = ()  # lexical hints; extractive generators use them, LLMs may ignore them
+    required: tuple[str, ...] = ()  # evidence categories the answer must state (from the route)
 
 
 @dataclass(frozen=True)

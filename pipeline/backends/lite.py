@@ -23,6 +23,7 @@ import numpy as np
 from ..analysis import QueryAnalyzer, coverage
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
+from ..ingest.categories import CategoryTagger
 from ..text import normalise, split_sentences
 from ..types import (Candidate, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Term, Verdict)
 
@@ -116,9 +117,10 @@ class ExtractiveGenerator:
 
     name = "extractive"
 
-    def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer):
+    def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer, tagger: CategoryTagger | None = None):
         self.settings = settings
         self.analyzer = analyzer
+        self.tagger = tagger
 
     def _sentence_score(self, terms: Sequence[Term], sentence: str, context_tokens: frozenset[str]) -> float:
         """Coverage by the sentence; a term only the title/heading covers counts half."""
@@ -143,6 +145,9 @@ class ExtractiveGenerator:
                 quote = _without_label(sent.text)
                 if len(quote) < s.min_sentence_chars or len(quote) > s.max_quote_chars:
                     continue
+                if request.required and self.tagger is not None and not set(request.required) & set(
+                        self.tagger.tag(quote, item.heading, item.location)):
+                    continue  # a rate question is answered by a sentence that states a rate
                 score = self._sentence_score(request.terms, quote, context_tokens)
                 if score >= s.min_coverage:
                     scored.append((score, item.retrieval_score, ci, si, item.chunk_id, quote))

@@ -1,0 +1,78 @@
+"""The lite profile's extractive generator and verbatim judge."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from pipeline.analysis import QueryAnalyzer, build_analyzers
+from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge
+from pipeline.claims import parse_claims
+from pipeline.ingest import CategoryTagger
+from pipeline.types import ContextItem, GenerationRequest, JudgeInput
+
+pytestmark = pytest.mark.unit
+
+NEW = ("Pasal 3\n(1) Besarnya Pajak Penghasilan atas persewaan tanah adalah 10% (sepuluh persen) dari jumlah bruto.\n"
+       "(2) Pajak Penghasilan atas persewaan tanah bersifat final.")
+WITHHOLD = "Pasal 4\n(1) Pajak Penghasilan atas persewaan tanah dipotong oleh penyewa pada saat pembayaran."
+OLD = "Pasal 2\n(1) Besarnya Pajak Penghasilan atas persewaan tanah adalah 15% (lima belas persen) dari jumlah bruto."
+
+
+@pytest.fixture(scope="module")
+def qa(profile):
+    return QueryAnalyzer(build_analyzers(profile.analysis), profile.glossary, profile.normalisation)
+
+
+def request(qa, question, required=()):
+    terms = qa.term_groups(qa.normalise(question), "id")
+    heading = "BAB II TARIF DAN PEMOTONGAN"
+    context = (ContextItem("new", "Peraturan 2025", "Pasal 3", NEW, False, "id", 0.9, heading),
+               ContextItem("old", "Peraturan 2022", "Pasal 2", OLD, False, "id", 0.8, heading),
+               ContextItem("withhold", "Peraturan 2025", "Pasal 4", WITHHOLD, False, "id", 0.7, heading))
+    return GenerationRequest(question=question, lang="id", context=context, terms=tuple(terms), required=required)
+
+
+def generate(qa, profile, req, tagger=True):
+    gen = ExtractiveGenerator(profile.settings.generator, qa, CategoryTagger(profile.categories) if tagger else None)
+    return asyncio.run(gen.generate(req))
+
+
+def test_claims_are_exact_sentences_without_their_ayat_label(qa, profile):
+    out = generate(qa, profile, request(qa, "Berapa tarif pajak penghasilan atas persewaan tanah?"))
+    parsed = parse_claims(out.raw)
+    texts = {"new": NEW, "old": OLD, "withhold": WITHHOLD}
+    assert parsed.claims
+    for c in parsed.claims:
+        cit = c.citations[0]
+        assert cit.quote in texts[cit.chunk_id] and not cit.quote.startswith(("Pasal", "(1)"))
+        assert c.text == " ".join(cit.quote.split()) and 0.7 <= c.self_score <= 1
+
+
+def test_every_document_is_heard_before_any_gets_a_second_claim(qa, profile):
+    out = json.loads(generate(qa, profile, request(qa, "Berapa tarif pajak penghasilan atas persewaan tanah?")).raw)
+    cited = [c["citations"][0]["chunk_id"] for c in out["claims"]]
+    assert set(cited[:2]) == {"new", "old"}
+
+
+def test_required_evidence_keeps_only_sentences_that_state_it(qa, profile):
+    question = "Berapa tarif pajak penghasilan atas persewaan tanah?"
+    loose = json.loads(generate(qa, profile, request(qa, question), tagger=False).raw)["claims"]
+    strict = json.loads(generate(qa, profile, request(qa, question, required=("rate",))).raw)["claims"]
+    assert any("dipotong oleh penyewa" in c["text"] for c in loose)  # covers the terms, states no rate
+    assert strict and all("%" in c["text"] for c in strict)
+
+
+def test_nothing_relevant_means_no_claims(qa, profile):
+    out = json.loads(generate(qa, profile, request(qa, "Berapa harga tiket kereta ke Bandung?")).raw)
+    assert out["claims"] == []
+
+
+def test_verbatim_judge_entails_only_what_the_paragraph_says():
+    judge = VerbatimJudge()
+    yes, no = asyncio.run(judge.judge([
+        JudgeInput("Besarnya Pajak Penghasilan atas persewaan tanah adalah 10% (sepuluh persen)", NEW),
+        JudgeInput("Pajak Penghasilan atas persewaan tanah tidak dipotong oleh penyewa.", NEW)]))
+    assert yes.label == "entailed" and yes.score == 1.0
+    assert no.label is None and no.score is None  # no verdict, not "no"
