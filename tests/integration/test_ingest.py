@@ -148,3 +148,18 @@ def test_bm25s_matches_a_straightforward_bm25(fake_corpus):
         got = asyncio.run(lexical.score(query, ids))
         for cid, doc in zip(ids, docs):
             assert got[cid] == pytest.approx(naive(query, doc), rel=1e-4, abs=1e-5)
+
+
+def test_changed_category_rules_require_and_trigger_reprocessing(tmp_path, profile):
+    """Tags depend on configs/categories.yaml: a corpus tagged under other rules is not used silently."""
+    with Corpus(tmp_path / "data", profile, embedder=FakeHashEmbedder()) as c:
+        c.ingest([SAMPLE])
+    categories = profile.categories.model_copy(update={"categories": {
+        **profile.categories.categories, "rate": profile.categories.categories["amount"]}})
+    changed = profile.model_copy(update={"categories": categories})
+    with Corpus(tmp_path / "data", changed, embedder=FakeHashEmbedder()) as c:
+        with pytest.raises(CorpusIndexError, match="other chunking, category or analysis rules"):
+            c.check()
+        report = c.ingest([SAMPLE])
+        assert len(report.ingested) == 4 and report.embedded == 0  # same chunks, new tags, no re-embedding
+        c.check()
