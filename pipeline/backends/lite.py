@@ -152,8 +152,8 @@ class ExtractiveGenerator:
                 if len(quote) < s.min_sentence_chars or len(quote) > s.max_quote_chars or _is_heading(quote):
                     continue
                 if request.required and self.tagger is not None and not set(request.required) & set(
-                        self.tagger.tag(quote, item.heading, item.location)):
-                    continue  # a rate question is answered by a sentence that states a rate
+                        self.tagger.tag(quote)):
+                    continue  # a rate question is answered by a sentence that itself states a rate
                 score = self._sentence_score(request.terms, quote, context_tokens)
                 if score >= s.min_coverage:
                     scored.append((score, item.retrieval_score, ci, si, item.chunk_id, quote))
