@@ -78,8 +78,7 @@ class AttemptSummary:
         return self.supported > 0 and self.sufficiency.ok and self.parse_error is None
 
 
-def decide_part(index: int, question: str, route: Route, attempts: Sequence[AttemptSummary],
-                lang: str) -> PartOutcome:
+def decide_part(index: int, question: str, route: Route, attempts: Sequence[AttemptSummary]) -> PartOutcome:
     """The first attempt that succeeded answers the part; otherwise the last one says why not."""
     for i, a in enumerate(attempts):
         if a.ok:

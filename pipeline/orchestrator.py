@@ -24,7 +24,7 @@ from .gates import verify
 from .protocols import ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, Reranker
 from .query import Part, QueryPlanner, decompose
 from .retrieval import HybridRetriever
-from .trace import AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
+from .trace import TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
 from .types import Chunk, ContextItem, GenerationRequest, Result, VerifiedClaim
 
 log = logging.getLogger(__name__)
@@ -71,17 +71,23 @@ class Orchestrator:
                                          components.chunks, self.settings.retrieval)
 
     async def answer(self, question: str, lang: str | None = None) -> Result:
+        """The result a user sees (the trace is written to the trace directory)."""
+        result, _ = await self.run(question, lang)
+        return result
+
+    async def run(self, question: str, lang: str | None = None) -> tuple[Result, Trace]:
+        """The result and its trace."""
         started = time.perf_counter()
         question = question.strip()
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
         parts = decompose(question)
-        part_traces = await asyncio.gather(*(self._part(i, p, q_lang, lang) for i, p in enumerate(parts)))
+        part_traces = await asyncio.gather(*(self._part(i, p, q_lang) for i, p in enumerate(parts)))
         trace_id = new_trace_id()
         result = conclude(part_traces, question, lang, self.analyzer.all_tokens,
                           self.settings.conflicts.min_overlap, self.settings.nearest_records, trace_id)
         trace = Trace(
-            trace_id=trace_id, version=1, created_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+            trace_id=trace_id, version=TRACE_VERSION, created_at=dt.datetime.now(dt.timezone.utc).isoformat(),
             saksi_version=__version__, profile=self.settings.profile, components=self.c.names(),
             question=question, question_lang=q_lang, lang=lang,
             settings={"judge": self.settings.judge.model_dump(), "confidence": self.settings.confidence.model_dump(),
@@ -93,17 +99,16 @@ class Orchestrator:
         if self.trace_dir is not None:
             path = write_trace(trace, self.trace_dir)
             result = replace(result, trace_path=str(path))
-        self.last_trace = trace
-        return result
+        return result, trace
 
-    async def _part(self, index: int, part: Part, q_lang: str, lang: str) -> PartTrace:
+    async def _part(self, index: int, part: Part, q_lang: str) -> PartTrace:
         route = self.profile.routes.route(part.text)
         plan = await self.planner.plan(part, q_lang)
         attempts = [await self._attempt(0, plan, route, index)]
         if not summarise(attempts[0]).ok:
             rewritten = await self.planner.rewrite(plan, part)
             attempts.append(await self._attempt(1, rewritten, route, index, widen=2))
-        outcome = decide_part(index, part.text, route, [summarise(a) for a in attempts], lang)
+        outcome = decide_part(index, part.text, route, [summarise(a) for a in attempts])
         return PartTrace(index=index, question=part.text, topic=part.topic, route=route_record(route),
                          attempts=tuple(attempts), outcome=outcome)
 

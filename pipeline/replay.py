@@ -63,7 +63,7 @@ async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
             replayed = replace(a, claims=claims, parse_error=parse_error, judge_calls=calls,
                                sufficiency=sufficiency(route, claims, ctx))
             attempts.append(replace(replayed, ok=summarise(replayed).ok))
-        outcome = decide_part(p.index, p.question, route, [summarise(a) for a in attempts], trace.lang)
+        outcome = decide_part(p.index, p.question, route, [summarise(a) for a in attempts])
         parts.append(replace(p, attempts=tuple(attempts), outcome=outcome))
     result = conclude(parts, trace.question, trace.lang, analyzer.all_tokens,
                       trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id)

@@ -24,9 +24,7 @@ QUESTION = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
 
 
 def ask(corpus, generator=None, judge=None, question=QUESTION, lang=None):
-    orch = corpus.orchestrator(generator=generator, judge=judge)
-    result = asyncio.run(orch.answer(question, lang=lang))
-    return result, orch.last_trace
+    return asyncio.run(corpus.orchestrator(generator=generator, judge=judge).run(question, lang=lang))
 
 
 def tariff_item(request: GenerationRequest):

@@ -57,7 +57,7 @@ def _summary(supported=0, missing=(), parse_error=None, had=True):
 
 
 def test_first_successful_attempt_answers():
-    out = decide_part(0, "q", RATE, [_summary(0, ["rate"]), _summary(2)], "id")
+    out = decide_part(0, "q", RATE, [_summary(0, ["rate"]), _summary(2)])
     assert out.answered and out.attempt_used == 1
 
 
@@ -68,7 +68,7 @@ def test_first_successful_attempt_answers():
     (_summary(0, ["rate"], parse_error="generator_output_invalid_json"), "generator_output_invalid_json"),
 ])
 def test_refusal_reason_comes_from_the_last_attempt(attempt, code):
-    out = decide_part(0, "q", RATE, [_summary(0, ["rate"]), attempt], "en")
+    out = decide_part(0, "q", RATE, [_summary(0, ["rate"]), attempt])
     assert not out.answered and out.reason == code and out.missing_categories == ("rate",)
 
 
