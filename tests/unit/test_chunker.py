@@ -12,7 +12,7 @@ from pipeline.ingest import CategoryTagger, Chunker, chunk_id, expand_paths, rea
 
 pytestmark = pytest.mark.unit
 
-PMK_DIR = Path("/work/shared/data/regulations/pmk")
+from ..conftest import require_regulations
 
 REGULATION = """---
 id: pmk-uji-1
@@ -447,9 +447,8 @@ def _independent_pasal_count(text: str) -> int:
 
 
 def test_real_pmk_regulations_chunk_cleanly():
-    files = sorted(PMK_DIR.glob("*.md"))
-    if not files:
-        pytest.skip(f"no regulation files under {PMK_DIR}")
+    files = sorted(require_regulations().glob("*.md"))
+    assert len(files) == 16
     chunker = Chunker(1500)
     for f in files:
         src = read_source(f)

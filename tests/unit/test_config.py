@@ -69,21 +69,14 @@ def test_unknown_top_level_key_raises(config_copy):
         load_profile("lite", config_copy)
 
 
-def test_unknown_nested_key_raises(config_copy):
-    _edit(config_copy / "lite.yaml", lambda d: d["retrieval"].update(topk=5))
-    with pytest.raises(ConfigError, match="topk"):
-        load_profile("lite", config_copy)
-
-
-def test_unknown_key_in_route_file_raises(config_copy):
-    _edit(config_copy / "routes.yaml", lambda d: d["routes"][0].update(requires=["rate"]))
-    with pytest.raises(ConfigError, match="requires"):
-        load_profile("lite", config_copy)
-
-
-def test_unknown_key_in_analysis_file_raises(config_copy):
-    _edit(config_copy / "analysis.yaml", lambda d: d.update(id_keyword=["pajak"]))
-    with pytest.raises(ConfigError):
+@pytest.mark.parametrize("file,change,named", [
+    ("lite.yaml", lambda d: d["retrieval"].update(topk=5), "topk"),
+    ("routes.yaml", lambda d: d["routes"][0].update(requires=["rate"]), "requires"),
+    ("analysis.yaml", lambda d: d.update(id_keyword=["pajak"]), "id_keyword"),
+])
+def test_unknown_keys_in_any_config_file_raise(config_copy, file, change, named):
+    _edit(config_copy / file, change)
+    with pytest.raises(ConfigError, match=named):
         load_profile("lite", config_copy)
 
 
