@@ -61,7 +61,7 @@ class Analyzer:
         return word in self.stopwords
 
     def tokens(self, text: str) -> list[str]:
-        return [self.stem(w) for w in raw_tokens(text) if w not in self.stopwords and len(w) > 1 or w.isdigit()]
+        return [self.stem(w) for w in raw_tokens(text) if w.isdigit() or (w not in self.stopwords and len(w) > 1)]
 
 
 def build_analyzers(rules: AnalysisRules) -> dict[str, Analyzer]:

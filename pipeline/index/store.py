@@ -117,11 +117,15 @@ class ChunkStore:
         return [r[0] for r in rows], [json.loads(r[1]) for r in rows]
 
     def fingerprint(self) -> str:
-        """A hash of the chunk id set: equal fingerprints mean the same chunks."""
-        h = hashlib.sha256()
-        for cid in sorted(self.ids()):
-            h.update(cid.encode())
-        return h.hexdigest()
+        return fingerprint_of(self.ids())
+
+
+def fingerprint_of(chunk_ids: Iterable[str]) -> str:
+    """A hash of a chunk id set: equal fingerprints mean the same chunks."""
+    h = hashlib.sha256()
+    for cid in sorted(chunk_ids):
+        h.update(cid.encode())
+    return h.hexdigest()
 
 
 def embedding_text(chunk: Chunk) -> str:
