@@ -1,7 +1,7 @@
-"""The `saksi` command line: ingest, ask, replay, schema.
+"""The `saksi` command line: ingest, ask, replay, eval, schema.
 
 Exit codes: 0 success (a refusal is a success: it is the answer "no source"), 1 a check
-failed (replay differs, or nothing could be ingested), 2 bad usage, configuration or
+failed (replay differs, nothing could be ingested, an evaluation found the contract broken), 2 bad usage, configuration or
 corpus state — always with a message, never a traceback.
 """
 from __future__ import annotations
@@ -61,6 +61,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _common(p)
 
+    p = sub.add_parser("eval", help="measure the contract on a QA dataset (SQuAD 2.0 / JSONL), gates on vs off",
+                       description="Ask every question of a dataset and report attributed accuracy, abstention, "
+                                   "quote exactness, numbers without basis, retrieval recall and latency, with the "
+                                   "gates and without them; or, with --adversarial, drive a catalogue of generator "
+                                   "failures through the real gates. Metric keys: docs/evaluation.md.")
+    p.add_argument("dataset", nargs="?", type=Path, help="SQuAD 2.0 JSON (official or flat list) or .jsonl")
+    p.add_argument("--limit", type=int, help="the first N passages with all their questions")
+    p.add_argument("--out", type=Path, help="report directory (default: eval-runs/<dataset name>)")
+    p.add_argument("--corpus", type=Path, metavar="DATA_DIR",
+                   help="ask an existing corpus instead of ingesting the dataset's passages")
+    p.add_argument("--adversarial", action="store_true", help="run the adversarial gate suite instead")
+    p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+
     p = sub.add_parser("schema", help="print a JSON Schema")
     p.add_argument("what", choices=["trace", "claims"], help="trace: the trace file; claims: generator output")
     return parser
@@ -70,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(getattr(args, "verbose", False))
     try:
-        return {"ingest": cmd_ingest, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema}[args.command](args)
+        return {"ingest": cmd_ingest, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
+                "eval": cmd_eval}[args.command](args)
     except SaksiError as e:
         print(f"saksi: {e}", file=sys.stderr)
         return 2
@@ -144,6 +160,32 @@ def cmd_replay(args) -> int:
             for d in report.differences():
                 print(f"  - {d}")
     return 0 if report.same else 1
+
+
+def cmd_eval(args) -> int:
+    from .eval.report import adversarial_text, eval_text, json_view
+
+    profile = load_profile(args.profile)
+    say = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    if args.adversarial:
+        from .eval.adversarial import run_adversarial
+
+        if args.dataset or args.corpus or args.limit:
+            print("saksi: --adversarial runs its own catalogue; it takes no dataset, --corpus or --limit",
+                  file=sys.stderr)
+            return 2
+        report = run_adversarial(profile, args.out or Path("eval-runs") / "adversarial", progress=say)
+        print(json.dumps(report, ensure_ascii=False, indent=1) if args.json else adversarial_text(report))
+        return 0 if report["passed"] else 1
+    if args.dataset is None:
+        print("saksi: eval needs a DATASET (or --adversarial)", file=sys.stderr)
+        return 2
+    from .eval.runner import run_eval
+
+    out = args.out or Path("eval-runs") / args.dataset.stem
+    report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=args.corpus, progress=say)
+    print(json.dumps(json_view(report), ensure_ascii=False, indent=1) if args.json else eval_text(report, out))
+    return 0 if all(report["contract"].values()) else 1
 
 
 def cmd_schema(args) -> int:

@@ -83,6 +83,8 @@ class ConfidenceSettings(_Strict):
     high: float = Field(0.80, gt=0, le=1)
     medium: float = Field(0.55, gt=0, le=1)
     no_verdict_cap: float = Field(0.79, ge=0, le=1)
+    min_supported: float = Field(0.0, ge=0, le=1, description="a claim whose composite falls below this is demoted "
+                                                              "(the answer/abstain operating point)")
 
     @model_validator(mode="after")
     def _consistent(self) -> "ConfidenceSettings":

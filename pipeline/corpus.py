@@ -244,7 +244,8 @@ class Corpus:
         return fingerprint
 
     def orchestrator(self, generator: Generator | None = None, judge: Judge | None = None,
-                     write_traces: bool = True) -> Orchestrator:
+                     write_traces: bool = True, trace_dir: Path | None = None) -> Orchestrator:
+        """The orchestrator over this corpus; traces go to `trace_dir` (default: <data dir>/traces)."""
         fingerprint = self.check()
         s = self.profile.settings
         lexical = Bm25LexicalIndex.load(self.data_dir / "bm25")
@@ -259,4 +260,4 @@ class Corpus:
             judge=judge or VerbatimJudge(),
         )
         return Orchestrator(self.profile, components, self.query_analyzer,
-                            self.trace_dir if write_traces else None)
+                            (trace_dir or self.trace_dir) if write_traces else None)

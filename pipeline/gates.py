@@ -1,8 +1,9 @@
 """The gates: what decides whether a generated claim may be shown as supported.
 
 Prompts can ask; only these decide. Order: parse → quote gate (retrieved chunk, exact
-quote) → number check → independent judge → confidence. A claim that fails a gate is
-kept and shown as *not supported* with its reasons; it is never scored.
+quote, not an instruction planted in the record) → number check → independent judge →
+confidence (→ demoted below the profile's minimum). A claim that fails a gate is kept
+and shown as *not supported* with its reasons; it is never scored.
 
 `verify` is the single entry point, used by the orchestrator and by replay alike, so a
 replayed trace goes through exactly the code that produced it.
@@ -16,6 +17,7 @@ from typing import Mapping, Sequence
 
 from .claims import ParseFailure, parse_claims
 from .config import ConfidenceSettings, JudgeSettings
+from .instructions import overlaps_instruction
 from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
 from .text import contains_normalised, locate, normalise
@@ -27,10 +29,12 @@ log = logging.getLogger(__name__)
 # reason codes (stable: they appear in JSON, traces and evaluation reports)
 CITATION_NOT_RETRIEVED = "citation_not_retrieved"
 QUOTE_NOT_FOUND = "quote_not_found"
+QUOTE_IS_INSTRUCTION = "quote_is_instruction"
 NUMBER_WITHOUT_BASIS = "number_without_basis"
 JUDGE_CONTRADICTED = "judge_contradicted"
 JUDGE_NOT_ENTAILED = "judge_not_entailed"
 JUDGE_BELOW_THRESHOLD = "judge_below_threshold"
+CONFIDENCE_BELOW_MINIMUM = "confidence_below_minimum"
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,14 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
                 checks.append(CitationCheck(cit.chunk_id, cit.quote, None, None, False, CITATION_NOT_RETRIEVED))
                 reasons.append(f"{CITATION_NOT_RETRIEVED}: {cit.chunk_id}")
                 continue
-            if contains_normalised(chunk.text, cit.quote):
+            where = locate(chunk.text, cit.quote) if contains_normalised(chunk.text, cit.quote) else None
+            if where and overlaps_instruction(chunk.text, *where):
+                checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, chunk.location, False,
+                                            QUOTE_IS_INSTRUCTION, chunk.is_example, chunk.doc_id, chunk.source_path,
+                                            (chunk.start, chunk.end)))
+                reasons.append(f"{QUOTE_IS_INSTRUCTION}: the quoted text in {chunk.title}, {chunk.location} "
+                               "addresses the model instead of stating anything")
+            elif where:
                 checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, _cited_location(chunk, cit.quote),
                                             True, None, chunk.is_example, chunk.doc_id, chunk.source_path,
                                             (chunk.start, chunk.end)))
@@ -168,6 +179,12 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
             continue
         retrieval = max(retrieval_scores.get(c.chunk_id, 0.0) for c in checks)
         conf = compute_confidence(verdict, retrieval, self_score or 0.0, confidence_settings)
+        if conf.value < confidence_settings.min_supported:
+            out.append(VerifiedClaim(text=text, status="unsupported", citations=checks, is_example=is_example,
+                                     reasons=(f"{CONFIDENCE_BELOW_MINIMUM}: {conf.value:.3f} < "
+                                              f"{confidence_settings.min_supported}",),
+                                     figures=figures, verdict=verdict, self_score=self_score, part=part))
+            continue
         out.append(VerifiedClaim(text=text, status="supported", citations=checks, is_example=is_example,
                                  figures=figures, verdict=verdict, confidence=conf, self_score=self_score, part=part))
     return Verification(claims=tuple(out), judge_calls=tuple(calls))

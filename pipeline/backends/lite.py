@@ -6,8 +6,9 @@
   rank, plus the route's authority and freshness weights; every component is recorded.
 - ExtractiveGenerator: selects sentences from the context and quotes them exactly; it
   emits the same claim JSON an LLM generator does, so the gates treat both alike.
-- VerbatimJudge: a claim found verbatim in the cited paragraph is entailed; anything
-  else gets no verdict (never a yes).
+- VerbatimJudge: a claim found verbatim in the cited paragraph is entailed; the same
+  words with the opposite negation are contradicted; anything else gets no verdict
+  (never a yes).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from ..analysis import QueryAnalyzer, coverage
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
+from ..instructions import instruction_spans
 from ..text import normalise, split_sentences
 from ..types import (Candidate, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Term, Verdict)
 
@@ -147,7 +149,10 @@ class ExtractiveGenerator:
         scored: list[tuple[float, float, int, int, str, str]] = []
         for ci, item in enumerate(request.context):
             context_tokens = self.analyzer.all_tokens(f"{item.document} {item.heading} {item.location}")
+            planted = instruction_spans(item.text)
             for si, sent in enumerate(split_sentences(item.text, s.min_sentence_chars)):
+                if any(a < sent.end and sent.start < b for a, b in planted):
+                    continue  # an instruction planted in the record is not evidence
                 quote = _without_label(sent.text)
                 if len(quote) < s.min_sentence_chars or len(quote) > s.max_quote_chars or _is_heading(quote):
                     continue
@@ -178,8 +183,45 @@ class ExtractiveGenerator:
         return GenerationOutput(raw=raw, model=self.name)
 
 
+NEGATORS = frozenset({"tidak", "bukan", "tanpa", "belum", "tak", "jangan", "tiada",
+                      "not", "no", "never", "without", "cannot", "nor", "neither", "none"})
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(normalise(text))]
+
+
+def polarity_flip(claim: str, premise: str) -> str | None:
+    """The premise sentence that says the claim's words with the opposite negation, if any.
+
+    "Penyewa tidak wajib memotong PPh" against "Penyewa wajib memotong PPh": the same words
+    once negation words are set aside, an odd difference in how many negations they carry.
+    """
+    cw = _words(claim)
+    core = [w for w in cw if w not in NEGATORS]
+    if len(core) < 3:
+        return None
+    n_claim = len(cw) - len(core)
+    for sent in split_sentences(premise):
+        sw = _words(sent.text)
+        positions = [i for i, w in enumerate(sw) if w not in NEGATORS]
+        sc = [sw[i] for i in positions]
+        for k in range(len(sc) - len(core) + 1):
+            if sc[k:k + len(core)] != core:
+                continue
+            lo, hi = positions[k], positions[k + len(core) - 1]
+            # negations inside the matched window, and one right before it ("tidak <claim…>")
+            n_sent = sum(1 for w in sw[max(0, lo - 1):hi + 1] if w in NEGATORS)
+            if (n_claim - n_sent) % 2:
+                return sent.text
+    return None
+
+
 class VerbatimJudge:
-    """Entailed when the claim appears verbatim (after normalisation) in the paragraph."""
+    """Entailed when the claim appears verbatim (after normalisation) in the paragraph;
+    contradicted when the paragraph says the claim's very words with the opposite negation;
+    otherwise no verdict (it has no model to decide, and no verdict is never a yes)."""
 
     name = "verbatim"
 
@@ -189,6 +231,9 @@ class VerbatimJudge:
             claim = normalise(it.claim)
             if claim and claim in normalise(it.premise):
                 out.append(Verdict("entailed", 1.0, self.name, "claim appears verbatim in the cited paragraph"))
+            elif (flipped := polarity_flip(claim, it.premise)) is not None:
+                out.append(Verdict("contradicted", 1.0, self.name,
+                                   f"the paragraph says the opposite: {normalise(flipped)[:200]}"))
             else:
                 out.append(Verdict(None, None, self.name, "not verbatim; the lite judge has no model to decide"))
         return out

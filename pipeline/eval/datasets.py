@@ -1,0 +1,211 @@
+"""Evaluation datasets: SQuAD 2.0 (both shapes) and saksi's JSONL, read into one shape.
+
+Accepted inputs:
+
+- SQuAD 2.0 official: ``{"data": [{"title", "paragraphs": [{"context", "qas"}]}]}``
+- the flat list IDK-MRC and its TyDi redistribution use: ``[{"context", "qas"}]``
+- JSONL, one question per line (documented in docs/evaluation.md)::
+
+    {"id": "q1", "question": "...", "answers": ["..."], "answerable": true,
+     "context": "the passage that answers it (optional)",
+     "corpus": "a file or directory to ingest, relative to the JSONL file (optional)"}
+
+Gold answers are matched by text, never by ``answer_start`` (some datasets carry
+offsets that do not match their text). A malformed item is reported and skipped; the
+rest of the dataset is still evaluated.
+"""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SaksiError
+
+
+class EvalDataError(SaksiError):
+    stage = "eval"
+
+
+@dataclass(frozen=True)
+class Passage:
+    pid: str
+    text: str
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    qid: str
+    question: str
+    golds: tuple[str, ...]
+    answerable: bool
+    passage: str | None = None  # the pid of the passage the question was written against
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    name: str
+    path: str
+    format: str  # squad-official | squad-flat | jsonl
+    passages: tuple[Passage, ...]
+    questions: tuple[Question, ...]
+    corpus_paths: tuple[Path, ...] = ()  # extra files/directories named by JSONL lines
+    skipped: tuple[str, ...] = field(default_factory=tuple)  # "item: why", for the report
+
+
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_WS = re.compile(r"\s+")
+
+
+def answer_key(text: str) -> str:
+    """How gold answers and quotes are compared: NFKC, case-folded, punctuation as space."""
+    return _WS.sub(" ", _PUNCT.sub(" ", unicodedata.normalize("NFKC", text).casefold())).strip()
+
+
+def contains_answer(quote: str, golds: tuple[str, ...] | list[str]) -> bool:
+    """A gold answer occurs in the quote as whole words ("5" does not match "1995")."""
+    hay = f" {answer_key(quote)} "
+    return any(k and f" {k} " in hay for k in (answer_key(g) for g in golds))
+
+
+def load_dataset(path: Path, limit: int | None = None) -> EvalSet:
+    """Read a dataset; `limit` keeps the first N passages with all their questions."""
+    path = Path(path)
+    if not path.is_file():
+        raise EvalDataError(f"no dataset file at {path}")
+    if limit is not None and limit < 1:
+        raise EvalDataError("--limit must be at least 1")
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix.lower() == ".jsonl":
+        return _jsonl(path, text, limit)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise EvalDataError(f"{path} is not JSON ({e}); JSONL files must end in .jsonl") from None
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        groups = []
+        for a, article in enumerate(data["data"]):
+            paras = article.get("paragraphs") if isinstance(article, dict) else None
+            if not isinstance(paras, list):
+                raise EvalDataError(f"{path}: data[{a}] has no 'paragraphs' list (not SQuAD 2.0?)")
+            groups.extend((p, article.get("title")) for p in paras)
+        fmt = "squad-official"
+    elif isinstance(data, list):
+        groups = [(p, None) for p in data]
+        fmt = "squad-flat"
+    else:
+        raise EvalDataError(f"{path}: expected SQuAD 2.0 ({{'data': [...]}}) or a list of {{context, qas}}")
+    return _squad(path, fmt, groups, limit)
+
+
+def _squad(path: Path, fmt: str, groups: list, limit: int | None) -> EvalSet:
+    passages, questions, skipped = [], [], []
+    seen: set[str] = set()
+    for n, (para, title) in enumerate(groups):
+        if limit is not None and len(passages) >= limit:
+            break
+        where = f"passage {n}"
+        if not isinstance(para, dict) or not isinstance(para.get("context"), str) or not para["context"].strip():
+            skipped.append(f"{where}: no 'context' text")
+            continue
+        qas = para.get("qas")
+        if not isinstance(qas, list):
+            skipped.append(f"{where}: no 'qas' list")
+            continue
+        pid = f"p{len(passages):05d}"
+        passages.append(Passage(pid, para["context"], title if isinstance(title, str) else None))
+        for k, qa in enumerate(qas):
+            q = _question(qa, f"{where} question {k}", pid, seen)
+            if isinstance(q, str):
+                skipped.append(q)
+            else:
+                questions.append(q)
+    if not questions:
+        raise EvalDataError(f"{path}: no usable questions" + (f" ({skipped[0]})" if skipped else ""))
+    return EvalSet(path.stem, str(path), fmt, tuple(passages), tuple(questions), (), tuple(skipped))
+
+
+def _question(qa: object, where: str, pid: str | None, seen: set[str]) -> Question | str:
+    """A Question, or the reason the item is skipped."""
+    if not isinstance(qa, dict) or not isinstance(qa.get("question"), str) or not qa["question"].strip():
+        return f"{where}: no 'question' text"
+    qid = str(qa.get("id") or where.replace(" ", "-"))
+    if qid in seen:
+        return f"{where}: duplicate id {qid!r}"
+    answers = qa.get("answers") or []
+    if not isinstance(answers, list):
+        return f"{qid}: 'answers' is not a list"
+    golds = []
+    for a in answers:
+        t = a.get("text") if isinstance(a, dict) else a
+        if isinstance(t, str) and t.strip():
+            golds.append(t.strip())
+    impossible = qa.get("is_impossible")
+    if impossible is None and "answerable" in qa:
+        impossible = not qa["answerable"]
+    if impossible is None:
+        impossible = not golds  # SQuAD 1.1 style: a question with answers is answerable
+    if not isinstance(impossible, bool):
+        return f"{qid}: 'is_impossible'/'answerable' must be true or false"
+    if not impossible and not golds:
+        return f"{qid}: answerable but has no gold answer text"
+    seen.add(qid)
+    return Question(qid, qa["question"].strip(), tuple(dict.fromkeys(golds)) if not impossible else (),
+                    not impossible, pid)
+
+
+def _jsonl(path: Path, text: str, limit: int | None) -> EvalSet:
+    passages: dict[str, Passage] = {}
+    corpus_paths: dict[str, Path] = {}
+    keys: list[str] = []  # passage keys in order of first appearance, for --limit
+    questions, skipped = [], []
+    seen: set[str] = set()
+    for ln, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"line {ln}"
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as e:
+            skipped.append(f"{where}: not JSON ({e.msg})")
+            continue
+        if not isinstance(item, dict):
+            skipped.append(f"{where}: not a JSON object")
+            continue
+        pid = None
+        key = None
+        if isinstance(item.get("context"), str) and item["context"].strip():
+            ctx = item["context"]
+            key = "ctx:" + ctx
+            if key not in passages:
+                passages[key] = Passage(f"p{len(passages):05d}", ctx, item.get("title"))
+            pid = passages[key].pid
+        elif item.get("corpus") is not None:
+            if not isinstance(item["corpus"], str):
+                skipped.append(f"{where}: 'corpus' must be a path")
+                continue
+            target = (path.parent / item["corpus"]).resolve()
+            if not target.exists():
+                skipped.append(f"{where}: corpus path {item['corpus']!r} does not exist")
+                continue
+            key = "corpus:" + str(target)
+            corpus_paths[key] = target
+        if key is not None and key not in keys:
+            if limit is not None and len(keys) >= limit:
+                continue
+            keys.append(key)
+        elif key is None and limit is not None and len(keys) >= limit:
+            continue
+        q = _question(item, where, pid, seen)
+        if isinstance(q, str):
+            skipped.append(q)
+        else:
+            questions.append(q)
+    if not questions:
+        raise EvalDataError(f"{path}: no usable questions" + (f" ({skipped[0]})" if skipped else ""))
+    kept = {k for k in keys}
+    return EvalSet(path.stem, str(path), "jsonl", tuple(p for k, p in passages.items() if k in kept),
+                   tuple(questions), tuple(p for k, p in corpus_paths.items() if k in kept), tuple(skipped))

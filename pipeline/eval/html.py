@@ -1,0 +1,412 @@
+"""Render an evaluation report as one self-contained HTML page.
+
+Standard library only, by design: the page is attached to a working paper and must open
+offline, in any browser, long after the run. So there are no external resources (no CDN
+scripts, stylesheets, fonts or images), the charts are SVG written by hand here, and the
+one tiny inline script (table filter/sort) is optional: the page reads fully without it.
+"""
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+DASH = "–"
+_GATED, _UNGATED = "#1f6feb", "#d97706"
+_TRADEOFF_SERIES = (
+    ("attributed_accuracy", "attributed accuracy", "#1f6feb"),
+    ("abstention_recall", "abstention recall", "#15803d"),
+    ("answered_unanswerable_rate", "answered unanswerable", "#b91c1c"),
+    ("precision", "abstention precision", "#7c3aed"),
+)
+_RATE_SUFFIXES = ("_rate", "accuracy", "recall", "precision", "exactness")
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;margin:2em auto;
+ max-width:1200px;padding:0 1em}
+h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #d0d7de}
+table{border-collapse:collapse;margin:.5em 0}
+th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;color:#57606a}
+.meta dt{font-weight:600}.meta dd{margin:0}
+.cards{display:flex;flex-wrap:wrap;gap:10px}
+.card{border:1px solid #d0d7de;border-radius:6px;padding:6px 12px;min-width:150px}
+.card dt{font-size:.85em;color:#57606a}.card dd{margin:0;font-size:1.3em;font-weight:600}
+.win{background:#dafbe1;font-weight:700}.pass{color:#1a7f37;font-weight:700}.fail{color:#cf222e;font-weight:700}
+tr.ok{background:#e6f4ea}tr.okref{background:#eef8f0}tr.bad{background:#fdecea}tr.ref{background:#f1f1f1}
+#qtable{font-size:12px}#qtable th{cursor:pointer}svg{display:block;margin:.5em 0;font-size:11px}
+.foot{color:#57606a;font-size:.92em}
+"""
+
+_SCRIPT = """(function(){var s=document.getElementById('flt'),t=document.getElementById('qtable');
+if(!s||!t)return;var each=function(xs,f){Array.prototype.forEach.call(xs,f);};
+s.hidden=false;s.onchange=function(){var v=s.value;each(t.tBodies[0].rows,function(r){var d=r.dataset;
+r.hidden=!(v==='all'||(v==='wrong'&&d.wrong==='1')||(v==='answerable'&&d.ans==='1')
+||(v==='unanswerable'&&d.ans==='0'));});};
+each(t.tHead.rows[0].cells,function(h,i){h.onclick=function(){var b=t.tBodies[0],
+rs=Array.prototype.slice.call(b.rows),a=h.dataset.asc!=='1';h.dataset.asc=a?'1':'0';
+rs.sort(function(p,q){var x=p.cells[i].textContent,y=q.cells[i].textContent,nx=parseFloat(x),ny=parseFloat(y),
+c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return a?c:-c;});
+each(rs,function(r){b.appendChild(r);});};});})();"""
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _e(v: Any) -> str:
+    """HTML-escape any value (None becomes empty)."""
+    return html.escape("" if v is None else str(v), quote=True)
+
+
+def _isnum(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _pct(v: Any) -> str:
+    return f"{100 * v:.1f}%" if _isnum(v) else DASH
+
+
+def _num(v: Any, nd: int = 0) -> str:
+    if not _isnum(v):
+        return DASH
+    return str(v) if isinstance(v, int) else f"{v:.{nd}f}"
+
+
+def _txt(v: Any) -> str:
+    return DASH if v is None or v == "" else _e(v)
+
+
+def _get(obj: Any, *keys: str) -> Any:
+    """Nested dict lookup that returns None instead of raising."""
+    for k in keys:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(k)
+    return obj
+
+
+def _dicts(v: Any) -> list[dict]:
+    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def _is_rate(metric: str, values: list[Any]) -> bool:
+    vals = [v for v in values if _isnum(v)]
+    if metric.endswith(_RATE_SUFFIXES) and all(0 <= v <= 1 for v in vals):
+        return True
+    return bool(vals) and all(isinstance(v, float) and 0 <= v <= 1 for v in vals)
+
+
+# --------------------------------------------------------------------------- SVG helpers
+
+
+class _Plot:
+    """A rectangle inside an SVG with linear x and y scales."""
+
+    def __init__(self, x0: float, y0: float, w: float, h: float,
+                 xr: tuple[float, float] = (0.0, 1.0), yr: tuple[float, float] = (0.0, 1.0)):
+        self.x0, self.y0, self.w, self.h = x0, y0, w, h
+        self.xr = xr if xr[1] > xr[0] else (xr[0] - 0.5, xr[0] + 0.5)
+        self.yr = yr if yr[1] > yr[0] else (yr[0] - 0.5, yr[0] + 0.5)
+
+    def x(self, v: float) -> float:
+        return self.x0 + (v - self.xr[0]) / (self.xr[1] - self.xr[0]) * self.w
+
+    def y(self, v: float) -> float:
+        return self.y0 + self.h - (v - self.yr[0]) / (self.yr[1] - self.yr[0]) * self.h
+
+
+def _svg(w: int, h: int, label: str, body: str) -> str:
+    return (f'<svg width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{_e(label)}">'
+            f"<title>{_e(label)}</title>{body}</svg>")
+
+
+def _text(x: float, y: float, s: str, anchor: str = "start", extra: str = "") -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{_e(s)}</text>'
+
+
+def _line(x1: float, y1: float, x2: float, y2: float, stroke: str = "#d0d7de", extra: str = "") -> str:
+    return f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{stroke}"{extra}/>'
+
+
+def _axes(p: _Plot, xticks: list[tuple[float, str]], yticks: list[tuple[float, str]],
+          xlabel: str = "", ylabel: str = "") -> str:
+    """Grid lines, tick labels and axis titles for a plot."""
+    out = [f'<rect x="{p.x0}" y="{p.y0}" width="{p.w}" height="{p.h}" fill="none" stroke="#8c959f"/>']
+    for v, lab in xticks:
+        out += [_line(p.x(v), p.y0, p.x(v), p.y0 + p.h), _text(p.x(v), p.y0 + p.h + 14, lab, "middle")]
+    for v, lab in yticks:
+        out += [_line(p.x0, p.y(v), p.x0 + p.w, p.y(v)), _text(p.x0 - 5, p.y(v) + 4, lab, "end")]
+    if xlabel:
+        out.append(_text(p.x0 + p.w / 2, p.y0 + p.h + 30, xlabel, "middle"))
+    if ylabel:
+        cx, cy = p.x0 - 38, p.y0 + p.h / 2
+        out.append(_text(cx, cy, ylabel, "middle", f' transform="rotate(-90 {cx:.1f} {cy:.1f})"'))
+    return "".join(out)
+
+
+def _legend(x: float, y: float, items: list[tuple[str, str]]) -> str:
+    out = []
+    for name, color in items:
+        out += [f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="10" height="10" fill="{color}"/>', _text(x + 14, y, name)]
+        x += 24 + 6.5 * len(name)
+    return "".join(out)
+
+
+def _polyline(p: _Plot, pts: list[tuple[float, float]], color: str, dash: bool = False) -> str:
+    coords = " ".join(f"{p.x(a):.1f},{p.y(b):.1f}" for a, b in pts)
+    d = ' stroke-dasharray="5,4"' if dash else ""
+    return f'<polyline points="{coords}" fill="none" stroke="{color}" stroke-width="2"{d}/>'
+
+
+def _pct_ticks(n: int = 4) -> list[tuple[float, str]]:
+    return [(i / n, f"{100 * i // n}%") for i in range(n + 1)]
+
+
+def _hbars(label: str, groups: list[tuple[str, list[Any]]], series: list[tuple[str, str]],
+           rate: bool = True) -> str:
+    """Grouped horizontal bars: one group per label, one bar per series; None values show a dash."""
+    vals = [v for _, vs in groups for v in vs if _isnum(v)]
+    vmax = 1.0 if rate else float(max(vals + [1]))
+    bar, lw, pw = 12, 200, 340
+    gh = bar * len(series) + 10
+    top = 24 if len(series) > 1 else 8
+    p = _Plot(lw, top, pw, gh * len(groups), (0.0, vmax))
+    ticks = _pct_ticks() if rate else [(vmax * i / 4, f"{vmax * i / 4:.4g}") for i in range(5)]
+    out = [_axes(p, ticks, [])]
+    if len(series) > 1:
+        out.append(_legend(lw, 14, series))
+    for gi, (name, vs) in enumerate(groups):
+        gy = top + gi * gh + 5
+        short = name if len(name) <= 30 else name[:29] + "…"
+        out.append(_text(lw - 6, gy + bar * len(series) / 2 + 4, short, "end"))
+        for si, (_, color) in enumerate(series):
+            v = vs[si] if si < len(vs) else None
+            y = gy + si * bar
+            if not _isnum(v):
+                out.append(_text(lw + 4, y + bar - 2, DASH))
+                continue
+            w = max(p.x(min(max(v, 0), vmax)) - lw, 0.5)
+            out.append(f'<rect x="{lw}" y="{y:.1f}" width="{w:.1f}" height="{bar - 2}" fill="{color}"/>')
+            out.append(_text(lw + w + 4, y + bar - 2, _pct(v) if rate else _num(v, 2)))
+    return _svg(lw + pw + 60, int(p.y0 + p.h + 22), label, "".join(out))
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _meta(report: dict) -> str:
+    ds, corpus = report.get("dataset") or {}, report.get("corpus") or {}
+    items = [
+        ("dataset path", _txt(_get(ds, "path"))), ("format", _txt(_get(ds, "format"))),
+        ("profile", _txt(report.get("profile"))), ("passages", _num(_get(ds, "passages"))),
+        ("questions", f'{_num(_get(ds, "questions"))} ({_num(_get(ds, "answerable"))} answerable / '
+                      f'{_num(_get(ds, "unanswerable"))} unanswerable)'),
+        ("corpus", f'{_num(_get(corpus, "documents"))} documents / {_num(_get(corpus, "chunks"))} chunks'),
+        ("created_at", _txt(report.get("created_at"))), ("saksi_version", _txt(report.get("saksi_version"))),
+        ("limit", _txt(report.get("limit"))),
+    ]
+    return '<dl class="meta">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+
+
+def _comparison(report: dict) -> str:
+    rows = _dicts(report.get("comparison"))
+    if not rows:
+        return "<h2>What the contract buys</h2><p>No comparison available.</p>"
+    trs, groups = [], []
+    for r in rows:
+        g, u, metric = r.get("gated"), r.get("ungated"), str(r.get("metric") or "")
+        rate = _is_rate(metric, [g, u])
+        fmt = _pct if rate else (lambda v: _num(v, 2))
+        gc = uc = ""
+        if _isnum(g) and _isnum(u) and g != u:
+            gated_wins = (g > u) == (r.get("better") != "lower")
+            gc, uc = (' class="n win"', ' class="n"') if gated_wins else (' class="n"', ' class="n win"')
+        gc, uc = gc or ' class="n"', uc or ' class="n"'
+        trs.append(f"<tr><td>{_e(r.get('label') or metric)}</td><td{gc}>{fmt(g)}</td><td{uc}>{fmt(u)}</td>"
+                   f"<td>{_e(r.get('better') or '')}</td></tr>")
+        if rate and (_isnum(g) or _isnum(u)):
+            groups.append((str(r.get("label") or metric), [g, u]))
+    table = ("<table><thead><tr><th>metric</th><th>gated</th><th>ungated</th><th>better</th></tr></thead>"
+             f"<tbody>{''.join(trs)}</tbody></table>")
+    chart = _hbars("Gated vs ungated rates", groups, [("gated", _GATED), ("ungated", _UNGATED)]) if groups else ""
+    return f"<h2>What the contract buys</h2>{table}{chart}"
+
+
+def _headline(report: dict) -> str:
+    m = report.get("metrics") if isinstance(report.get("metrics"), dict) else {}
+    qe, nwb = m.get("quote_exactness"), m.get("numbers_without_basis_displayed")
+    ok = (qe is None or qe == 1.0) and _isnum(nwb) and nwb == 0
+    verdict = '<span class="pass">PASS</span>' if ok else '<span class="fail">FAIL</span>'
+    lat = m.get("latency_ms") or {}
+    cards = [
+        ("questions", f'{_num(m.get("questions"))} ({_num(m.get("answerable"))} / {_num(m.get("unanswerable"))})'),
+        ("attributed accuracy", _pct(m.get("attributed_accuracy"))),
+        ("answered (answerable)", _pct(m.get("answered_answerable_rate"))),
+        ("abstention recall", _pct(m.get("abstention_recall"))),
+        ("abstention precision", _pct(m.get("abstention_precision"))),
+        ("overall accuracy", _pct(m.get("overall_accuracy"))),
+        ("quote exactness", f'{_pct(qe)} of {_num(m.get("quotes_checked"))}'),
+        ("numbers without basis shown", _num(nwb)),
+        ("supported claims shown", _num(m.get("claims_displayed_supported"))),
+        ("claims demoted", _num(m.get("claims_demoted"))),
+        ("corrective retries", _num(m.get("corrective_retries"))),
+        ("answered after retry", _num(m.get("answered_after_retry"))),
+        ("latency p50 / p95 / mean (ms)",
+         " / ".join(_num(_get(lat, k)) for k in ("p50", "p95", "mean"))),
+    ]
+    body = "".join(f'<div class="card"><dt>{k}</dt><dd>{v}</dd></div>' for k, v in cards)
+    return (f"<h2>Headline metrics (gated)</h2><p>Contract checks (quote exactness = 100%, no number without "
+            f"basis displayed): {verdict}</p><dl class=\"cards\">{body}</dl>")
+
+
+def _reliability(bins: list[dict]) -> str:
+    p = _Plot(60, 15, 300, 240)
+    out = [_axes(p, _pct_ticks(), _pct_ticks(), "mean confidence", "accuracy"),
+           _polyline(p, [(0, 0), (1, 1)], "#8c959f", dash=True)]
+    pts = [(b["mean_confidence"], b["accuracy"], b.get("n")) for b in bins
+           if _isnum(b.get("n")) and b["n"] > 0 and _isnum(b.get("mean_confidence")) and _isnum(b.get("accuracy"))]
+    if len(pts) > 1:
+        out.append(_polyline(p, [(a, b) for a, b, _ in pts], _GATED))
+    for c, a, n in pts:
+        r = min(3 + 1.5 * math.sqrt(n), 14)
+        out.append(f'<circle cx="{p.x(c):.1f}" cy="{p.y(a):.1f}" r="{r:.1f}" fill="{_GATED}" fill-opacity=".5">'
+                   f"<title>{_e(f'conf {c:.2f}, acc {a:.2f}, n={n}')}</title></circle>")
+        out.append(_text(p.x(c) + r + 2, p.y(a) - 3, f"n={n}"))
+    return _svg(380, 300, "Reliability diagram", "".join(out))
+
+
+def _calibration(report: dict) -> str:
+    cal = report.get("calibration")
+    if not isinstance(cal, dict):
+        return "<h2>Calibration</h2><p>No calibration data.</p>"
+    bands = _dicts(cal.get("bands"))
+    groups = [(f'{b.get("band")} (n={_num(b.get("answered"))})', [b.get("accuracy")]) for b in bands]
+    out = ["<h2>Calibration</h2><h3>Accuracy per confidence band</h3>"]
+    out.append(_hbars("Accuracy per band", groups, [("accuracy", _GATED)]) if groups else "<p>No bands.</p>")
+    out += ["<h3>Reliability diagram</h3>", _reliability(_dicts(cal.get("bins")))]
+    return "".join(out)
+
+
+def _tradeoff(report: dict) -> str:
+    pts = [t for t in _dicts(report.get("tradeoff")) if _isnum(t.get("threshold"))]
+    if not pts:
+        return "<h2>Threshold trade-off</h2><p>No trade-off sweep.</p>"
+    op = report.get("operating_point")
+    xs = [t["threshold"] for t in pts] + ([op] if _isnum(op) else [])
+    lo, hi = min(xs), max(xs)
+    p = _Plot(60, 30, 540, 240, (lo, hi))
+    xticks = [(p.xr[0] + (p.xr[1] - p.xr[0]) * i / 5, f"{p.xr[0] + (p.xr[1] - p.xr[0]) * i / 5:.2f}") for i in range(6)]
+    out = [_axes(p, xticks, _pct_ticks(), "threshold", "rate"),
+           _legend(10, 15, [(name, color) for _, name, color in _TRADEOFF_SERIES])]
+    for key, _, color in _TRADEOFF_SERIES:
+        seg: list[tuple[float, float]] = []
+        for t in pts + [{}]:  # sentinel flushes the last segment
+            if _isnum(t.get(key)):
+                seg.append((t["threshold"], t[key]))
+                continue
+            if len(seg) > 1:
+                out.append(_polyline(p, seg, color))
+            out += [f'<circle cx="{p.x(a):.1f}" cy="{p.y(b):.1f}" r="2.5" fill="{color}"/>' for a, b in seg]
+            seg = []
+    if _isnum(op):
+        out += [_line(p.x(op), p.y0, p.x(op), p.y0 + p.h, "#1f2328", ' stroke-dasharray="3,3" stroke-width="1.5"'),
+                _text(p.x(op) + 4, p.y0 + 12, f"operating point {op:.2f}")]
+    return f"<h2>Threshold trade-off</h2>{_svg(640, 310, 'Threshold trade-off', ''.join(out))}"
+
+
+def _reason_chart(title: str, counts: Any) -> str:
+    items = sorted(((str(k), v) for k, v in counts.items() if _isnum(v)), key=lambda kv: (-kv[1], kv[0])) \
+        if isinstance(counts, dict) else []
+    if not items:
+        return f"<h3>{title}</h3><p>none</p>"
+    return f"<h3>{title}</h3>" + _hbars(title, [(k, [v]) for k, v in items], [("count", "#6e7781")], rate=False)
+
+
+def _recall(report: dict) -> str:
+    rr = _get(report, "metrics", "retrieval_recall")
+    at = _get(rr, "at")
+    if not isinstance(at, dict) or not at:
+        return "<h2>Retrieval recall</h2><p>–</p>"
+    keys = sorted(at, key=lambda k: int(k) if str(k).isdigit() else 10**9)
+    trs = "".join(f'<tr><td>recall@{_e(k)}</td><td class="n">{_pct(at[k])}</td></tr>' for k in keys)
+    return (f"<h2>Retrieval recall</h2><p>basis: {_txt(_get(rr, 'basis'))}</p>"
+            f"<table><thead><tr><th>k</th><th>recall</th></tr></thead><tbody>{trs}</tbody></table>")
+
+
+def _trace_link(trace: Any) -> str:
+    """A link to a relative trace path; anything with a URL scheme is shown as text only."""
+    if not trace:
+        return ""
+    t = str(trace)
+    if ":" in t.split("/")[0] or t.startswith("//"):
+        return _e(t)
+    return f'<a href="{_e(t)}">trace</a>'
+
+
+def _yn(v: Any, yes: str = "✓", no: str = "✗") -> str:
+    return DASH if v is None else (yes if v else no)
+
+
+def _question_row(r: dict) -> str:
+    ans, answered = bool(r.get("answerable")), r.get("outcome") == "answer"
+    cls = ("ok" if r.get("correct") else "bad") if answered else ("ref" if ans else "okref")
+    golds = r.get("golds") if isinstance(r.get("golds"), list) else []
+    quote = r.get("quote")
+    quote = None if quote is None else (str(quote) if len(str(quote)) <= 160 else str(quote)[:159] + "…")
+    ung = r.get("ungated") if isinstance(r.get("ungated"), dict) else {}
+    cells = [
+        _txt(r.get("id")), _txt(r.get("question")), "yes" if ans else "no", _txt(r.get("outcome")),
+        _yn(r.get("correct")), _txt(r.get("band")), _num(r.get("confidence"), 2), _txt(r.get("reason_code")),
+        _txt(" | ".join(str(g) for g in golds[:2])), _txt(quote), _num(r.get("gold_rank")),
+        _num(r.get("latency_ms")), _yn(ung.get("answered"), "yes", "no"), _yn(ung.get("correct")),
+        _trace_link(r.get("trace")),
+    ]
+    num_cols = {6, 10, 11}
+    tds = "".join(f'<td class="n">{c}</td>' if i in num_cols else f"<td>{c}</td>" for i, c in enumerate(cells))
+    wrong = "1" if cls == "bad" else "0"
+    return f'<tr class="{cls}" data-wrong="{wrong}" data-ans="{int(ans)}">{tds}</tr>'
+
+
+def _questions(rows: list[dict]) -> str:
+    rows = _dicts(rows)
+    if not rows:
+        return "<h2>Per-question results</h2><p>No questions.</p>"
+    heads = ["id", "question", "answerable", "outcome", "correct", "band", "confidence", "reason_code",
+             "gold answers", "first quote", "gold_rank", "latency_ms", "ungated answered", "ungated correct", "trace"]
+    flt = ('<select id="flt" hidden aria-label="filter rows"><option value="all">all</option>'
+           '<option value="wrong">wrong only</option><option value="answerable">answerable</option>'
+           '<option value="unanswerable">unanswerable</option></select>')
+    return (f"<h2>Per-question results</h2><p>Green: correct answer or refusal of an unanswerable question; red: "
+            f"answered but wrong; grey: refused an answerable question.</p>{flt}"
+            f'<table id="qtable"><thead><tr>{"".join(f"<th>{h}</th>" for h in heads)}</tr></thead>'
+            f"<tbody>{''.join(_question_row(r) for r in rows)}</tbody></table>")
+
+
+_FOOTNOTE = """<h2>Definitions</h2><div class="foot"><p><b>Attributed accuracy</b>: of the answerable questions,
+the share that were answered and where at least one displayed, supported claim has a quote that contains a gold
+answer after normalisation (Unicode NFKC, whitespace folded). <b>Abstention recall</b>: of the unanswerable
+questions, the share that were refused. <b>Abstention precision</b>: of the refusals, the share that were for
+unanswerable questions. <b>Quote exactness</b>: share of displayed quotes found in their cited source after
+normalisation.
+<b>Numbers without basis displayed</b>: figures in displayed claims that their verified quotes do not back.
+<b>Ungated</b>: the same retrieval and the same generator output from the first attempt, shown without the
+gates: no corrective retry, nothing refused, nothing demoted.</p></div>"""
+
+
+def render_html(report: dict, rows: list[dict]) -> str:
+    """Render an evaluation report and its per-question rows as one self-contained HTML page."""
+    report = report if isinstance(report, dict) else {}
+    metrics = report.get("metrics") if isinstance(report.get("metrics"), dict) else {}
+    title = f"saksi evaluation — {_get(report, 'dataset', 'name') or DASH}"
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(title)}</h1>", _meta(report), _comparison(report), _headline(report),
+        _calibration(report), _tradeoff(report), "<h2>Reasons</h2>",
+        _reason_chart("Refusal reasons", metrics.get("refusal_reasons")),
+        _reason_chart("Demotion reasons", metrics.get("demotion_reasons")),
+        _recall(report), _questions(rows), _FOOTNOTE, f"<script>{_SCRIPT}</script></body></html>",
+    ]
+    return "\n".join(parts) + "\n"

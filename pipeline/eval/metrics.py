@@ -1,0 +1,166 @@
+"""Scoring: one row per question, then the run's metrics, calibration and trade-off.
+
+A row is plain JSON (it is written to questions.jsonl and read by the HTML report), so
+every number in a report can be recomputed from the rows alone. Metric keys are
+documented in docs/evaluation.md; they are stable.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Sequence
+
+BANDS = ("TINGGI", "SEDANG", "RENDAH")
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0..100); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, int(-(-q * len(ordered) // 100)) - 1))
+    return round(ordered[k], 1)
+
+
+def _split(rows: Sequence[dict]) -> tuple[list[dict], list[dict]]:
+    return [r for r in rows if r["answerable"]], [r for r in rows if not r["answerable"]]
+
+
+def gated_metrics(rows: Sequence[dict], k_values: Iterable[int], recall_basis: str) -> dict:
+    """The contract as shown to a user: what was answered, refused, displayed, demoted."""
+    ans, imp = _split(rows)
+    answered_ans = [r for r in ans if r["outcome"] == "answer"]
+    correct_ans = [r for r in ans if r["correct"]]
+    refused = [r for r in rows if r["outcome"] == "refusal"]
+    refused_imp = [r for r in imp if r["outcome"] == "refusal"]
+    demotions = Counter(reason for r in rows for reason in r["demotion_reasons"])
+    quotes_checked = sum(r["quotes_checked"] for r in rows)
+    quotes_exact = sum(r["quotes_exact"] for r in rows)
+    latencies = [r["latency_ms"] for r in rows]
+    recall = {}
+    for k in k_values:  # the gold passage among the first k reranked candidates of the first attempt
+        recall[str(k)] = _rate(sum(1 for r in ans if r["gold_rank"] is not None and r["gold_rank"] <= k), len(ans))
+    return {
+        "questions": len(rows),
+        "answerable": len(ans),
+        "unanswerable": len(imp),
+        "attributed_accuracy": _rate(len(correct_ans), len(ans)),
+        "answered_answerable_rate": _rate(len(answered_ans), len(ans)),
+        "abstention_recall": _rate(len(refused_imp), len(imp)),
+        "abstention_precision": _rate(len(refused_imp), len(refused)),
+        "overall_accuracy": _rate(len(correct_ans) + len(refused_imp), len(rows)),
+        "quote_exactness": _rate(quotes_exact, quotes_checked),
+        "quotes_checked": quotes_checked,
+        "numbers_without_basis_displayed": sum(r["numbers_without_basis"] for r in rows),
+        "claims_displayed_supported": sum(r["supported_claims"] for r in rows),
+        "claims_demoted": sum(r["demoted_claims"] for r in rows),
+        "demotion_reasons": dict(demotions.most_common()),
+        "corrective_retries": sum(1 for r in rows if r["retried"]),
+        "answered_after_retry": sum(1 for r in rows if r["retried"] and r["outcome"] == "answer"),
+        "refusal_reasons": dict(Counter(r["reason_code"] for r in refused).most_common()),
+        "retrieval_recall": {"basis": recall_basis, "at": recall},
+        "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
+                       "mean": round(sum(latencies) / len(latencies), 1) if latencies else None},
+    }
+
+
+def ungated_metrics(rows: Sequence[dict]) -> dict:
+    """The same retrieval and first generator output with the gates off: every claim shown."""
+    ans, imp = _split(rows)
+    u = [r["ungated"] for r in rows]
+    shown = sum(x["claims"] for x in u)
+    answered = [r for r in rows if r["ungated"]["answered"]]
+    correct_ans = [r for r in ans if r["ungated"]["correct"]]
+    refused_imp = [r for r in imp if not r["ungated"]["answered"]]
+    not_answered = [r for r in rows if not r["ungated"]["answered"]]
+    return {
+        "questions": len(rows),
+        "attributed_accuracy": _rate(len(correct_ans), len(ans)),
+        "answered_answerable_rate": _rate(sum(1 for r in ans if r["ungated"]["answered"]), len(ans)),
+        "abstention_recall": _rate(len(refused_imp), len(imp)),
+        "abstention_precision": _rate(len(refused_imp), len(not_answered)),
+        "answered_unanswerable_rate": _rate(len(imp) - len(refused_imp), len(imp)),
+        "overall_accuracy": _rate(len(correct_ans) + len(refused_imp), len(rows)),
+        "claims_displayed": shown,
+        "unsupported_claim_rate": _rate(sum(x["unsupported"] for x in u), shown),
+        "quote_exactness": _rate(sum(x["quotes_exact"] for x in u), sum(x["quotes_checked"] for x in u)),
+        "numbers_without_basis_displayed": sum(x["numbers_without_basis"] for x in u),
+        "answers_missing_required_evidence": sum(1 for x in u if x["answered"] and x["missing_evidence"]),
+        "answer_precision": _rate(len(correct_ans), len(answered)),
+    }
+
+
+def answer_precision(rows: Sequence[dict]) -> float | None:
+    answered = [r for r in rows if r["outcome"] == "answer"]
+    return _rate(sum(1 for r in answered if r["correct"]), len(answered))
+
+
+_COMPARED = [
+    ("attributed_accuracy", "Attributed accuracy (answerable)", "higher"),
+    ("abstention_recall", "Abstention recall (unanswerable refused)", "higher"),
+    ("answered_unanswerable_rate", "Answered an unanswerable question", "lower"),
+    ("answer_precision", "Answers that were correct", "higher"),
+    ("overall_accuracy", "Overall accuracy", "higher"),
+    ("unsupported_claim_rate", "Claims shown as answer that fail a gate", "lower"),
+    ("quote_exactness", "Quote exactness", "higher"),
+    ("numbers_without_basis_displayed", "Numbers without basis displayed", "lower"),
+    ("answers_missing_required_evidence", "Answers missing required evidence", "lower"),
+]
+
+
+def comparison(gated: dict, ungated: dict, rows: Sequence[dict]) -> list[dict]:
+    """Side by side. With the gates, nothing that fails a gate is shown as the answer, so
+    the gated unsupported-claim rate and missing-evidence count are 0 by construction;
+    quote exactness and unbacked numbers are re-measured independently from the sources."""
+    imp = [r for r in rows if not r["answerable"]]
+    g = dict(gated)
+    g["answered_unanswerable_rate"] = _rate(sum(1 for r in imp if r["outcome"] == "answer"), len(imp))
+    g["answer_precision"] = answer_precision(rows)
+    g["unsupported_claim_rate"] = 0.0 if gated["claims_displayed_supported"] else None
+    g["answers_missing_required_evidence"] = 0
+    return [{"metric": key, "label": label, "gated": g.get(key), "ungated": ungated.get(key), "better": better}
+            for key, label, better in _COMPARED]
+
+
+def calibration(rows: Sequence[dict], n_bins: int = 10) -> dict:
+    """Does a higher band mean a more often correct answer? Over every answered question
+    (an answered unanswerable question is wrong)."""
+    answered = [r for r in rows if r["outcome"] == "answer" and r["confidence"] is not None]
+    bands = []
+    for band in BANDS:
+        got = [r for r in answered if r["band"] == band]
+        ok = sum(1 for r in got if r["correct"])
+        bands.append({"band": band, "answered": len(got), "correct": ok, "accuracy": _rate(ok, len(got))})
+    bins = []
+    for i in range(n_bins):
+        lo, hi = i / n_bins, (i + 1) / n_bins
+        got = [r for r in answered if lo <= r["confidence"] < hi or (i == n_bins - 1 and r["confidence"] == 1.0)]
+        bins.append({"lo": lo, "hi": hi, "n": len(got),
+                     "mean_confidence": round(sum(r["confidence"] for r in got) / len(got), 4) if got else None,
+                     "accuracy": _rate(sum(1 for r in got if r["correct"]), len(got))})
+    return {"bands": bands, "bins": bins}
+
+
+def tradeoff(rows: Sequence[dict], step: float = 0.05) -> list[dict]:
+    """What an answer-level confidence threshold would do: answer only when the best
+    supported claim reaches it, otherwise refuse."""
+    ans, imp = _split(rows)
+    out = []
+    n = int(round(1 / step))
+    for i in range(n + 1):
+        t = round(i * step, 4)
+
+        def shown(r: dict) -> bool:
+            return r["outcome"] == "answer" and (r["confidence"] or 0.0) >= t
+        answered = [r for r in rows if shown(r)]
+        correct = sum(1 for r in ans if shown(r) and r["correct"])
+        answered_imp = sum(1 for r in imp if shown(r))
+        out.append({"threshold": t, "answered_rate": _rate(len(answered), len(rows)),
+                    "attributed_accuracy": _rate(correct, len(ans)),
+                    "abstention_recall": _rate(len(imp) - answered_imp, len(imp)),
+                    "answered_unanswerable_rate": _rate(answered_imp, len(imp)),
+                    "precision": _rate(correct, len(answered))})
+    return out

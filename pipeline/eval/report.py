@@ -1,0 +1,60 @@
+"""What `saksi eval` prints: the documented JSON view, and a short text summary."""
+from __future__ import annotations
+
+from pathlib import Path
+
+# the keys of `saksi eval --json` (documented in docs/evaluation.md)
+JSON_KEYS = ("saksi_version", "created_at", "dataset", "limit", "profile", "components", "corpus", "metrics",
+             "ungated", "contract", "operating_point", "files")
+
+
+def json_view(report: dict) -> dict:
+    """The run's metrics as one object; plots' data (calibration, trade-off) stay in report.json."""
+    return {k: report[k] for k in JSON_KEYS if k in report}
+
+
+def _pct(v) -> str:
+    return "–" if v is None else f"{100 * v:.1f}%"
+
+
+def eval_text(report: dict, out: Path) -> str:
+    m, d = report["metrics"], report["dataset"]
+    lines = [f"{d['name']} ({d['format']}): {d['passages']} passages, {d['questions']} questions "
+             f"({d['answerable']} answerable, {d['unanswerable']} unanswerable), profile {report['profile']}",
+             "", f"{'':44}{'gated':>10}{'ungated':>10}"]
+    for row in report["comparison"]:
+        g, u = row["gated"], row["ungated"]
+        fmt = (lambda v: "–" if v is None else str(v)) if row["metric"] in (
+            "numbers_without_basis_displayed", "answers_missing_required_evidence") else _pct
+        lines.append(f"{row['label'][:43]:44}{fmt(g):>10}{fmt(u):>10}")
+    rr = m["retrieval_recall"]
+    lines += [
+        "",
+        f"abstention precision {_pct(m['abstention_precision'])}; answered (answerable) "
+        f"{_pct(m['answered_answerable_rate'])}",
+        f"claims shown as supported {m['claims_displayed_supported']}, demoted {m['claims_demoted']} "
+        f"{m['demotion_reasons'] or ''}",
+        f"corrective retries {m['corrective_retries']} ({m['answered_after_retry']} then answered); "
+        f"refusals {m['refusal_reasons'] or '{}'}",
+        "retrieval recall (" + rr["basis"] + ") " + ", ".join(f"@{k} {_pct(v)}" for k, v in rr["at"].items()),
+        f"latency p50 {m['latency_ms']['p50']} ms, p95 {m['latency_ms']['p95']} ms",
+        "",
+        "contract: quote exactness " + _pct(m["quote_exactness"]) + f" of {m['quotes_checked']} quotes, "
+        f"{m['numbers_without_basis_displayed']} numbers without basis displayed — "
+        + ("OK" if all(report["contract"].values()) else "BROKEN"),
+        f"report: {out / 'report.html'} (JSON: {out / 'report.json'}, rows: {out / 'questions.jsonl'})",
+    ]
+    return "\n".join(lines)
+
+
+def adversarial_text(report: dict) -> str:
+    lines = [f"adversarial gate suite (profile {report['profile']}, judge {report['judge']})", "",
+             f"{'mode':30}{'gate':22}{'caught':>10}  caught by"]
+    for m in report["modes"]:
+        rate = f"{m['caught']}/{m['exercised']}" + ("" if m["exercised"] == m["trials"] else f" ({m['trials']} planned)")
+        label = "shown" if m["mode"] == "faithful" else "caught"
+        by = ", ".join(f"{k} {v}" for k, v in m["caught_by"].items()) or ("supported" if m["mode"] == "faithful" else "")
+        lines.append(f"{m['mode']:30}{m['gate']:22}{rate:>10}  {by}" + ("" if label == "caught" else "  (control)"))
+    lines += ["", "every deterministic mode caught and the control shown: "
+              + ("PASS" if report["passed"] else "FAIL — " + "; ".join(report["failures"]))]
+    return "\n".join(lines)

@@ -1,0 +1,248 @@
+"""`saksi eval`: ask every question of a dataset, score the answers, write the report.
+
+By default the dataset's passages become the corpus, ingested into `OUT/corpus` (kept
+between runs of the same passages, rebuilt when they differ). Every question is asked
+of the whole corpus through the one orchestrator, so an unanswerable question meets the
+passage that nearly answers it and everything else besides. Each question leaves a
+trace in `OUT/traces`; the report links to it.
+
+The ungated view needs no second run: it is the first attempt's generator output from
+the same trace, shown without gates — same retrieval, same generator, no retry, nothing
+refused — so the two columns differ by the gates alone.
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import json
+import logging
+import shutil
+import time
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+from .. import __version__
+from ..config import Profile
+from ..corpus import Corpus
+from ..numbers import figures_without_basis
+from ..text import contains_normalised
+from ..trace import Trace
+from ..types import Result, VerifiedClaim
+from . import metrics
+from .datasets import EvalSet, Question, contains_answer, load_dataset
+
+log = logging.getLogger(__name__)
+
+CORPUS_KEY = "eval-corpus.json"
+
+
+class SourceChecker:
+    """Re-checks a displayed quote against the file its chunk was cut from (not the gate's flag)."""
+
+    def __init__(self):
+        self._files: dict[str, str | None] = {}
+
+    def _text(self, path: str) -> str | None:
+        if path not in self._files:
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+                self._files[path] = text[1:] if text.startswith("\ufeff") else text
+            except OSError:
+                self._files[path] = None
+        return self._files[path]
+
+    def exact(self, source: str | None, span: tuple[int, int] | None, quote: str) -> bool:
+        if not source or not span:
+            return False
+        text = self._text(source)
+        return text is not None and contains_normalised(text[span[0]:span[1]], quote)
+
+
+def write_passages(evalset: EvalSet, directory: Path) -> None:
+    """One Markdown file per passage, front matter naming its id (the gold document)."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    for p in evalset.passages:
+        meta = {"id": p.pid, "title": p.title or f"{evalset.name} {p.pid}"}
+        front = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
+        (directory / f"{p.pid}.md").write_text(f"---\n{front}---\n{p.text.strip()}\n", encoding="utf-8")
+
+
+def corpus_key(evalset: EvalSet, profile: Profile) -> str:
+    h = hashlib.sha256()
+    for p in evalset.passages:
+        h.update(json.dumps([p.pid, p.title, p.text], ensure_ascii=False).encode())
+    for c in evalset.corpus_paths:
+        h.update(str(c).encode())
+    h.update(profile.settings.embedder.model_dump_json().encode())
+    return h.hexdigest()[:20]
+
+
+def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: Path | None,
+                   say: Callable[[str], None]) -> tuple[Corpus, dict]:
+    """The corpus the questions are asked of, and a description of it for the report."""
+    started = time.perf_counter()
+    if corpus_dir is not None:
+        corpus = Corpus(corpus_dir, profile)
+        corpus.check()
+        return corpus, {"data_dir": str(corpus_dir), "fresh": False, "from_dataset": False,
+                        "documents": len(corpus.store.documents()), "chunks": corpus.store.count(),
+                        "ingest_seconds": 0.0, "skipped_files": []}
+    data_dir = out / "corpus"
+    key = corpus_key(evalset, profile)
+    marker = data_dir / CORPUS_KEY
+    reuse = marker.exists() and json.loads(marker.read_text()).get("key") == key
+    src = out / "passages"
+    write_passages(evalset, src)
+    corpus = Corpus(data_dir, profile)
+    say(f"{'updating' if reuse else 'building'} the corpus in {data_dir} "
+        f"({len(evalset.passages)} passages{', ' + str(len(evalset.corpus_paths)) + ' corpus paths' if evalset.corpus_paths else ''})")
+    report = corpus.ingest([src, *evalset.corpus_paths] if evalset.passages else list(evalset.corpus_paths),
+                           rebuild=not reuse, progress=lambda m: log.info(m))
+    marker.write_text(json.dumps({"key": key}))
+    return corpus, {"data_dir": str(data_dir), "fresh": not reuse, "from_dataset": True,
+                    "documents": report.total_documents, "chunks": report.total_chunks,
+                    "ingest_seconds": round(time.perf_counter() - started, 1),
+                    "skipped_files": [f"{e.path}: {e.reason}" for e in report.errors]}
+
+
+def _gold_rank(trace: Trace, q: Question, by_passage: bool) -> int | None:
+    """1-based rank of the gold passage (or, with an external corpus, of the first chunk
+    containing a gold answer) in the first attempt's reranked candidates."""
+    if not trace.parts or not q.answerable:
+        return None
+    first = trace.parts[0].attempts[0]
+    chunks = {c.chunk.chunk_id: c.chunk for c in first.candidates}
+    for rank, cid in enumerate(first.reranked, 1):
+        ch = chunks.get(cid)
+        if ch is None:
+            continue
+        if (ch.doc_id == q.passage) if by_passage else contains_answer(ch.text, q.golds):
+            return rank
+    return None
+
+
+def _displayed(claims: tuple[VerifiedClaim, ...], checker: SourceChecker, golds: tuple[str, ...],
+               every_claim: bool) -> dict:
+    """What a reader is shown as the answer, checked: quotes against the source files,
+    figures against the quotes, gold answers against the quotes."""
+    shown = [c for c in claims if every_claim or c.status == "supported"]
+    checked = exact = unbacked = 0
+    correct = False
+    for c in shown:
+        quotes = [x.quote for x in c.citations if x.ok]
+        for x in c.citations:
+            checked += 1
+            exact += x.ok if every_claim else checker.exact(x.source, x.span, x.quote)
+        basis = quotes if not every_claim else [x.quote for x in c.citations]
+        unbacked += bool(figures_without_basis(c.text, basis))
+        if golds and any(contains_answer(x.quote, golds) for x in c.citations if every_claim or x.ok):
+            correct = True
+    return {"claims": len(shown), "quotes_checked": checked, "quotes_exact": exact,
+            "numbers_without_basis": unbacked, "correct": correct,
+            "unsupported": sum(1 for c in shown if c.status != "supported")}
+
+
+def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker: SourceChecker,
+          by_passage: bool, trace_rel: str | None) -> dict:
+    """One question's row."""
+    gated = _displayed(result.claims, checker, q.golds, every_claim=False)
+    supported = [c for c in result.claims if c.status == "supported"]
+    top = max((c.confidence.value for c in supported if c.confidence), default=None)
+    band = next((c.confidence.band for c in supported if c.confidence and c.confidence.value == top), None)
+    answered = result.outcome == "answer"
+    first_quote = supported[0].citations[0].quote if supported and supported[0].citations else None
+    # ungated: every claim of each part's first attempt, shown as the answer
+    first_claims = tuple(c for p in trace.parts for c in p.attempts[0].claims)
+    ungated = _displayed(first_claims, checker, q.golds, every_claim=True)
+    missing = any(p.attempts[0].sufficiency.missing for p in trace.parts)
+    return {
+        "id": q.qid, "question": q.question, "answerable": q.answerable, "golds": list(q.golds),
+        "passage": q.passage, "outcome": result.outcome,
+        "correct": (answered and gated["correct"]) if q.answerable else not answered,
+        "confidence": top, "band": band, "reason_code": result.reason_code, "quote": first_quote,
+        "supported_claims": len(supported), "demoted_claims": len(result.claims) - len(supported),
+        "demotion_reasons": [r.split(":", 1)[0] for c in result.claims if c.status != "supported" for r in c.reasons],
+        "retried": result.retried, "quotes_checked": gated["quotes_checked"], "quotes_exact": gated["quotes_exact"],
+        "numbers_without_basis": gated["numbers_without_basis"], "gold_rank": _gold_rank(trace, q, by_passage),
+        "latency_ms": round(latency_ms, 1), "trace": trace_rel, "trace_id": result.trace_id,
+        "ungated": {"answered": ungated["claims"] > 0,
+                    "correct": (ungated["claims"] > 0 and ungated["correct"]) if q.answerable
+                    else ungated["claims"] == 0,
+                    "claims": ungated["claims"], "unsupported": ungated["unsupported"],
+                    "quotes_checked": ungated["quotes_checked"], "quotes_exact": ungated["quotes_exact"],
+                    "numbers_without_basis": ungated["numbers_without_basis"],
+                    "missing_evidence": missing},
+    }
+
+
+async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say) -> list[dict]:
+    rows = []
+    for i, q in enumerate(questions, 1):
+        t = time.perf_counter()
+        result, trace = await orchestrator.run(q.question)
+        latency = (time.perf_counter() - t) * 1000
+        rel = Path(result.trace_path).relative_to(out).as_posix() if result.trace_path else None
+        rows.append(score(q, result, trace, latency, checker, by_passage, rel))
+        if i % 50 == 0 or i == len(questions):
+            ok = sum(r["correct"] for r in rows)
+            say(f"  {i}/{len(questions)} questions, {ok} correct so far")
+    return rows
+
+
+def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = None,
+             corpus_dir: Path | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Evaluate one dataset; writes report.json, report.html and questions.jsonl to `out`."""
+    from .html import render_html
+
+    say = progress or (lambda m: log.info(m))
+    evalset = load_dataset(dataset, limit)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in ("traces",):
+        shutil.rmtree(out / stale, ignore_errors=True)
+    corpus, corpus_info = prepare_corpus(evalset, profile, out, corpus_dir, say)
+    try:
+        orchestrator = corpus.orchestrator(trace_dir=out / "traces")
+        by_passage = corpus_dir is None and bool(evalset.passages)
+        checker = SourceChecker()
+        say(f"asking {len(evalset.questions)} questions …")
+        rows = asyncio.run(_ask_all(orchestrator, evalset.questions, checker, by_passage, out, say))
+    finally:
+        corpus.close()
+    s = profile.settings
+    k_values = sorted({1, s.retrieval.context_size, s.retrieval.top_k})
+    gated = metrics.gated_metrics(rows, k_values, "gold_passage" if by_passage else "answer_string")
+    ungated = metrics.ungated_metrics(rows)
+    answerable = sum(q.answerable for q in evalset.questions)
+    report = {
+        "saksi_version": __version__,
+        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "dataset": {"name": evalset.name, "path": evalset.path, "format": evalset.format,
+                    "passages": len(evalset.passages), "questions": len(evalset.questions),
+                    "answerable": answerable, "unanswerable": len(evalset.questions) - answerable,
+                    "skipped": list(evalset.skipped)},
+        "limit": limit,
+        "profile": s.profile,
+        "components": orchestrator.c.names(),
+        "corpus": corpus_info,
+        "metrics": gated,
+        "ungated": ungated,
+        "comparison": metrics.comparison(gated, ungated, rows),
+        "calibration": metrics.calibration(rows),
+        "tradeoff": metrics.tradeoff(rows),
+        "operating_point": s.confidence.min_supported,
+        "contract": {"quote_exactness_100": gated["quote_exactness"] in (None, 1.0),
+                     "no_number_without_basis": gated["numbers_without_basis_displayed"] == 0},
+        "files": {"report_json": "report.json", "report_html": "report.html", "questions": "questions.jsonl",
+                  "traces": "traces/"},
+    }
+    (out / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    with (out / "questions.jsonl").open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    (out / "report.html").write_text(render_html(report, rows), encoding="utf-8")
+    return report

@@ -1,0 +1,224 @@
+"""The evaluation report page: self-contained, escaped, balanced, and robust to missing sections."""
+from __future__ import annotations
+
+import copy
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from pipeline.eval.html import render_html
+
+VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "wbr", "source", "track", "embed", "param"}
+
+
+def _report() -> dict:
+    return {
+        "dataset": {"name": "tydiqa-id-mini", "path": "data/eval/tydiqa.jsonl", "format": "tydiqa",
+                    "passages": 40, "questions": 3, "answerable": 2, "unanswerable": 1},
+        "profile": "lite",
+        "corpus": {"data_dir": "/tmp/idx", "documents": 40, "chunks": 132},
+        "created_at": "2025-01-02T03:04:05Z",
+        "saksi_version": "0.1.0",
+        "limit": None,
+        "metrics": {
+            "questions": 3, "answerable": 2, "unanswerable": 1,
+            "attributed_accuracy": 0.5, "answered_answerable_rate": 1.0, "abstention_recall": 1.0,
+            "abstention_precision": 1.0, "overall_accuracy": 0.6667, "quote_exactness": 1.0, "quotes_checked": 2,
+            "numbers_without_basis_displayed": 0, "claims_displayed_supported": 2, "claims_demoted": 1,
+            "demotion_reasons": {"number_without_basis": 1}, "corrective_retries": 1, "answered_after_retry": 0,
+            "refusal_reasons": {"no_supported_claim": 1},
+            "retrieval_recall": {"basis": "gold passage", "at": {"1": 0.5, "6": 1.0, "30": None}},
+            "latency_ms": {"p50": 120.0, "p95": 300.5, "mean": 150.2},
+        },
+        "ungated": {"attributed_accuracy": 0.5, "abstention_recall": 0.0},
+        "comparison": [
+            {"metric": "attributed_accuracy", "label": "Attributed accuracy", "gated": 0.5, "ungated": 0.5,
+             "better": "higher"},
+            {"metric": "abstention_recall", "label": "Abstention recall", "gated": 1.0, "ungated": 0.0,
+             "better": "higher"},
+            {"metric": "answered_unanswerable_rate", "label": "Answered unanswerable", "gated": 0.0,
+             "ungated": 1.0, "better": "lower"},
+            {"metric": "numbers_without_basis_displayed", "label": "Numbers without basis shown", "gated": 0,
+             "ungated": 2, "better": "lower"},
+            {"metric": "quote_exactness", "label": "Quote exactness", "gated": 1.0, "ungated": None,
+             "better": "higher"},
+        ],
+        "calibration": {
+            "bands": [{"band": "TINGGI", "answered": 1, "correct": 1, "accuracy": 1.0},
+                      {"band": "SEDANG", "answered": 1, "correct": 0, "accuracy": 0.0},
+                      {"band": "RENDAH", "answered": 0, "correct": 0, "accuracy": None}],
+            "bins": [{"lo": 0.0, "hi": 0.5, "n": 0, "mean_confidence": None, "accuracy": None},
+                     {"lo": 0.5, "hi": 0.8, "n": 1, "mean_confidence": 0.62, "accuracy": 0.0},
+                     {"lo": 0.8, "hi": 1.0, "n": 1, "mean_confidence": 0.91, "accuracy": 1.0}],
+        },
+        "tradeoff": [
+            {"threshold": 0.3, "answered_rate": 1.0, "attributed_accuracy": 0.5, "abstention_recall": 0.0,
+             "answered_unanswerable_rate": 1.0, "precision": None},
+            {"threshold": 0.5, "answered_rate": 0.67, "attributed_accuracy": 0.5, "abstention_recall": 1.0,
+             "answered_unanswerable_rate": 0.0, "precision": 0.5},
+            {"threshold": 0.7, "answered_rate": 0.33, "attributed_accuracy": 0.5, "abstention_recall": 1.0,
+             "answered_unanswerable_rate": 0.0, "precision": 0.5},
+        ],
+        "operating_point": 0.5,
+    }
+
+
+def _rows() -> list[dict]:
+    return [
+        {"id": "q1", "question": "Berapa tarif PPh <script>alert(1)</script>?", "answerable": True,
+         "golds": ["5%", "lima persen", "ignored third"], "outcome": "answer", "correct": True, "band": "TINGGI",
+         "confidence": 0.91, "reason_code": None, "quote": 'tarif 5% & "final" ' + "x" * 300, "gold_rank": 1,
+         "latency_ms": 120.0, "trace": "traces/q1 a&b.json",
+         "ungated": {"answered": True, "correct": True, "claims": 1, "unsupported": 0}},
+        {"id": "q2", "question": "Siapa presiden?", "answerable": True, "golds": ["Sukarno"], "outcome": "answer",
+         "correct": False, "band": "SEDANG", "confidence": 0.62, "reason_code": None, "quote": "Hatta",
+         "gold_rank": None, "latency_ms": 300.5, "trace": None,
+         "ungated": {"answered": True, "correct": False, "claims": 2, "unsupported": 1}},
+        {"id": "q3", "question": "Apa warna langit di Mars?", "answerable": False, "golds": [], "outcome": "refusal",
+         "correct": True, "band": None, "confidence": None, "reason_code": "no_supported_claim", "quote": None,
+         "gold_rank": None, "latency_ms": 30.0, "trace": "traces/q3.json",
+         "ungated": {"answered": True, "correct": False, "claims": 1, "unsupported": 1}},
+    ]
+
+
+class _Balance(HTMLParser):
+    """Tracks open tags; records mismatches and counts of svg/table starts and ends."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.counts: dict[str, int] = {}
+
+    def handle_starttag(self, tag, attrs):
+        self.counts[f"<{tag}"] = self.counts.get(f"<{tag}", 0) + 1
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        self.counts[f"</{tag}"] = self.counts.get(f"</{tag}", 0) + 1
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"unexpected </{tag}> with stack {self.stack[-3:]}")
+            return
+        self.stack.pop()
+
+
+def _section(page: str, heading: str) -> str:
+    start = page.index(f"<h2>{heading}")
+    nxt = page.find("<h2>", start + 4)
+    return page[start:nxt if nxt != -1 else len(page)]
+
+
+@pytest.mark.unit
+def test_page_is_self_contained():
+    page = render_html(_report(), _rows())
+    assert page.startswith("<!DOCTYPE html>")
+    assert "src=" not in page
+    assert 'href="http' not in page and "href='http" not in page
+    assert "<link" not in page
+    assert "@import" not in page and "url(" not in page
+
+
+@pytest.mark.unit
+def test_text_is_escaped():
+    page = render_html(_report(), _rows())
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script>alert(1)" not in page
+    assert "tarif 5% &amp; &quot;final&quot;" in page
+    assert 'tarif 5% & "final"' not in page
+
+
+@pytest.mark.unit
+def test_title_meta_and_trace_link():
+    page = render_html(_report(), _rows())
+    assert "<title>saksi evaluation — tydiqa-id-mini</title>" in page
+    assert "data/eval/tydiqa.jsonl" in page and "0.1.0" in page
+    assert '<a href="traces/q1 a&amp;b.json">trace</a>' in page
+    assert '<a href="traces/q3.json">trace</a>' in page
+    assert page.count(">trace</a>") == 2
+
+
+@pytest.mark.unit
+def test_each_chart_section_has_svg():
+    page = render_html(_report(), _rows())
+    for heading in ("What the contract buys", "Calibration", "Threshold trade-off", "Reasons"):
+        assert "<svg" in _section(page, heading), heading
+    assert _section(page, "Calibration").count("<svg") == 2
+    assert 'stroke-dasharray' in _section(page, "Calibration")        # the y=x diagonal
+    assert "operating point 0.50" in _section(page, "Threshold trade-off")
+
+
+@pytest.mark.unit
+def test_numbers_formatting_and_table_content():
+    page = render_html(_report(), _rows())
+    assert "66.7%" in page and "50.0%" in page
+    assert "5% | lima persen" in page and "ignored third" not in page
+    assert "x" * 200 not in page and "…" in page
+    qtable = page[page.index('<table id="qtable"'):]
+    assert qtable.count("<tr class=") == 3
+    assert 'class="ok"' in qtable and 'class="bad"' in qtable and 'class="okref"' in qtable
+    assert "recall@30" in page
+
+
+@pytest.mark.unit
+def test_comparison_highlights_better_side():
+    page = _section(render_html(_report(), _rows()), "What the contract buys")
+    row = re.search(r"<tr><td>Answered unanswerable</td>(.*?)</tr>", page).group(1)
+    assert row.startswith('<td class="n win">0.0%')
+    row = re.search(r"<tr><td>Attributed accuracy</td>(.*?)</tr>", page).group(1)
+    assert "win" not in row
+    row = re.search(r"<tr><td>Numbers without basis shown</td>(.*?)</tr>", page).group(1)
+    assert '<td class="n win">0</td><td class="n">2</td>' in row
+
+
+@pytest.mark.unit
+def test_contract_check_pass_and_fail():
+    assert '"pass">PASS' in render_html(_report(), _rows())
+    failing = _report()
+    failing["metrics"]["numbers_without_basis_displayed"] = 1
+    page = render_html(failing, _rows())
+    assert '"fail">FAIL' in page and '"pass">PASS' not in page
+    nothing_shown = _report()
+    nothing_shown["metrics"]["quote_exactness"] = None
+    assert '"pass">PASS' in render_html(nothing_shown, _rows())
+
+
+@pytest.mark.unit
+def test_tags_balance():
+    parser = _Balance()
+    parser.feed(render_html(_report(), _rows()))
+    parser.close()
+    assert parser.errors == []
+    assert parser.stack == []
+    for tag in ("svg", "table"):
+        assert parser.counts.get(f"<{tag}", 0) == parser.counts.get(f"</{tag}", 0) > 0
+
+
+@pytest.mark.unit
+def test_degraded_inputs_do_not_raise():
+    report = _report()
+    report["tradeoff"] = []
+    del report["calibration"]
+    report["metrics"]["refusal_reasons"] = {}
+    page = render_html(report, [])
+    assert page.startswith("<!DOCTYPE html>")
+    assert "No trade-off sweep" in page and "No calibration data" in page and "none" in page
+    parser = _Balance()
+    parser.feed(page)
+    assert parser.errors == [] and parser.stack == []
+
+
+@pytest.mark.unit
+def test_empty_report_renders_dashes():
+    page = render_html({}, [])
+    assert "saksi evaluation — –" in page
+    assert '"fail">FAIL' in page
+    sparse = copy.deepcopy(_report())
+    sparse["metrics"] = {"retrieval_recall": {"at": {"1": None}}}
+    sparse["comparison"] = [{"metric": "x"}]
+    sparse["calibration"] = {"bands": "bad", "bins": [{}]}
+    sparse["tradeoff"] = [{"threshold": 0.5}]
+    sparse["operating_point"] = None
+    page = render_html(sparse, [{"id": "only"}])
+    assert "–" in page and "only" in page
