@@ -68,6 +68,10 @@ class GeneratorSettings(_Strict):
     max_claims_per_chunk: int = Field(1, ge=1)
     min_coverage: float = Field(0.7, ge=0, le=1,
                                 description="weighted share of the question's terms a sentence must cover")
+    label_credit: float = Field(0.5, ge=0, le=1, description="share of a term's weight when only the record's "
+                                                                  "title, heading or location carries it")
+    passage_credit: float = Field(0.0, ge=0, le=1, description="share of a term's weight when only another "
+                                                                    "sentence of the same chunk carries it")
     min_sentence_chars: int = Field(30, ge=1)
     max_quote_chars: int = Field(700, ge=50)
 

@@ -130,8 +130,10 @@ class ExtractiveGenerator:
         self.analyzer = analyzer
         self.tagger = tagger
 
-    def _sentence_score(self, terms: Sequence[Term], sentence: str, context_tokens: frozenset[str]) -> float:
-        """Coverage by the sentence; a term only the title/heading covers counts half."""
+    def _sentence_score(self, terms: Sequence[Term], sentence: str, label_tokens: frozenset[str],
+                        chunk_tokens: frozenset[str]) -> float:
+        """Coverage by the sentence; a term only the title/heading covers counts `label_credit`,
+        one found only elsewhere in the same passage (the sentence says "it") `passage_credit`."""
         total = sum(t.weight for t in terms)
         if total <= 0:
             return 0.0
@@ -140,15 +142,18 @@ class ExtractiveGenerator:
         for t in terms:
             if t.matched_by(own):
                 got += t.weight
-            elif t.matched_by(context_tokens):
-                got += 0.5 * t.weight
+            elif t.matched_by(label_tokens):
+                got += self.settings.label_credit * t.weight
+            elif t.matched_by(chunk_tokens):
+                got += self.settings.passage_credit * t.weight
         return got / total
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         s = self.settings
         scored: list[tuple[float, float, int, int, str, str]] = []
         for ci, item in enumerate(request.context):
-            context_tokens = self.analyzer.all_tokens(f"{item.document} {item.heading} {item.location}")
+            label_tokens = self.analyzer.all_tokens(f"{item.document} {item.heading} {item.location}")
+            chunk_tokens = self.analyzer.all_tokens(item.text) if self.settings.passage_credit else frozenset()
             planted = instruction_spans(item.text)
             for si, sent in enumerate(split_sentences(item.text, s.min_sentence_chars)):
                 if any(a < sent.end and sent.start < b for a, b in planted):
@@ -159,7 +164,7 @@ class ExtractiveGenerator:
                 if request.required and self.tagger is not None and not set(request.required) & set(
                         self.tagger.tag(quote)):
                     continue  # a rate question is answered by a sentence that itself states a rate
-                score = self._sentence_score(request.terms, quote, context_tokens)
+                score = self._sentence_score(request.terms, quote, label_tokens, chunk_tokens)
                 if score >= s.min_coverage:
                     scored.append((score, item.retrieval_score, ci, si, item.chunk_id, quote))
         scored.sort(key=lambda x: (-x[0], -x[1], x[2], x[3]))

@@ -17,7 +17,7 @@ _TRADEOFF_SERIES = (
     ("attributed_accuracy", "attributed accuracy", "#1f6feb"),
     ("abstention_recall", "abstention recall", "#15803d"),
     ("answered_unanswerable_rate", "answered unanswerable", "#b91c1c"),
-    ("precision", "abstention precision", "#7c3aed"),
+    ("precision", "answer precision", "#7c3aed"),
 )
 _RATE_SUFFIXES = ("_rate", "accuracy", "recall", "precision", "exactness")
 
@@ -149,7 +149,7 @@ def _legend(x: float, y: float, items: list[tuple[str, str]]) -> str:
     out = []
     for name, color in items:
         out += [f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="10" height="10" fill="{color}"/>', _text(x + 14, y, name)]
-        x += 24 + 6.5 * len(name)
+        x += 28 + 7.2 * len(name)
     return "".join(out)
 
 
@@ -168,7 +168,7 @@ def _hbars(label: str, groups: list[tuple[str, list[Any]]], series: list[tuple[s
     """Grouped horizontal bars: one group per label, one bar per series; None values show a dash."""
     vals = [v for _, vs in groups for v in vs if _isnum(v)]
     vmax = 1.0 if rate else float(max(vals + [1]))
-    bar, lw, pw = 12, 200, 340
+    bar, lw, pw = 12, 290, 340
     gh = bar * len(series) + 10
     top = 24 if len(series) > 1 else 8
     p = _Plot(lw, top, pw, gh * len(groups), (0.0, vmax))
@@ -178,7 +178,7 @@ def _hbars(label: str, groups: list[tuple[str, list[Any]]], series: list[tuple[s
         out.append(_legend(lw, 14, series))
     for gi, (name, vs) in enumerate(groups):
         gy = top + gi * gh + 5
-        short = name if len(name) <= 30 else name[:29] + "…"
+        short = name if len(name) <= 44 else name[:43] + "…"
         out.append(_text(lw - 6, gy + bar * len(series) / 2 + 4, short, "end"))
         for si, (_, color) in enumerate(series):
             v = vs[si] if si < len(vs) else None
@@ -273,7 +273,7 @@ def _reliability(bins: list[dict]) -> str:
         out.append(f'<circle cx="{p.x(c):.1f}" cy="{p.y(a):.1f}" r="{r:.1f}" fill="{_GATED}" fill-opacity=".5">'
                    f"<title>{_e(f'conf {c:.2f}, acc {a:.2f}, n={n}')}</title></circle>")
         out.append(_text(p.x(c) + r + 2, p.y(a) - 3, f"n={n}"))
-    return _svg(380, 300, "Reliability diagram", "".join(out))
+    return _svg(440, 300, "Reliability diagram", "".join(out))
 
 
 def _calibration(report: dict) -> str:
@@ -297,7 +297,7 @@ def _tradeoff(report: dict) -> str:
     lo, hi = min(xs), max(xs)
     p = _Plot(60, 30, 540, 240, (lo, hi))
     xticks = [(p.xr[0] + (p.xr[1] - p.xr[0]) * i / 5, f"{p.xr[0] + (p.xr[1] - p.xr[0]) * i / 5:.2f}") for i in range(6)]
-    out = [_axes(p, xticks, _pct_ticks(), "threshold", "rate"),
+    out = [_axes(p, xticks, _pct_ticks(), "minimum composite confidence of the best supported claim", "rate"),
            _legend(10, 15, [(name, color) for _, name, color in _TRADEOFF_SERIES])]
     for key, _, color in _TRADEOFF_SERIES:
         seg: list[tuple[float, float]] = []

@@ -48,6 +48,7 @@ def gated_metrics(rows: Sequence[dict], k_values: Iterable[int], recall_basis: s
         "answerable": len(ans),
         "unanswerable": len(imp),
         "attributed_accuracy": _rate(len(correct_ans), len(ans)),
+        "attributed_accuracy_top1": _rate(sum(1 for r in ans if r["correct_top1"]), len(ans)),
         "answered_answerable_rate": _rate(len(answered_ans), len(ans)),
         "abstention_recall": _rate(len(refused_imp), len(imp)),
         "abstention_precision": _rate(len(refused_imp), len(refused)),
@@ -125,7 +126,7 @@ def comparison(gated: dict, ungated: dict, rows: Sequence[dict]) -> list[dict]:
             for key, label, better in _COMPARED]
 
 
-def calibration(rows: Sequence[dict], n_bins: int = 10) -> dict:
+def calibration(rows: Sequence[dict], n_bins: int = 20) -> dict:
     """Does a higher band mean a more often correct answer? Over every answered question
     (an answered unanswerable question is wrong)."""
     answered = [r for r in rows if r["outcome"] == "answer" and r["confidence"] is not None]

@@ -72,8 +72,9 @@ def write_passages(evalset: EvalSet, directory: Path) -> None:
         (directory / f"{p.pid}.md").write_text(f"---\n{front}---\n{p.text.strip()}\n", encoding="utf-8")
 
 
-def corpus_key(evalset: EvalSet, profile: Profile) -> str:
-    h = hashlib.sha256()
+def corpus_key(evalset: EvalSet, profile: Profile, src: Path) -> str:
+    """What the kept corpus was built from: the passages, where their files live, the embedder."""
+    h = hashlib.sha256(str(src.resolve()).encode())
     for p in evalset.passages:
         h.update(json.dumps([p.pid, p.title, p.text], ensure_ascii=False).encode())
     for c in evalset.corpus_paths:
@@ -93,10 +94,10 @@ def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: Pa
                         "documents": len(corpus.store.documents()), "chunks": corpus.store.count(),
                         "ingest_seconds": 0.0, "skipped_files": []}
     data_dir = out / "corpus"
-    key = corpus_key(evalset, profile)
+    src = out / "passages"
+    key = corpus_key(evalset, profile, src)
     marker = data_dir / CORPUS_KEY
     reuse = marker.exists() and json.loads(marker.read_text()).get("key") == key
-    src = out / "passages"
     write_passages(evalset, src)
     corpus = Corpus(data_dir, profile)
     say(f"{'updating' if reuse else 'building'} the corpus in {data_dir} "
@@ -156,6 +157,7 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
     band = next((c.confidence.band for c in supported if c.confidence and c.confidence.value == top), None)
     answered = result.outcome == "answer"
     first_quote = supported[0].citations[0].quote if supported and supported[0].citations else None
+    top1 = bool(supported) and any(contains_answer(x.quote, q.golds) for x in supported[0].citations if x.ok)
     # ungated: every claim of each part's first attempt, shown as the answer
     first_claims = tuple(c for p in trace.parts for c in p.attempts[0].claims)
     ungated = _displayed(first_claims, checker, q.golds, every_claim=True)
@@ -164,6 +166,7 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
         "id": q.qid, "question": q.question, "answerable": q.answerable, "golds": list(q.golds),
         "passage": q.passage, "outcome": result.outcome,
         "correct": (answered and gated["correct"]) if q.answerable else not answered,
+        "correct_top1": answered and q.answerable and top1,
         "confidence": top, "band": band, "reason_code": result.reason_code, "quote": first_quote,
         "supported_claims": len(supported), "demoted_claims": len(result.claims) - len(supported),
         "demotion_reasons": [r.split(":", 1)[0] for c in result.claims if c.status != "supported" for r in c.reasons],

@@ -430,7 +430,7 @@ def test_category_definition_from_heading_rule(tagger):
 
 def test_category_tags_follow_configured_order_and_are_case_insensitive(tagger):
     tags = tagger.tag("PAJAK WAJIB DISETOR PALING LAMBAT TANGGAL 10 DENGAN TARIF 2%; SANKSI DENDA BERLAKU.")
-    assert tags == ("rate", "deadline", "sanction")
+    assert tags == ("rate", "deadline", "quantity", "sanction")
 
 
 # --------------------------------------------------------------------------- real data

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pipeline.analysis import QueryAnalyzer, build_analyzers
-from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge
+from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge, polarity_flip
 from pipeline.claims import parse_claims
 from pipeline.ingest import CategoryTagger
 from pipeline.types import ContextItem, GenerationRequest, JudgeInput
@@ -76,3 +76,23 @@ def test_verbatim_judge_entails_only_what_the_paragraph_says():
         JudgeInput("Pajak Penghasilan atas persewaan tanah tidak dipotong oleh penyewa.", NEW)]))
     assert yes.label == "entailed" and yes.score == 1.0
     assert no.label is None and no.score is None  # no verdict, not "no"
+
+
+def test_verbatim_judge_contradicts_a_claim_with_its_negation_flipped():
+    premise = ("Pasal 3\n(1) Pemotongan wajib dilakukan oleh penyewa yang merupakan badan.\n"
+               "(2) Penghasilan ini tidak dikenai pajak daerah.")
+    judge = VerbatimJudge()
+    added, removed, unrelated, same = asyncio.run(judge.judge([
+        JudgeInput("Pemotongan tidak wajib dilakukan oleh penyewa yang merupakan badan.", premise),
+        JudgeInput("Penghasilan ini dikenai pajak daerah.", premise),
+        JudgeInput("Penyewa tidak perlu membayar bea meterai.", premise),
+        JudgeInput("Pemotongan wajib dilakukan oleh penyewa", premise)]))
+    assert added.label == "contradicted" and "wajib dilakukan" in added.detail
+    assert removed.label == "contradicted"
+    assert unrelated.label is None  # no rule applies: no verdict, never a yes
+    assert same.label == "entailed"
+
+
+@pytest.mark.parametrize("claim", ["tidak berlaku", "Bukan tidak mungkin itu terjadi pada badan"])
+def test_polarity_rule_needs_the_claims_own_words(claim):
+    assert polarity_flip(claim, "Ketentuan ini berlaku bagi badan. Itu mungkin terjadi.") is None
