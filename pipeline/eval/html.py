@@ -230,7 +230,14 @@ def _comparison(report: dict) -> str:
     table = ("<table><thead><tr><th>metric</th><th>gated</th><th>ungated</th><th>better</th></tr></thead>"
              f"<tbody>{''.join(trs)}</tbody></table>")
     chart = _hbars("Gated vs ungated rates", groups, [("gated", _GATED), ("ungated", _UNGATED)]) if groups else ""
-    return f"<h2>What the contract buys</h2>{table}{chart}"
+    changed = report.get("gates_changed")
+    note = ""
+    if _isnum(changed):
+        note = (f"<p>The gates changed the outcome of <b>{_num(changed)}</b> question(s) in this run"
+                + (" — every claim the generator proposed passed them (an extractive generator quotes verbatim, so "
+                   "on clean output there is nothing to catch). What they catch when a generator misbehaves is "
+                   "measured by <code>saksi eval --adversarial</code>.</p>" if changed == 0 else ".</p>"))
+    return f"<h2>What the contract buys</h2>{note}{table}{chart}"
 
 
 def _headline(report: dict) -> str:

@@ -126,6 +126,12 @@ def comparison(gated: dict, ungated: dict, rows: Sequence[dict]) -> list[dict]:
             for key, label, better in _COMPARED]
 
 
+def gates_changed(rows: Sequence[dict]) -> int:
+    """Questions whose shown outcome (answered or not, right or not) differs with the gates off."""
+    return sum(1 for r in rows if (r["outcome"] == "answer", r["correct"]) != (r["ungated"]["answered"],
+                                                                                 r["ungated"]["correct"]))
+
+
 def calibration(rows: Sequence[dict], n_bins: int = 20) -> dict:
     """Does a higher band mean a more often correct answer? Over every answered question
     (an answered unanswerable question is wrong)."""

@@ -5,7 +5,7 @@ from pathlib import Path
 
 # the keys of `saksi eval --json` (documented in docs/evaluation.md)
 JSON_KEYS = ("saksi_version", "created_at", "dataset", "limit", "profile", "components", "corpus", "metrics",
-             "ungated", "contract", "operating_point", "files")
+             "ungated", "gates_changed", "contract", "operating_point", "files")
 
 
 def json_view(report: dict) -> dict:
@@ -29,6 +29,7 @@ def eval_text(report: dict, out: Path) -> str:
         lines.append(f"{row['label'][:43]:44}{fmt(g):>10}{fmt(u):>10}")
     rr = m["retrieval_recall"]
     lines += [
+        f"{'':44}the gates changed the outcome of {report['gates_changed']} question(s)",
         "",
         f"abstention precision {_pct(m['abstention_precision'])}; answered (answerable) "
         f"{_pct(m['answered_answerable_rate'])}",

@@ -235,6 +235,7 @@ def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = Non
         "metrics": gated,
         "ungated": ungated,
         "comparison": metrics.comparison(gated, ungated, rows),
+        "gates_changed": metrics.gates_changed(rows),
         "calibration": metrics.calibration(rows),
         "tradeoff": metrics.tradeoff(rows),
         "operating_point": s.confidence.min_supported,

@@ -461,3 +461,26 @@ def test_real_pmk_regulations_chunk_cleanly():
         units = {m.group(0) for c in chunks if (m := re.match(r"Pasal\s+\d+[A-Z]?\b", c.location))}
         expected = _independent_pasal_count(src.text)
         assert len(units) >= 0.8 * expected, (f.name, len(units), expected)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Ia lahir pada 12 Mei 1990 di Surakarta.", True),
+    ("Candi ini dibangun pada abad ke-9.", True),
+    ("Komputer pertama muncul pada tahun 1940-an.", True),
+    ("The company was founded in 1998.", True),
+    ("Peraturan Pemerintah Nomor 7 Tahun 2021 tentang Kemudahan.", False),  # a reference, not a time
+    ("Kabupaten terluas ke-7 di Sulawesi Tengah.", False),
+])
+def test_a_stated_date_is_time_evidence_but_a_regulation_number_is_not(tagger, text, expected):
+    assert ("deadline" in tagger.tag(text)) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Kabupaten ini mempunyai luas 4275,08 km2.", True),
+    ("Ia terpilih tujuh kali berturut-turut.", True),
+    ("Kota ini berpenduduk sekitar sepuluh juta jiwa.", True),
+    ("Donggala adalah kabupaten terluas ke-7 di Sulawesi Tengah.", False),  # an ordinal states no quantity
+    ("Sebagaimana dimaksud dalam Pasal 5 ayat (2).", False),                # nor does a reference
+])
+def test_quantity_is_a_stated_figure(tagger, text, expected):
+    assert ("quantity" in tagger.tag(text)) is expected

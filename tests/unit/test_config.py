@@ -164,6 +164,10 @@ def routes() -> RouteTable:
         ("What is the rate of income tax?", "rate"),         # rate before definition
         ("Contoh pengakuan pendapatan", "example"),          # example before recognition
         ("Kapan PPh harus disetor?", "deadline"),
+        ("Kapankah Gerakan Pemuda Ansor didirikan?", "deadline"),
+        ("Berapa luas Kabupaten Donggala?", "quantity"),    # after rate, sanction and deadline had their turn
+        ("Berapa lama jangka waktu pengembalian?", "deadline"),
+        ("How many villages are in Gresik?", "quantity"),
         ("Apa yang dimaksud dengan jumlah bruto?", "definition"),
         ("Halo, apa kabar hari ini?", "general"),
         ("", "general"),

@@ -68,6 +68,12 @@ def test_ungated_metrics_and_comparison_by_hand():
     assert cmp["unsupported_claim_rate"]["gated"] == 0.0
 
 
+def test_gates_changed_counts_questions_whose_shown_outcome_differs():
+    # the refused answerable question and the refused unanswerable one were answered without gates;
+    # the others were shown the same way either way
+    assert metrics.gates_changed(ROWS) == 2
+
+
 def test_calibration_and_tradeoff():
     cal = metrics.calibration(ROWS)
     bands = {b["band"]: b for b in cal["bands"]}

@@ -96,3 +96,25 @@ def test_verbatim_judge_contradicts_a_claim_with_its_negation_flipped():
 @pytest.mark.parametrize("claim", ["tidak berlaku", "Bukan tidak mungkin itu terjadi pada badan"])
 def test_polarity_rule_needs_the_claims_own_words(claim):
     assert polarity_flip(claim, "Ketentuan ini berlaku bagi badan. Itu mungkin terjadi.") is None
+
+
+def test_a_term_only_another_sentence_of_the_passage_carries_earns_passage_credit(qa, profile):
+    passage = ("Kabupaten Donggala terletak di Provinsi Sulawesi Tengah. "
+               "Kabupaten ini mempunyai luas wilayah sebesar 4.275 kilometer persegi.")
+    terms = qa.term_groups(qa.normalise("Berapa luas Kabupaten Donggala?"), "id")
+    req = GenerationRequest("Berapa luas Kabupaten Donggala?", "id",
+                            (ContextItem("d", "Ensiklopedia", "paragraf 1", passage, False, "id", 0.9),), tuple(terms),
+                            required=("quantity",))  # the route for "berapa …": the sentence must state a figure
+    settings = profile.settings.generator
+
+    def claims(credit: float) -> list[str]:
+        gen = ExtractiveGenerator(settings.model_copy(update={"passage_credit": credit, "min_coverage": 0.75}), qa,
+                                  CategoryTagger(profile.categories))
+        return [c["text"] for c in json.loads(asyncio.run(gen.generate(req)).raw)["claims"]]
+    assert claims(0.0) == []  # "Kabupaten ini" does not name Donggala
+    assert any("4.275" in c for c in claims(0.5))
+
+
+def test_interrogatives_are_not_terms(qa):
+    terms = {t.term for t in qa.term_groups(qa.normalise("Dimana lokasi Sony Entertainment Television?"), "id")}
+    assert "dimana" not in terms and {"lokasi", "sony"} <= terms
