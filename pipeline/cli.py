@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "failures through the real gates. Metric keys: docs/evaluation.md.")
     p.add_argument("dataset", nargs="?", type=Path, help="SQuAD 2.0 JSON (official or flat list) or .jsonl")
     p.add_argument("--limit", type=int, help="the first N passages with all their questions")
-    p.add_argument("--out", type=Path, help="report directory (default: eval-runs/<dataset name>)")
+    p.add_argument("--out", type=Path, help="report directory (default: eval-runs/<folder>-<file name>)")
     p.add_argument("--corpus", type=Path, metavar="DATA_DIR",
                    help="ask an existing corpus instead of ingesting the dataset's passages")
     p.add_argument("--adversarial", action="store_true", help="run the adversarial gate suite instead")
@@ -182,7 +182,7 @@ def cmd_eval(args) -> int:
         return 2
     from .eval.runner import run_eval
 
-    out = args.out or Path("eval-runs") / args.dataset.stem
+    out = args.out or Path("eval-runs") / "-".join(x for x in (args.dataset.parent.name, args.dataset.stem) if x)
     report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=args.corpus, progress=say)
     print(json.dumps(json_view(report), ensure_ascii=False, indent=1) if args.json else eval_text(report, out))
     return 0 if all(report["contract"].values()) else 1

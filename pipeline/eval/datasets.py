@@ -71,6 +71,11 @@ def contains_answer(quote: str, golds: tuple[str, ...] | list[str]) -> bool:
     return any(k and f" {k} " in hay for k in (answer_key(g) for g in golds))
 
 
+def _name(path: Path) -> str:
+    """"idk_mrc/valid": validation files are often all called valid.json."""
+    return f"{path.parent.name}/{path.stem}" if path.parent.name else path.stem
+
+
 def load_dataset(path: Path, limit: int | None = None) -> EvalSet:
     """Read a dataset; `limit` keeps the first N passages with all their questions."""
     path = Path(path)
@@ -125,7 +130,7 @@ def _squad(path: Path, fmt: str, groups: list, limit: int | None) -> EvalSet:
                 questions.append(q)
     if not questions:
         raise EvalDataError(f"{path}: no usable questions" + (f" ({skipped[0]})" if skipped else ""))
-    return EvalSet(path.stem, str(path), fmt, tuple(passages), tuple(questions), (), tuple(skipped))
+    return EvalSet(_name(path), str(path), fmt, tuple(passages), tuple(questions), (), tuple(skipped))
 
 
 def _question(qa: object, where: str, pid: str | None, seen: set[str]) -> Question | str:
@@ -207,5 +212,5 @@ def _jsonl(path: Path, text: str, limit: int | None) -> EvalSet:
     if not questions:
         raise EvalDataError(f"{path}: no usable questions" + (f" ({skipped[0]})" if skipped else ""))
     kept = {k for k in keys}
-    return EvalSet(path.stem, str(path), "jsonl", tuple(p for k, p in passages.items() if k in kept),
+    return EvalSet(_name(path), str(path), "jsonl", tuple(p for k, p in passages.items() if k in kept),
                    tuple(questions), tuple(p for k, p in corpus_paths.items() if k in kept), tuple(skipped))
