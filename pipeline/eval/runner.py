@@ -205,8 +205,7 @@ def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = Non
     say = progress or (lambda m: log.info(m))
     evalset = load_dataset(dataset, limit)
     out.mkdir(parents=True, exist_ok=True)
-    for stale in ("traces",):
-        shutil.rmtree(out / stale, ignore_errors=True)
+    shutil.rmtree(out / "traces", ignore_errors=True)  # the report links only this run's traces
     corpus, corpus_info = prepare_corpus(evalset, profile, out, corpus_dir, say)
     try:
         orchestrator = corpus.orchestrator(trace_dir=out / "traces")
