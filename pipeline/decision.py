@@ -20,6 +20,7 @@ _REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|n
 NO_CANDIDATES = "no_candidates"
 NO_SUPPORTED_CLAIMS = "no_supported_claims"
 MISSING_EVIDENCE = "missing_evidence"
+TIMEOUT = "timeout"
 
 _REASONS = {
     NO_CANDIDATES: {"id": "Tidak ada rekaman dalam korpus yang relevan dengan pertanyaan ini.",
@@ -28,6 +29,8 @@ _REASONS = {
                           "en": "No claim could be supported by quotes from the records found."},
     MISSING_EVIDENCE: {"id": "Bukti yang diperlukan tidak ditemukan: {missing}.",
                        "en": "Required evidence was not found: {missing}."},
+    TIMEOUT: {"id": "Batas waktu terlampaui sebelum jawaban dapat diverifikasi; tidak ada yang ditampilkan.",
+              "en": "The time limit passed before an answer could be verified; nothing is shown."},
     "generator_failed": {"id": "Generator gagal menjawab; tidak ada yang ditampilkan.",
                          "en": "The generator failed; nothing is shown."},
     "generator_output_truncated": {"id": "Keluaran generator terpotong; tidak ditampilkan.",

@@ -19,13 +19,14 @@ from typing import Callable, Sequence
 from . import __version__
 from .analysis import QueryAnalyzer
 from .config import Profile, Route
-from .decision import (AttemptSummary, decide_part, find_conflicts, nearest_records, reason_text, sufficiency)
+from .decision import (TIMEOUT, AttemptSummary, decide_part, find_conflicts, nearest_records, reason_text,
+                       sufficiency)
 from .gates import verify
 from .protocols import ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, Reranker
 from .query import Part, QueryPlanner, decompose
 from .retrieval import HybridRetriever
 from .trace import TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
-from .types import Chunk, ContextItem, GenerationRequest, Result, VerifiedClaim
+from .types import Chunk, ContextItem, GenerationRequest, PartOutcome, Result, VerifiedClaim
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,30 @@ class Orchestrator:
         """The result a user sees (the trace is written to the trace directory)."""
         result, _ = await self.run(question, lang)
         return result
+
+    async def run_within(self, question: str, lang: str | None, timeout_s: float) -> tuple[Result, Trace]:
+        """`run` with a deadline: past it, the result is a refusal saying so (and a trace of
+        that), never a partial or unverified answer."""
+        started = time.perf_counter()
+        try:
+            return await asyncio.wait_for(self.run(question, lang), timeout_s)
+        except asyncio.TimeoutError:
+            question = question.strip()
+            q_lang = self.analyzer.language(question)
+            lang = lang or q_lang
+            trace_id = new_trace_id()
+            outcome = PartOutcome(0, question, "none", False, None, TIMEOUT)
+            result = Result("refusal", question, lang, (), (outcome,), reason_code=TIMEOUT,
+                            reason=reason_text(TIMEOUT, lang), trace_id=trace_id)
+            trace = Trace(
+                trace_id=trace_id, version=TRACE_VERSION, created_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+                saksi_version=__version__, profile=self.settings.profile, components=self.c.names(),
+                question=question, question_lang=q_lang, lang=lang, settings={"timeout_s": timeout_s}, parts=(),
+                conflicts=(), decision=decision_of(result), why=f"refused ({TIMEOUT}): no decision within {timeout_s} s",
+                timings_ms={"total": round((time.perf_counter() - started) * 1000, 1)})
+            if self.trace_dir is not None:
+                result = replace(result, trace_path=str(write_trace(trace, self.trace_dir)))
+            return result, trace
 
     async def run(self, question: str, lang: str | None = None) -> tuple[Result, Trace]:
         """The result and its trace."""

@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 
 from .analysis import QueryAnalyzer
 from .config import ConfidenceSettings, JudgeSettings, Route
-from .decision import decide_part, sufficiency
+from .decision import decide_part, reason_text, sufficiency
 from .gates import RecordedJudge, verify
 from .orchestrator import conclude, summarise
 from .trace import Decision, Trace, context_chunks, decision_of
-from .types import Result
+from .types import PartOutcome, Result
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,13 @@ class ReplayReport:
 
 
 async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
+    if not trace.parts:  # refused before any attempt finished (a timeout): there is nothing to re-run
+        d = trace.decision
+        result = Result("refusal", trace.question, trace.lang, (),  # type: ignore[arg-type]
+                        (PartOutcome(0, trace.question, "none", False, None, d.reason_code),),
+                        reason_code=d.reason_code, reason=reason_text(d.reason_code or "", trace.lang),
+                        trace_id=trace.trace_id)
+        return ReplayReport(recorded=d, replayed=decision_of(result), result=result)
     judge_settings = JudgeSettings(**trace.settings["judge"])
     confidence_settings = ConfidenceSettings(**trace.settings["confidence"])
     parts = []

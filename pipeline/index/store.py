@@ -50,7 +50,9 @@ class ChunkStore:
     def __init__(self, data_dir: Path):
         data_dir.mkdir(parents=True, exist_ok=True)
         self.path = data_dir / self.FILENAME
-        self._db = sqlite3.connect(self.path)
+        # a Serve replica may touch the store from its event loop and from a worker thread (ingest);
+        # its owner serialises the two (serve/deployments.py), so the connection may cross threads
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.execute("PRAGMA foreign_keys = ON")
         self._db.executescript(_SCHEMA)
 

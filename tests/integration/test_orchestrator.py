@@ -159,3 +159,28 @@ def test_replay_reproduces_the_decision_and_catches_an_altered_quote(fake_corpus
     assert not report.same
     blocked = [c for c in report.result.claims if c.status == "unsupported"]
     assert blocked and any(r.startswith("quote_not_found") for r in blocked[0].reasons)
+
+
+def test_a_question_past_its_deadline_is_a_refusal_with_a_trace_that_replays(fake_corpus, tmp_path):
+    import asyncio as aio
+
+    from pipeline.analysis import QueryAnalyzer, build_analyzers
+    from pipeline.replay import replay
+    from pipeline.trace import load_trace
+
+    class SlowGenerator:
+        name = "fake-slow"
+
+        async def generate(self, request):
+            await aio.sleep(5)
+            raise AssertionError("never reached")
+
+    orch = fake_corpus.orchestrator(generator=SlowGenerator(), trace_dir=tmp_path)
+    result, trace = aio.run(orch.run_within("Berapa tarif PPh atas persewaan tanah?", None, 0.2))
+    assert result.outcome == "refusal" and result.reason_code == "timeout" and result.claims == ()
+    assert "time limit" in result.reason or "Batas waktu" in result.reason
+    loaded = load_trace(tmp_path / f"{result.trace_id}.json")
+    assert loaded.decision.outcome == "refusal" and loaded.parts == ()
+    p = fake_corpus.profile
+    report = aio.run(replay(loaded, QueryAnalyzer(build_analyzers(p.analysis), p.glossary, p.normalisation)))
+    assert report.same

@@ -1,0 +1,61 @@
+"""The saksi application: deployments bound together with the options of one profile.
+
+`build_app(profile, data_dir)` is what `saksi serve` runs; `app_builder` is the import
+path `serve run` / `serve deploy` and KubeRay's serveConfigV2 use:
+
+    serve run serve.app:app_builder profile=lite data_dir=data/sample
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ray.serve import Application
+
+from .api import Ingress
+from .config import ServeConfig, load_serve_config
+from .deployments import (EmbedderDeployment, GeneratorDeployment, JudgeDeployment, RerankerDeployment,
+                          RetrieverDeployment)
+
+IMPORT_PATH = "serve.app:app_builder"
+
+
+def build_app(profile: str = "lite", data_dir: str | Path = "data/sample",
+              config: ServeConfig | None = None) -> Application:
+    cfg = config or load_serve_config(profile)
+    d = cfg.deployments
+    data_dir = str(Path(data_dir).resolve())
+
+    def batch(name: str) -> dict | None:
+        return d[name].batch.model_dump() if d[name].batch else None
+
+    embedder = EmbedderDeployment.options(**d["Embedder"].serve_options()).bind(profile, batch("Embedder"))
+    reranker = RerankerDeployment.options(**d["Reranker"].serve_options()).bind(profile, batch("Reranker"))
+    judge = JudgeDeployment.options(**d["Judge"].serve_options()).bind(profile, batch("Judge"))
+    generator = GeneratorDeployment.options(**d["Generator"].serve_options()).bind(profile)
+    retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(profile, data_dir)
+    return Ingress.options(**d["Ingress"].serve_options()).bind(
+        profile, data_dir, cfg.ingress.model_dump(), embedder, retriever, reranker, generator, judge)
+
+
+def app_builder(args: dict[str, Any]) -> Application:
+    """Application builder for `serve run serve.app:app_builder profile=… data_dir=…`."""
+    return build_app(str(args.get("profile", "lite")), str(args.get("data_dir", "data/sample")))
+
+
+def serve_config_v2(profile: str, data_dir: str, config: ServeConfig | None = None) -> dict:
+    """A Ray Serve config (the `serve deploy` file, and KubeRay's serveConfigV2) from the same options."""
+    cfg = config or load_serve_config(profile)
+    deployments = []
+    for name, opts in cfg.deployments.items():
+        entry = {"name": name, **opts.serve_options()}
+        deployments.append(entry)
+    return {
+        "proxy_location": "EveryNode",
+        "http_options": {"host": "0.0.0.0", "port": 8000},
+        "applications": [{
+            "name": cfg.application.name, "route_prefix": cfg.application.route_prefix,
+            "import_path": IMPORT_PATH, "args": {"profile": profile, "data_dir": data_dir},
+            "deployments": deployments,
+        }],
+    }

@@ -1,0 +1,231 @@
+"""One Ray Serve deployment per model, plus the retriever that owns the indexes.
+
+Each deployment is a thin wrapper over the same in-process backend the CLI uses (built
+by `pipeline.backends` from the profile), so a profile change swaps models in both
+hostings at once. The embedder, reranker and judge batch concurrent requests with
+`@serve.batch` (sizes from configs/serve/<profile>.yaml). Every deployment answers
+`ready()` so the ingress can report readiness only when all of them are up.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from ray import serve
+
+from pipeline.analysis import QueryAnalyzer, build_analyzers
+from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
+from pipeline.config import Profile, load_profile
+from pipeline.corpus import Corpus
+from pipeline.index import Bm25LexicalIndex, StoreChunkSource
+from pipeline.types import Candidate, Chunk, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+
+log = logging.getLogger(__name__)
+
+
+def _analyzer(profile: Profile) -> QueryAnalyzer:
+    return QueryAnalyzer(build_analyzers(profile.analysis), profile.glossary, profile.normalisation)
+
+
+def _set_batch(method, batch: dict | None) -> None:
+    if batch:
+        method.set_max_batch_size(int(batch["max_batch_size"]))
+        method.set_batch_wait_timeout_s(float(batch["batch_wait_timeout_s"]))
+
+
+@serve.deployment(name="Embedder")
+class EmbedderDeployment:
+    """Query and passage embeddings; concurrent requests are batched into one forward pass."""
+
+    def __init__(self, profile: str, batch: dict | None = None):
+        self.model = make_embedder(load_profile(profile))
+        _set_batch(self._query, batch)
+        _set_batch(self._passage, batch)
+
+    def info(self) -> dict:
+        return {"name": self.model.name, "dim": self.model.dim}
+
+    def ready(self) -> bool:
+        return True
+
+    @serve.batch
+    async def _query(self, texts: list[str]) -> list[np.ndarray]:
+        return list(await self.model.embed_queries(texts))
+
+    @serve.batch
+    async def _passage(self, texts: list[str]) -> list[np.ndarray]:
+        return list(await self.model.embed_passages(texts))
+
+    async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack(await asyncio.gather(*(self._query(t) for t in texts)))
+
+    async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack(await asyncio.gather(*(self._passage(t) for t in texts)))
+
+
+@serve.deployment(name="Reranker")
+class RerankerDeployment:
+    def __init__(self, profile: str, batch: dict | None = None):
+        p = load_profile(profile)
+        self.model = make_reranker(p, _analyzer(p))
+        _set_batch(self._rerank, batch)
+
+    def info(self) -> dict:
+        return {"name": self.model.name}
+
+    def ready(self) -> bool:
+        return True
+
+    @serve.batch
+    async def _rerank(self, items: list[tuple]) -> list[list[Candidate]]:
+        # one call per request: a cross-encoder backend scores all pairs of the batch at once
+        return list(await asyncio.gather(*(self.model.rerank(*it) for it in items)))
+
+    async def rerank(self, query: QueryPlan, candidates: Sequence[Candidate], authority_weight: float,
+                     freshness_weight: float) -> list[Candidate]:
+        return await self._rerank((query, list(candidates), authority_weight, freshness_weight))
+
+
+@serve.deployment(name="Generator")
+class GeneratorDeployment:
+    def __init__(self, profile: str):
+        p = load_profile(profile)
+        self.model = make_generator(p, _analyzer(p))
+
+    def info(self) -> dict:
+        return {"name": self.model.name}
+
+    def ready(self) -> bool:
+        return True
+
+    async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        return await self.model.generate(request)
+
+
+@serve.deployment(name="Judge")
+class JudgeDeployment:
+    """Judges claims one by one; concurrent claims from all requests are batched."""
+
+    def __init__(self, profile: str, batch: dict | None = None):
+        self.model = make_judge(load_profile(profile))
+        _set_batch(self._judge, batch)
+
+    def info(self) -> dict:
+        return {"name": self.model.name}
+
+    def ready(self) -> bool:
+        return True
+
+    @serve.batch
+    async def _judge(self, items: list[JudgeInput]) -> list[Verdict]:
+        return list(await self.model.judge(items))
+
+    async def judge(self, items: Sequence[JudgeInput]) -> list[Verdict]:
+        return list(await asyncio.gather(*(self._judge(it) for it in items)))
+
+
+@serve.deployment(name="Retriever")
+class RetrieverDeployment:
+    """Owns the data directory: chunk store, Milvus (Lite: one process per file) and bm25s.
+
+    Search, scoring and chunk lookup for every request, and small ingests (which reload
+    the lexical index so the next request sees the new chunk set whole). One lock orders
+    reads and ingests: the store and Milvus Lite are touched by one thread at a time.
+    """
+
+    def __init__(self, profile: str, data_dir: str):
+        self.profile = load_profile(profile)
+        self.data_dir = Path(data_dir)
+        self.corpus = Corpus(self.data_dir, self.profile)
+        self._lock = asyncio.Lock()
+        self.lexical: Bm25LexicalIndex | None = None
+        self.fingerprint: str | None = None
+        self.problem: str | None = None
+        self._load()
+
+    def _load(self) -> None:
+        """Load the indexes if the corpus is consistent; otherwise remember why not (readyz says it)."""
+        try:
+            self.fingerprint = self.corpus.check()
+            self.lexical = Bm25LexicalIndex.load(self.data_dir / "bm25")
+            self.chunks = StoreChunkSource(self.corpus.store)
+            self.problem = None
+        except Exception as e:  # an empty or inconsistent corpus: not ready, with the reason
+            self.lexical, self.problem = None, str(e)
+
+    async def ready(self) -> dict:
+        async with self._lock:
+            return {"ready": self.lexical is not None, "problem": self.problem,
+                    "chunks": self.corpus.store.count() if self.lexical is not None else 0}
+
+    def _need(self) -> Bm25LexicalIndex:
+        if self.lexical is None:
+            raise RuntimeError(f"the corpus is not loaded: {self.problem}")
+        return self.lexical
+
+    async def dense_search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        async with self._lock:
+            self._need()
+            return await self.corpus.dense.search(vector, limit)
+
+    async def dense_score(self, vector: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:
+        async with self._lock:
+            self._need()
+            return await self.corpus.dense.score(vector, chunk_ids)
+
+    async def lexical_search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        async with self._lock:
+            return await self._need().search(tokens, limit)
+
+    async def lexical_score(self, tokens: Sequence[str], chunk_ids: Sequence[str]) -> dict[str, float]:
+        async with self._lock:
+            return await self._need().score(tokens, chunk_ids)
+
+    async def idf(self, tokens: Sequence[str]) -> dict[str, float]:
+        async with self._lock:
+            return await self._need().idf(tokens)
+
+    async def max_idf(self) -> float:
+        async with self._lock:
+            return await self._need().max_idf()
+
+    async def get(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        async with self._lock:
+            self._need()
+            return await self.chunks.get(chunk_ids)
+
+    async def paragraph(self, chunk: Chunk) -> str:
+        async with self._lock:
+            self._need()
+            return await self.chunks.paragraph(chunk)
+
+    async def coverage(self) -> dict:
+        """What is ingested: the basis for telling a user "no source for that"."""
+        async with self._lock:
+            docs = self.corpus.store.documents()
+            return {"data_dir": str(self.data_dir), "fingerprint": self.fingerprint,
+                    "ready": self.lexical is not None, "problem": self.problem, "documents": len(docs),
+                    "chunks": self.corpus.store.count(),
+                    "items": [{"doc_id": d.doc_id, "title": d.title, "lang": d.lang, "authority": d.authority,
+                               "published": d.published, "doc_type": d.doc_type, "chunks": n,
+                               "source": d.path} for d, n in docs]}
+
+    async def ingest(self, files: list[tuple[str, str]]) -> dict:
+        """Write uploaded files under <data dir>/uploads and ingest them. Requests wait meanwhile
+        (the lock), so none sees half an ingest; ingest runs in a worker thread because it
+        drives its own event loop for embedding."""
+        async with self._lock:
+            target = self.data_dir / "uploads"
+            target.mkdir(parents=True, exist_ok=True)
+            paths = []
+            for name, text in files:
+                path = target / Path(name).name
+                path.write_text(text, encoding="utf-8")
+                paths.append(path)
+            report = await asyncio.to_thread(self.corpus.ingest, paths)
+            self._load()
+            return json.loads(json.dumps(report.as_dict()))
