@@ -15,13 +15,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 demo: install
-	$(BIN)/saksi ingest corpus/sample --data-dir $(DEMO_DATA)
-	@echo; echo "=== 1. Indonesian question ==="
-	$(BIN)/saksi ask "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?" --data-dir $(DEMO_DATA)
-	@echo; echo "=== 2. English question over the Indonesian text ==="
-	$(BIN)/saksi ask "What is the penalty for filing the SPT Masa late?" --data-dir $(DEMO_DATA)
-	@echo; echo "=== 3. A question the corpus cannot answer (refusal) ==="
-	$(BIN)/saksi ask "Berapa tarif bea masuk untuk impor mobil listrik?" --data-dir $(DEMO_DATA)
+	DEMO_DATA=$(DEMO_DATA) ./scripts/demo.sh
 
 test: install
 	$(BIN)/python -m pytest

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Callable
 
 from . import __version__
 from .config import DEFAULT_PROFILE, load_profile
@@ -37,7 +38,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}  # filled below: name -> handler
+
+
+def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = None) -> argparse.ArgumentParser:
+    """The command line; `extend` adds subcommands hosted elsewhere (serve/cli.py adds
+    `serve` and `batch`, so this module never imports ray)."""
     parser = argparse.ArgumentParser(prog="saksi", description="Answers with exact quotes from your documents, "
                                                                "or refuses and says what is missing.")
     parser.add_argument("--version", action="version", version=f"saksi {__version__}")
@@ -78,15 +84,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schema", help="print a JSON Schema")
     p.add_argument("what", choices=["trace", "claims"], help="trace: the trace file; claims: generator output")
+    if extend is not None:
+        extend(sub)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: list[str] | None = None, extend: Callable[[argparse._SubParsersAction], None] | None = None,
+         commands: dict[str, Callable[[argparse.Namespace], int]] | None = None) -> int:
+    args = build_parser(extend).parse_args(argv)
     _setup_logging(getattr(args, "verbose", False))
     try:
-        return {"ingest": cmd_ingest, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
-                "eval": cmd_eval}[args.command](args)
+        return ({**COMMANDS, **(commands or {})})[args.command](args)
     except SaksiError as e:
         print(f"saksi: {e}", file=sys.stderr)
         return 2
@@ -198,6 +206,10 @@ def cmd_schema(args) -> int:
 
         print(json.dumps(claim_json_schema(), indent=1))
     return 0
+
+
+COMMANDS.update({"ingest": cmd_ingest, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
+                 "eval": cmd_eval})
 
 
 if __name__ == "__main__":

@@ -109,8 +109,13 @@ class Corpus:
     def trace_dir(self) -> Path:
         return self.data_dir / "traces"
 
+    @classmethod
+    def state_path(cls, data_dir: Path) -> Path:
+        """Written last by every ingest: its presence means a corpus was built there."""
+        return Path(data_dir) / cls.STATE
+
     def exists(self) -> bool:
-        return (self.data_dir / self.STATE).exists()
+        return self.state_path(self.data_dir).exists()
 
     def close(self) -> None:
         if self._dense is not None:

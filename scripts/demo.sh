@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `make demo`: ingest the sample corpus, serve it with Ray Serve (lite profile), ask three
+# questions over HTTP with curl, stop the server.
+set -euo pipefail
+BIN=.venv/bin
+DATA=${DEMO_DATA:-data/sample}
+PORT=${PORT:-8000}
+URL="http://127.0.0.1:$PORT"
+
+"$BIN/saksi" ingest corpus/sample --data-dir "$DATA"
+echo "starting: saksi serve --data-dir $DATA --port $PORT   (log: $DATA/serve.log)"
+"$BIN/saksi" serve --data-dir "$DATA" --port "$PORT" > "$DATA/serve.log" 2>&1 &
+server=$!
+trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+  if curl -sf "$URL/readyz" > /dev/null; then break; fi
+  if ! kill -0 $server 2>/dev/null; then cat "$DATA/serve.log"; exit 1; fi
+  sleep 1
+done
+curl -sf "$URL/readyz" > /dev/null || { echo "not ready after 120 s; see $DATA/serve.log"; exit 1; }
+
+ask() {
+  echo
+  echo "=== $1 ==="
+  echo "\$ curl -s -X POST $URL/v1/answer -H 'Content-Type: application/json' -d '{\"question\": \"$2\"}'"
+  curl -s -X POST "$URL/v1/answer" -H 'Content-Type: application/json' \
+       -d "{\"question\": \"$2\"}" | "$BIN/python" scripts/show_answer.py
+}
+ask "1. Indonesian question" "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
+ask "2. English question over the Indonesian text" "What is the penalty for filing the SPT Masa late?"
+ask "3. A question the corpus cannot answer (refusal)" "Berapa tarif bea masuk untuk impor mobil listrik?"
+echo
+echo "The full JSON: drop the '| show_answer.py'. API description: $URL/docs while it runs."

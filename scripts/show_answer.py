@@ -1,0 +1,26 @@
+"""Summarise one `POST /v1/answer` (or `saksi ask --json`) response read from stdin, for the demo."""
+import json
+import sys
+import textwrap
+
+r = json.load(sys.stdin)
+if "error" in r:
+    print(f"error {r['error']['type']}: {r['error']['message']}")
+    sys.exit(1)
+wrap = lambda s, ind: textwrap.fill(" ".join(str(s).split()), 100, initial_indent=ind, subsequent_indent=ind)
+if r["outcome"] == "answer":
+    print("ANSWER" + (" (after a corrective retry)" if r["retried"] else ""))
+else:
+    print(f"REFUSAL ({r['reason_code']}): {r['reason']}")
+    if r["missing_categories"]:
+        print(f"  missing evidence: {', '.join(r['missing_categories'])}")
+for c in r["claims"]:
+    head = f"[{c['band']} {c['confidence']}]" if c["status"] == "supported" else "[NOT SUPPORTED]"
+    print(wrap(f"{head} {c['text']}", "  "))
+    for q in c["citations"]:
+        print(wrap(f"“{q['quote']}” — {q['document']}, {q['location']}", "      "))
+for x in r.get("conflicts", []):
+    print(wrap(f"conflict: {x['detail']}", "  "))
+for n in r["nearest"]:
+    print(wrap(f"nearest {n['score']}: {n['document']}, {n['location']}", "  "))
+print(f"  trace: {r['trace_id']}  (GET /v1/traces/{r['trace_id']})")

@@ -1,0 +1,88 @@
+"""The `saksi` command: pipeline's commands plus `serve` and `batch`, which need Ray.
+
+Kept here so `pipeline/` never imports ray: this module extends pipeline.cli's parser.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+
+from pipeline import cli as base
+from pipeline.config import DEFAULT_PROFILE
+from pipeline.corpus import resolve_data_dir
+
+
+def _extend(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="run the Ray Serve application locally (HTTP API on --host:--port)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, choices=["lite", "full-cpu", "gpu"],
+                   help="configs/<profile>.yaml and configs/serve/<profile>.yaml (default: lite)")
+    p.add_argument("--data-dir", help="corpus directory (default: $SAKSI_DATA_DIR or ./data)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--print-config", action="store_true",
+                   help="print the Ray Serve config (for `serve deploy` and KubeRay serveConfigV2) and exit")
+    p.add_argument("-v", "--verbose", action="store_true")
+
+    p = sub.add_parser("batch", help="answer a JSONL file of questions as a Ray Data job")
+    p.add_argument("questions", type=Path, help='JSONL: {"id", "question", "lang"?} per line')
+    p.add_argument("--out", type=Path, required=True, help="answers.jsonl (input order)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE)
+    p.add_argument("--data-dir", help="corpus directory (default: $SAKSI_DATA_DIR or ./data)")
+    p.add_argument("--concurrency", type=int, default=1, help="actors in the answering pool (lite: 1)")
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("-v", "--verbose", action="store_true")
+
+
+def cmd_serve(args) -> int:
+    import yaml
+
+    from .app import build_app, serve_config_v2
+
+    data_dir = resolve_data_dir(args.data_dir)
+    if args.print_config:
+        print(yaml.safe_dump(serve_config_v2(args.profile, str(data_dir)), sort_keys=False))
+        return 0
+    import ray
+    from ray import serve
+
+    from pipeline.corpus import Corpus
+    from pipeline.errors import CorpusIndexError
+
+    # say what is wrong before starting a cluster — without opening Milvus Lite here: the
+    # file belongs to the Retriever replica, one process per file
+    if not Corpus.state_path(data_dir).exists():
+        raise CorpusIndexError(f"no corpus in {data_dir}: run `saksi ingest PATH --data-dir {data_dir}` first")
+    ray.init(include_dashboard=False, log_to_driver=args.verbose)
+    serve.start(http_options={"host": args.host, "port": args.port})
+    serve.run(build_app(args.profile, data_dir), name="saksi", route_prefix="/")
+    print(f"saksi is serving {data_dir} at http://{args.host}:{args.port} (docs: /docs; Ctrl-C stops)", flush=True)
+    stop = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.append(1))
+    try:
+        while not stop:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    serve.shutdown()
+    ray.shutdown()
+    return 0
+
+
+def cmd_batch(args) -> int:
+    from .batch import run_batch
+
+    run_batch(args.questions, args.out, args.profile, resolve_data_dir(args.data_dir), args.concurrency,
+              args.batch_size, progress=lambda m: print(m, file=sys.stderr))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return base.main(argv, extend=_extend, commands={"serve": cmd_serve, "batch": cmd_batch})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
