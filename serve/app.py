@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ray.serve import Application
+from ray.serve import Application, Deployment
 
 from .api import Ingress
 from .config import ServeConfig, load_serve_config
@@ -20,8 +20,9 @@ from .deployments import (EmbedderDeployment, GeneratorDeployment, JudgeDeployme
 IMPORT_PATH = "serve.app:app_builder"
 
 
-def build_app(profile: str = "lite", data_dir: str | Path = "data/sample",
-              config: ServeConfig | None = None) -> Application:
+def build_app(profile: str = "lite", data_dir: str | Path = "data/sample", config: ServeConfig | None = None,
+              judge_deployment: Deployment | None = None) -> Application:
+    """The application; `judge_deployment` replaces the judge (tests use it to take the judge away)."""
     cfg = config or load_serve_config(profile)
     d = cfg.deployments
     data_dir = str(Path(data_dir).resolve())
@@ -31,7 +32,7 @@ def build_app(profile: str = "lite", data_dir: str | Path = "data/sample",
 
     embedder = EmbedderDeployment.options(**d["Embedder"].serve_options()).bind(profile, batch("Embedder"))
     reranker = RerankerDeployment.options(**d["Reranker"].serve_options()).bind(profile, batch("Reranker"))
-    judge = JudgeDeployment.options(**d["Judge"].serve_options()).bind(profile, batch("Judge"))
+    judge = (judge_deployment or JudgeDeployment).options(**d["Judge"].serve_options()).bind(profile, batch("Judge"))
     generator = GeneratorDeployment.options(**d["Generator"].serve_options()).bind(profile)
     retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(profile, data_dir)
     return Ingress.options(**d["Ingress"].serve_options()).bind(

@@ -78,8 +78,8 @@ def run_batch(questions: Path, out: Path, profile: str, data_dir: Path, concurre
 
     say = progress or (lambda m: log.info(m))
     rows = read_questions(questions)
-    if not Corpus.state_path(data_dir).exists():  # Milvus Lite stays closed here: the actor owns the file
-        raise BatchInputError(f"no corpus in {data_dir}: run `saksi ingest PATH --data-dir {data_dir}` first")
+    with Corpus(data_dir, load_profile(profile)) as corpus:  # fail here, with the reason, not in an actor;
+        corpus.check()                                       # closing hands the Milvus Lite file over
     if concurrency > 1 and (data_dir / "milvus.db").exists():
         raise BatchInputError("Milvus Lite lets one process own the index file: use --concurrency 1 with a "
                               "local data directory (a Milvus server lets the pool grow)")

@@ -48,13 +48,13 @@ def cmd_serve(args) -> int:
     import ray
     from ray import serve
 
+    from pipeline.config import load_profile
     from pipeline.corpus import Corpus
-    from pipeline.errors import CorpusIndexError
 
-    # say what is wrong before starting a cluster — without opening Milvus Lite here: the
-    # file belongs to the Retriever replica, one process per file
-    if not Corpus.state_path(data_dir).exists():
-        raise CorpusIndexError(f"no corpus in {data_dir}: run `saksi ingest PATH --data-dir {data_dir}` first")
+    # say what is wrong before starting a cluster; closing releases the Milvus Lite file,
+    # which the Retriever replica then owns (one process per file)
+    with Corpus(data_dir, load_profile(args.profile)) as corpus:
+        corpus.check()
     ray.init(include_dashboard=False, log_to_driver=args.verbose)
     serve.start(http_options={"host": args.host, "port": args.port})
     serve.run(build_app(args.profile, data_dir), name="saksi", route_prefix="/")

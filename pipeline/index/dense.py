@@ -60,7 +60,16 @@ class MilvusDenseIndex:
                         "ones; re-ingest with --rebuild")
 
     def close(self) -> None:
+        """Close the client and, for a Milvus Lite file, stop this process's server for it:
+        Lite lets one process own a file, and the next owner (a Serve replica, a batch actor)
+        must be able to open it."""
         self._client.close()
+        if self.uri.endswith(".db"):
+            try:
+                from milvus_lite.server_manager import server_manager_instance
+            except ImportError:  # a Milvus server URI needs no release; older milvus-lite has no manager
+                return
+            server_manager_instance.release_server(self.uri)
 
     # -- writing (ingest) -----------------------------------------------------------------
 

@@ -1,0 +1,83 @@
+"""A running saksi application on this machine (lite profile), shared by the serve tests."""
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import load_profile
+from pipeline.corpus import Corpus
+
+from ..conftest import SAMPLE
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Http:
+    """A tiny JSON client over urllib (what a caller of the API sees)."""
+
+    def __init__(self, base: str):
+        self.base = base
+
+    def call(self, method: str, path: str, body=None, raw: bytes | None = None, timeout: float = 120):
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.status, json.loads(r.read() or b"null"), dict(r.headers)
+        except urllib.error.HTTPError as e:
+            payload = e.read()
+            try:
+                parsed = json.loads(payload)
+            except ValueError:
+                parsed = payload.decode(errors="replace")
+            return e.code, parsed, dict(e.headers)
+
+
+@pytest.fixture(scope="session")
+def served_corpus(tmp_path_factory):
+    """The sample corpus embedded with the lite embedder, plus an untouched copy for in-process runs."""
+    root = tmp_path_factory.mktemp("served")
+    data = root / "data"
+    with Corpus(data, load_profile()) as c:
+        c.ingest([SAMPLE])
+    copy = root / "copy"
+    shutil.copytree(data, copy)
+    return data, copy
+
+
+@pytest.fixture(scope="session")
+def app(served_corpus):
+    import ray
+    from ray import serve
+
+    from serve.app import build_app
+
+    data, _ = served_corpus
+    port = free_port()
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    serve.run(build_app("lite", data), name="saksi", route_prefix="/")
+    http = Http(f"http://127.0.0.1:{port}")
+    yield http
+    serve.shutdown()
+    ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def in_process(served_corpus):
+    """The same corpus asked in process: the reference the served answers must match."""
+    _, copy = served_corpus
+    corpus = Corpus(Path(copy), load_profile())
+    yield corpus.orchestrator(write_traces=False)
+    corpus.close()
