@@ -112,6 +112,11 @@ class ConflictSettings(_Strict):
                                description="shared-term overlap above which two claims are about the same thing")
 
 
+class IndexSettings(_Strict):
+    milvus_uri: str | None = Field(None, description="a Milvus server (http://host:19530); default: Milvus Lite "
+                                                     "in the data directory. $SAKSI_MILVUS_URI overrides.")
+
+
 class FilesSettings(_Strict):
     routes: str = "routes.yaml"
     categories: str = "categories.yaml"
@@ -131,6 +136,7 @@ class Settings(_Strict):
     chunking: ChunkingSettings = ChunkingSettings()
     conflicts: ConflictSettings = ConflictSettings()
     nearest_records: int = Field(5, ge=1)
+    index: IndexSettings = IndexSettings()
     files: FilesSettings = FilesSettings()
 
 

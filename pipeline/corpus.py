@@ -3,7 +3,7 @@
 Layout of a data directory:
 
     chunks.sqlite3   canonical chunks and documents (what both lanes are written from)
-    milvus.db        dense lane (Milvus Lite)
+    milvus.db        dense lane (Milvus Lite; or a Milvus server: index.milvus_uri / $SAKSI_MILVUS_URI)
     bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
     state.json       fingerprint of the chunk set both lanes were last written from
     traces/          one JSON trace per question asked
@@ -102,8 +102,16 @@ class Corpus:
     @property
     def dense(self) -> MilvusDenseIndex:
         if self._dense is None:
-            self._dense = MilvusDenseIndex(str(self.data_dir / "milvus.db"), self.embedder.dim)
+            self._dense = MilvusDenseIndex(self.milvus_uri, self.embedder.dim,
+                                           token=os.environ.get("SAKSI_MILVUS_TOKEN") or None)
         return self._dense
+
+    @property
+    def milvus_uri(self) -> str:
+        """A Milvus server when configured ($SAKSI_MILVUS_URI, then index.milvus_uri), else the
+        Milvus Lite file in the data directory (one process may own it)."""
+        return (os.environ.get("SAKSI_MILVUS_URI") or self.profile.settings.index.milvus_uri
+                or str(self.data_dir / "milvus.db"))
 
     @property
     def trace_dir(self) -> Path:

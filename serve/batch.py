@@ -80,7 +80,8 @@ def run_batch(questions: Path, out: Path, profile: str, data_dir: Path, concurre
     rows = read_questions(questions)
     with Corpus(data_dir, load_profile(profile)) as corpus:  # fail here, with the reason, not in an actor;
         corpus.check()                                       # closing hands the Milvus Lite file over
-    if concurrency > 1 and (data_dir / "milvus.db").exists():
+        lite = corpus.milvus_uri.endswith(".db")
+    if concurrency > 1 and lite:
         raise BatchInputError("Milvus Lite lets one process own the index file: use --concurrency 1 with a "
                               "local data directory (a Milvus server lets the pool grow)")
     if not ray.is_initialized():

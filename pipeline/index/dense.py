@@ -20,7 +20,7 @@ _MAX_LIMIT = 16384  # Milvus's ceiling on one query/search result
 
 class MilvusDenseIndex:
     def __init__(self, uri: str, dim: int, collection: str = COLLECTION, hnsw_m: int = 16,
-                 ef_construction: int = 200, ef_search: int = 128):
+                 ef_construction: int = 200, ef_search: int = 128, token: str | None = None):
         from pymilvus import MilvusClient  # heavy import kept to the lane that needs it
 
         self.uri = uri
@@ -28,7 +28,7 @@ class MilvusDenseIndex:
         self.collection = collection
         self.ef_search = ef_search
         try:
-            self._client = MilvusClient(uri)
+            self._client = MilvusClient(uri, token=token) if token else MilvusClient(uri)
         except Exception as e:  # pymilvus raises several unrelated types here
             raise CorpusIndexError(f"cannot open Milvus at {uri}: {e}") from None
         if not self._client.has_collection(collection):
