@@ -21,8 +21,10 @@ IMPORT_PATH = "serve.app:app_builder"
 
 
 def build_app(profile: str = "lite", data_dir: str | Path = "data/sample", config: ServeConfig | None = None,
-              judge_deployment: Deployment | None = None) -> Application:
-    """The application; `judge_deployment` replaces the judge (tests use it to take the judge away)."""
+              overrides: dict[str, Deployment] | None = None) -> Application:
+    """The application. `overrides` replaces model deployments by name ("Judge", "Generator", …):
+    tests use it to take the judge away or slow the generator down, with test doubles."""
+    overrides = overrides or {}
     cfg = config or load_serve_config(profile)
     d = cfg.deployments
     data_dir = str(Path(data_dir).resolve())
@@ -30,10 +32,13 @@ def build_app(profile: str = "lite", data_dir: str | Path = "data/sample", confi
     def batch(name: str) -> dict | None:
         return d[name].batch.model_dump() if d[name].batch else None
 
-    embedder = EmbedderDeployment.options(**d["Embedder"].serve_options()).bind(profile, batch("Embedder"))
-    reranker = RerankerDeployment.options(**d["Reranker"].serve_options()).bind(profile, batch("Reranker"))
-    judge = (judge_deployment or JudgeDeployment).options(**d["Judge"].serve_options()).bind(profile, batch("Judge"))
-    generator = GeneratorDeployment.options(**d["Generator"].serve_options()).bind(profile)
+    def dep(name: str, default: Deployment) -> Deployment:
+        return overrides.get(name, default).options(**d[name].serve_options())
+
+    embedder = dep("Embedder", EmbedderDeployment).bind(profile, batch("Embedder"))
+    reranker = dep("Reranker", RerankerDeployment).bind(profile, batch("Reranker"))
+    judge = dep("Judge", JudgeDeployment).bind(profile, batch("Judge"))
+    generator = dep("Generator", GeneratorDeployment).bind(profile)
     retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(profile, data_dir)
     return Ingress.options(**d["Ingress"].serve_options()).bind(
         profile, data_dir, cfg.ingress.model_dump(), embedder, retriever, reranker, generator, judge)

@@ -34,14 +34,14 @@ class Http:
                                      headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=timeout) as r:
-                return r.status, json.loads(r.read() or b"null"), dict(r.headers)
+                return r.status, json.loads(r.read() or b"null"), {k.lower(): v for k, v in r.headers.items()}
         except urllib.error.HTTPError as e:
             payload = e.read()
             try:
                 parsed = json.loads(payload)
             except ValueError:
                 parsed = payload.decode(errors="replace")
-            return e.code, parsed, dict(e.headers)
+            return e.code, parsed, {k.lower(): v for k, v in e.headers.items()}
 
 
 @pytest.fixture(scope="session")

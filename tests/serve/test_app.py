@@ -203,7 +203,7 @@ def test_without_a_judge_answers_are_capped_or_refused_never_uncapped(app, serve
     data, _ = served_corpus
     copy = tmp_path / "data"
     shutil.copytree(data, copy, ignore=shutil.ignore_patterns("traces", "uploads"))
-    serve.run(build_app("lite", copy, judge_deployment=FakeUnavailableJudge), name="nojudge",
+    serve.run(build_app("lite", copy, overrides={"Judge": FakeUnavailableJudge}), name="nojudge",
               route_prefix="/nojudge")
     try:
         bodies = []
@@ -220,3 +220,54 @@ def test_without_a_judge_answers_are_capped_or_refused_never_uncapped(app, serve
             assert c["confidence_breakdown"]["cap"] == 0.79
     finally:
         serve.delete("nojudge")
+
+
+def test_overload_is_503_with_retry_after_and_a_timeout_is_a_refusal(app, served_corpus, tmp_path):
+    """A third application: room for 2 questions at once, a 1 s deadline, and a generator
+    that takes 3 s (a test double). The admitted questions time out into refusals; the
+    rest are turned away with 503 and Retry-After."""
+    import asyncio as aio
+    import shutil
+
+    from ray import serve
+
+    from serve.app import build_app
+    from serve.config import load_serve_config
+
+    @serve.deployment(name="Generator")
+    class FakeSlowGenerator:
+        def __init__(self, profile: str):
+            pass
+
+        def info(self) -> dict:
+            return {"name": "fake-slow"}
+
+        def ready(self) -> bool:
+            return True
+
+        async def generate(self, request):
+            await aio.sleep(3)
+            raise RuntimeError("too late (fake)")
+
+    base = load_serve_config("lite")
+    cfg = base.model_copy(update={"ingress": base.ingress.model_copy(update={"max_in_flight": 2,
+                                                                             "request_timeout_s": 1.0})})
+    data, _ = served_corpus
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy, ignore=shutil.ignore_patterns("traces", "uploads"))
+    serve.run(build_app("lite", copy, config=cfg, overrides={"Generator": FakeSlowGenerator}), name="slow",
+              route_prefix="/slow")
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            got = list(pool.map(lambda q: app.call("POST", "/slow/v1/answer", {"question": q}), [RATE] * 6))
+        busy = [(b, h) for s, b, h in got if s == 503]
+        done = [b for s, b, h in got if s == 200]
+        assert busy and done and len(busy) + len(done) == 6
+        for body, headers in busy:
+            assert body["error"]["type"] == "overloaded" and int(headers["retry-after"]) >= 1
+        for body in done:
+            assert body["outcome"] == "refusal" and body["reason_code"] == "timeout" and body["claims"] == []
+            status, trace, _ = app.call("GET", f"/slow/v1/traces/{body['trace_id']}")
+            assert status == 200 and trace["decision"]["reason_code"] == "timeout"
+    finally:
+        serve.delete("slow")
