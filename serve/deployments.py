@@ -147,8 +147,15 @@ class RetrieverDeployment:
         self.problem: str | None = None
         self._load()
 
+    def _state_mtime(self) -> float | None:
+        try:
+            return Corpus.state_path(self.data_dir).stat().st_mtime
+        except OSError:
+            return None
+
     def _load(self) -> None:
         """Load the indexes if the corpus is consistent; otherwise remember why not (readyz says it)."""
+        self._loaded_state = self._state_mtime()
         try:
             self.fingerprint = self.corpus.check()
             self.lexical = Bm25LexicalIndex.load(self.data_dir / "bm25")
@@ -159,10 +166,18 @@ class RetrieverDeployment:
 
     async def ready(self) -> dict:
         async with self._lock:
+            try:
+                self._need()  # picks up an ingest made elsewhere
+            except RuntimeError:
+                pass
             return {"ready": self.lexical is not None, "problem": self.problem,
                     "chunks": self.corpus.store.count() if self.lexical is not None else 0}
 
     def _need(self) -> Bm25LexicalIndex:
+        # an ingest by another replica or a job (shared data directory) rewrites state.json last;
+        # reload then, so every replica answers from the same, whole chunk set
+        if self._state_mtime() != self._loaded_state:
+            self._load()
         if self.lexical is None:
             raise RuntimeError(f"the corpus is not loaded: {self.problem}")
         return self.lexical

@@ -1,0 +1,46 @@
+"""The retriever deployment's class, in process: it follows ingests made by someone else."""
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import pytest
+
+from pipeline.backends.fakes import FakeHashEmbedder
+from pipeline.config import load_profile
+from pipeline.corpus import Corpus
+from serve.deployments import RetrieverDeployment
+
+from ..conftest import SAMPLE
+
+pytestmark = pytest.mark.integration
+
+
+def test_retriever_reloads_when_another_writer_ingests(tmp_path, monkeypatch):
+    # the fake embedder on both sides: the state file names the embedder, and both must agree
+    monkeypatch.setattr("pipeline.corpus.make_embedder", lambda profile: FakeHashEmbedder())
+    data = tmp_path / "data"
+    with Corpus(data, load_profile()) as c:
+        c.ingest([SAMPLE])
+    retriever = RetrieverDeployment.func_or_class("lite", str(data))
+    before = asyncio.run(retriever.ready())
+    assert before["ready"] and before["chunks"] > 0
+
+    extra = tmp_path / "more"
+    extra.mkdir()
+    shutil.copy(SAMPLE / next(p.name for p in SAMPLE.iterdir() if p.suffix == ".md" and p.name != "README.md"),
+                extra / "copy-under-another-id.md")
+    text = (extra / "copy-under-another-id.md").read_text(encoding="utf-8")
+    (extra / "copy-under-another-id.md").write_text(text.replace("id: ", "id: x-", 1), encoding="utf-8")
+    # another writer (a job, another replica). In one process both share Milvus Lite's server for
+    # the file; closing the writer would stop it under the retriever, so it stays open here. (Across
+    # processes this needs a Milvus server: Lite lets one process own a file.)
+    writer = Corpus(data, load_profile())
+    report = writer.ingest([extra])
+    writer.store.close()
+    assert report.ingested and not report.errors, report.as_dict()
+    after = asyncio.run(retriever.ready())
+    assert after["ready"] and after["chunks"] == report.total_chunks > before["chunks"]
+    hits = asyncio.run(retriever.lexical_search(["tarif"], 50))
+    chunks = asyncio.run(retriever.get([cid for cid, _ in hits]))
+    assert any(ch.doc_id.startswith("x-") for ch in chunks.values())
