@@ -20,6 +20,7 @@ from typing import Any, Literal
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from pydantic import BaseModel, ConfigDict, Field
 from ray import serve
 from ray.serve.handle import DeploymentHandle
@@ -178,6 +179,17 @@ app = FastAPI(title="saksi", version=__version__,
 @app.exception_handler(ApiError)
 async def _api_error(request: Request, e: ApiError) -> JSONResponse:
     return JSONResponse({"error": {"type": e.type, "message": e.message}}, status_code=e.status, headers=e.headers)
+
+
+@app.exception_handler(StarletteHTTPException)
+async def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
+    """Unknown paths (404), wrong methods (405) …: the same error shape as everything else."""
+    kind = {404: "not_found", 405: "method_not_allowed"}.get(e.status_code, "http_error")
+    message = e.detail if isinstance(e.detail, str) else "request failed"
+    if e.status_code == 404 and message == "Not Found":
+        message = f"no endpoint {request.url.path} (see /docs)"
+    return JSONResponse({"error": {"type": kind, "message": message}}, status_code=e.status_code,
+                        headers=getattr(e, "headers", None))
 
 
 @app.exception_handler(RequestValidationError)

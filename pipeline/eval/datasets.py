@@ -83,7 +83,12 @@ def load_dataset(path: Path, limit: int | None = None) -> EvalSet:
         raise EvalDataError(f"no dataset file at {path}")
     if limit is not None and limit < 1:
         raise EvalDataError("--limit must be at least 1")
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise EvalDataError(f"{path} is not UTF-8 text (byte {e.start}: {e.reason})") from None
+    except OSError as e:
+        raise EvalDataError(f"cannot read {path}: {e.strerror or e}") from None
     if path.suffix.lower() == ".jsonl":
         return _jsonl(path, text, limit)
     try:

@@ -115,6 +115,15 @@ def test_bad_requests_get_typed_errors_with_a_message(app, method, path, payload
     assert body["error"]["type"] == kind and body["error"]["message"]
 
 
+@pytest.mark.parametrize("method, path, code, kind", [
+    ("GET", "/v1/nothing-here", 404, "not_found"),
+    ("GET", "/v1/answer", 405, "method_not_allowed"),
+])
+def test_unknown_paths_and_methods_get_the_same_error_shape(app, method, path, code, kind):
+    status, body, _ = app.call(method, path)
+    assert status == code and body["error"]["type"] == kind and body["error"]["message"]
+
+
 def test_malformed_json_is_a_4xx_not_a_500(app):
     status, body, _ = app.call("POST", "/v1/answer", raw=b"{not json")
     assert status == 422 and body["error"]["type"] == "invalid_request"

@@ -95,6 +95,9 @@ def test_unreadable_datasets_are_clear_errors(tmp_path):
     f.write_text(json.dumps([{"context": "x", "qas": []}]))
     with pytest.raises(EvalDataError, match="no usable questions"):
         load_dataset(f)
+    f.write_bytes(b"\xff\xfe[]")
+    with pytest.raises(EvalDataError, match="not UTF-8"):
+        load_dataset(f)
 
 
 def test_answers_match_whole_words_after_normalisation():
