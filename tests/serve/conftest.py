@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -44,6 +45,20 @@ class Http:
             return e.code, parsed, {k.lower(): v for k, v in e.headers.items()}
 
 
+def start_ray(ray, attempts: int = 3) -> None:
+    """A local Ray node for the tests. Ray waits a fixed 30 s for its raylet to register; on a
+    loaded 2-core machine (or right after another node shut down) that can run out, so try again."""
+    for n in range(attempts):
+        try:
+            ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+            return
+        except Exception as e:
+            if "timed out during startup" not in str(e) or n == attempts - 1:
+                raise
+            ray.shutdown()
+            time.sleep(5)
+
+
 @pytest.fixture(scope="session")
 def served_corpus(tmp_path_factory):
     """The sample corpus embedded with the lite embedder, plus an untouched copy for in-process runs."""
@@ -65,7 +80,7 @@ def app(served_corpus):
 
     data, _ = served_corpus
     port = free_port()
-    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    start_ray(ray)
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     serve.run(build_app("lite", data), name="saksi", route_prefix="/")
     http = Http(f"http://127.0.0.1:{port}")
