@@ -9,7 +9,7 @@ import os
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -25,8 +25,14 @@ def config_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parent.parent / "configs"
 
 
-class _Strict(BaseModel):
+class StrictConfig(BaseModel):
+    """Base of every config model: unknown keys are errors, values are frozen."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_Strict = StrictConfig
+M = TypeVar("M", bound=BaseModel)
 
 
 class RetrievalSettings(_Strict):
@@ -237,6 +243,11 @@ def _validate(model: type[BaseModel], data: object, path: Path):
         return model.model_validate(data)
     except ValidationError as e:
         raise ConfigError(f"{path} does not validate:\n{e}") from None
+
+
+def load_config_file(model: type[M], path: Path) -> M:
+    """Read a YAML config file into a strict model; every problem is a ConfigError naming the file."""
+    return _validate(model, _read_yaml(path), path)
 
 
 def load_profile(profile: str = DEFAULT_PROFILE, directory: str | Path | None = None) -> Profile:

@@ -9,18 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from pipeline.config import config_dir
+from pipeline.config import StrictConfig as _Strict
+from pipeline.config import config_dir, load_config_file
 from pipeline.errors import ConfigError
 
 DEPLOYMENTS = ("Ingress", "Retriever", "Embedder", "Reranker", "Generator", "Judge")
 BATCHED = ("Embedder", "Reranker", "Judge")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Autoscaling(_Strict):
@@ -108,12 +104,4 @@ def load_serve_config(profile: str, directory: str | Path | None = None) -> Serv
     path = Path(directory or config_dir()) / "serve" / f"{profile}.yaml"
     if not path.exists():
         raise ConfigError(f"no Ray Serve options for profile {profile!r} at {path}")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return ServeConfig.model_validate(raw)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path} is not valid YAML: {str(e).splitlines()[0]}") from None
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise ConfigError(f"{path}: {where}: {first['msg']}") from None
+    return load_config_file(ServeConfig, path)

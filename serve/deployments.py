@@ -37,8 +37,20 @@ def _set_batch(method, batch: dict | None) -> None:
         method.set_batch_wait_timeout_s(float(batch["batch_wait_timeout_s"]))
 
 
+class _ModelDeployment:
+    """What every model deployment answers besides its work: its name, and that it is up."""
+
+    model: object
+
+    def info(self) -> dict:
+        return {"name": self.model.name}
+
+    def ready(self) -> bool:
+        return True
+
+
 @serve.deployment(name="Embedder")
-class EmbedderDeployment:
+class EmbedderDeployment(_ModelDeployment):
     """Query and passage embeddings; concurrent requests are batched into one forward pass."""
 
     def __init__(self, profile: str, batch: dict | None = None):
@@ -48,9 +60,6 @@ class EmbedderDeployment:
 
     def info(self) -> dict:
         return {"name": self.model.name, "dim": self.model.dim}
-
-    def ready(self) -> bool:
-        return True
 
     @serve.batch
     async def _query(self, texts: list[str]) -> list[np.ndarray]:
@@ -68,17 +77,11 @@ class EmbedderDeployment:
 
 
 @serve.deployment(name="Reranker")
-class RerankerDeployment:
+class RerankerDeployment(_ModelDeployment):
     def __init__(self, profile: str, batch: dict | None = None):
         p = load_profile(profile)
         self.model = make_reranker(p, _analyzer(p))
         _set_batch(self._rerank, batch)
-
-    def info(self) -> dict:
-        return {"name": self.model.name}
-
-    def ready(self) -> bool:
-        return True
 
     @serve.batch
     async def _rerank(self, items: list[tuple]) -> list[list[Candidate]]:
@@ -91,34 +94,22 @@ class RerankerDeployment:
 
 
 @serve.deployment(name="Generator")
-class GeneratorDeployment:
+class GeneratorDeployment(_ModelDeployment):
     def __init__(self, profile: str):
         p = load_profile(profile)
         self.model = make_generator(p, _analyzer(p))
-
-    def info(self) -> dict:
-        return {"name": self.model.name}
-
-    def ready(self) -> bool:
-        return True
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await self.model.generate(request)
 
 
 @serve.deployment(name="Judge")
-class JudgeDeployment:
+class JudgeDeployment(_ModelDeployment):
     """Judges claims one by one; concurrent claims from all requests are batched."""
 
     def __init__(self, profile: str, batch: dict | None = None):
         self.model = make_judge(load_profile(profile))
         _set_batch(self._judge, batch)
-
-    def info(self) -> dict:
-        return {"name": self.model.name}
-
-    def ready(self) -> bool:
-        return True
 
     @serve.batch
     async def _judge(self, items: list[JudgeInput]) -> list[Verdict]:

@@ -128,14 +128,19 @@ def _squad(path: Path, fmt: str, groups: list, limit: int | None) -> EvalSet:
         pid = f"p{len(passages):05d}"
         passages.append(Passage(pid, para["context"], title if isinstance(title, str) else None))
         for k, qa in enumerate(qas):
-            q = _question(qa, f"{where} question {k}", pid, seen)
-            if isinstance(q, str):
-                skipped.append(q)
-            else:
-                questions.append(q)
+            _keep(_question(qa, f"{where} question {k}", pid, seen), questions, skipped)
+    return _evalset(path, fmt, passages, questions, (), skipped)
+
+
+def _keep(q: Question | str, questions: list[Question], skipped: list[str]) -> None:
+    (skipped if isinstance(q, str) else questions).append(q)
+
+
+def _evalset(path: Path, fmt: str, passages, questions, corpus_paths, skipped) -> EvalSet:
     if not questions:
         raise EvalDataError(f"{path}: no usable questions" + (f" ({skipped[0]})" if skipped else ""))
-    return EvalSet(_name(path), str(path), fmt, tuple(passages), tuple(questions), (), tuple(skipped))
+    return EvalSet(_name(path), str(path), fmt, tuple(passages), tuple(questions), tuple(corpus_paths),
+                   tuple(skipped))
 
 
 def _question(qa: object, where: str, pid: str | None, seen: set[str]) -> Question | str:
@@ -209,13 +214,7 @@ def _jsonl(path: Path, text: str, limit: int | None) -> EvalSet:
             keys.append(key)
         elif key is None and limit is not None and len(keys) >= limit:
             continue
-        q = _question(item, where, pid, seen)
-        if isinstance(q, str):
-            skipped.append(q)
-        else:
-            questions.append(q)
-    if not questions:
-        raise EvalDataError(f"{path}: no usable questions" + (f" ({skipped[0]})" if skipped else ""))
-    kept = {k for k in keys}
-    return EvalSet(_name(path), str(path), "jsonl", tuple(p for k, p in passages.items() if k in kept),
-                   tuple(questions), tuple(p for k, p in corpus_paths.items() if k in kept), tuple(skipped))
+        _keep(_question(item, where, pid, seen), questions, skipped)
+    kept = set(keys)
+    return _evalset(path, "jsonl", [p for k, p in passages.items() if k in kept], questions,
+                    [p for k, p in corpus_paths.items() if k in kept], skipped)
