@@ -68,8 +68,23 @@ class EmbedderSettings(_Strict):
     batch_size: int = Field(32, ge=1)
 
 
+class OpenAICompatSettings(_Strict):
+    """An OpenAI-compatible chat endpoint: `vllm serve`, Ray Serve LLM, or any such server."""
+
+    base_url: str = Field(..., description="e.g. http://127.0.0.1:8001/v1")
+    model: str
+    api_key_env: str | None = Field(None, description="environment variable holding the API key, if any")
+    max_tokens: int = Field(1024, ge=16)
+    context_tokens: int = Field(6000, ge=256, description="budget for the records in the prompt (estimated)")
+    temperature: float = Field(0.0, ge=0, le=2)
+    seed: int = 0
+    timeout_s: float = Field(60, gt=0)
+    structured: bool = Field(True, description="constrain decoding to the claim JSON schema")
+
+
 class GeneratorSettings(_Strict):
-    backend: Literal["extractive"] = "extractive"
+    backend: Literal["extractive", "openai"] = "extractive"
+    openai: OpenAICompatSettings | None = None
     max_claims: int = Field(4, ge=1)
     max_claims_per_chunk: int = Field(1, ge=1)
     min_coverage: float = Field(0.7, ge=0, le=1,

@@ -144,6 +144,7 @@ class GenerationOutput:
     raw: str
     model: str
     finish_reason: str = "stop"
+    context_cut: tuple[str, ...] = ()  # chunk ids left out of the prompt to fit the token budget
 
 
 # --- verification ---------------------------------------------------------------------

@@ -25,10 +25,17 @@ def make_reranker(profile: Profile, analyzer: QueryAnalyzer) -> Reranker:
 
 
 def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:
+    s = profile.settings.generator
+    if s.backend == "openai":
+        from .openai_compat import OpenAICompatGenerator
+
+        if s.openai is None:
+            raise ConfigError("generator.backend 'openai' needs a generator.openai section (base_url, model)")
+        return OpenAICompatGenerator(s.openai)
     from ..ingest.categories import CategoryTagger
     from .lite import ExtractiveGenerator
 
-    return ExtractiveGenerator(profile.settings.generator, analyzer, CategoryTagger(profile.categories))
+    return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories))
 
 
 def make_judge(profile: Profile) -> Judge:
