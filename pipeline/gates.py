@@ -83,9 +83,8 @@ def compute_confidence(verdict: Verdict | None, retrieval: float, generator: flo
                       raw=round(raw, 4), cap=cap, value=value, band=band_for(value, settings))
 
 
-def _cited_location(chunk: Chunk, quote: str) -> str:
-    """The most precise location of a quote: the ayat span it sits in, else the chunk's."""
-    where = locate(chunk.text, quote)
+def _cited_location(chunk: Chunk, where: tuple[int, int] | None) -> str:
+    """The most precise location of a quote found at `where`: the ayat span it sits in, else the chunk's."""
     if where:
         inside = [s for s in chunk.spans if s.start <= where[0] < s.end]
         if inside:
@@ -124,7 +123,7 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
                 reasons.append(f"{QUOTE_IS_INSTRUCTION}: the quoted text in {chunk.title}, {chunk.location} "
                                "addresses the model instead of stating anything")
             elif where:
-                checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, _cited_location(chunk, cit.quote),
+                checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, _cited_location(chunk, where),
                                             True, None, chunk.is_example, chunk.doc_id, chunk.source_path,
                                             (chunk.start, chunk.end)))
             else:
