@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .analysis import QueryAnalyzer, build_analyzers
-from .backends import make_embedder, make_generator, make_judge, make_reranker
+from .backends import embedder_name, make_embedder, make_generator, make_judge, make_reranker
 from .config import Profile
 from .errors import CorpusIndexError, IngestError
 from .index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex, StoreChunkSource, embedding_text
@@ -94,6 +94,22 @@ class Corpus:
         return self._embedder
 
     @property
+    def embedder_name(self) -> str:
+        return self._embedder.name if self._embedder is not None else embedder_name(self.profile.settings.embedder)
+
+    def use_embedder(self, embedder: Embedder) -> None:
+        """Embed with this one (a Serve retriever hands over the Embedder deployment's handle)."""
+        self._embedder = embedder
+
+    def _dim(self) -> int:
+        """The vectors' dimension: from the corpus's state when no model is loaded (reading needs none)."""
+        if self._embedder is None and self.exists():
+            state = json.loads(self.state_path(self.data_dir).read_text())
+            if state.get("embedder") == self.embedder_name and state.get("dim"):
+                return int(state["dim"])
+        return self.embedder.dim
+
+    @property
     def store(self) -> ChunkStore:
         if self._store is None:
             self._store = ChunkStore(self.data_dir)
@@ -102,9 +118,15 @@ class Corpus:
     @property
     def dense(self) -> MilvusDenseIndex:
         if self._dense is None:
-            self._dense = MilvusDenseIndex(self.milvus_uri, self.embedder.dim,
-                                           token=os.environ.get("SAKSI_MILVUS_TOKEN") or None)
+            self._dense = MilvusDenseIndex(self.milvus_uri, self._dim(),
+                                           token=os.environ.get("SAKSI_MILVUS_TOKEN") or None,
+                                           sparse=self.sparse)
         return self._dense
+
+    @property
+    def sparse(self) -> bool:
+        """Whether the profile adds the sparse lane (BGE-M3 lexical weights in the same collection)."""
+        return self.profile.settings.embedder.sparse
 
     @property
     def milvus_uri(self) -> str:
@@ -208,8 +230,12 @@ class Corpus:
         for k in range(0, len(todo), batch):
             ids = todo[k:k + batch]
             chunks = self.store.get(ids)
-            vectors = asyncio.run(self.embedder.embed_passages([embedding_text(chunks[i]) for i in ids]))
-            self.dense.upsert(ids, [chunks[i].doc_id for i in ids], vectors)
+            texts = [embedding_text(chunks[i]) for i in ids]
+            if self.sparse:  # one pass gives both vectors
+                vectors, weights = asyncio.run(self.embedder.embed_passages_hybrid(texts))
+            else:
+                vectors, weights = asyncio.run(self.embedder.embed_passages(texts)), None
+            self.dense.upsert(ids, [chunks[i].doc_id for i in ids], vectors, weights)
             report.embedded += len(ids)
             if len(todo) > batch:
                 say(f"    {min(k + batch, len(todo))}/{len(todo)}")
@@ -229,10 +255,10 @@ class Corpus:
         if not self.exists():
             raise CorpusIndexError(f"no corpus in {self.data_dir}: run `saksi ingest PATH --data-dir {self.data_dir}`")
         state = json.loads((self.data_dir / self.STATE).read_text())
-        if state.get("embedder") != self.embedder.name:
+        if state.get("embedder") != self.embedder_name:
             raise CorpusIndexError(
                 f"{self.data_dir} was embedded with {state.get('embedder')}, but this profile uses "
-                f"{self.embedder.name}; re-ingest with --rebuild")
+                f"{self.embedder_name}; re-ingest with --rebuild")
         fingerprint = self.store.fingerprint()
         if state["fingerprint"] != fingerprint:
             raise CorpusIndexError(f"the indexes in {self.data_dir} do not match its chunk store (an ingest was "
@@ -262,6 +288,7 @@ class Corpus:
             reranker=make_reranker(self.profile, self.query_analyzer),
             generator=generator or make_generator(self.profile, self.query_analyzer),
             judge=judge or make_judge(self.profile),
+            sparse=self.dense if self.sparse else None,
         )
         return Orchestrator(self.profile, components, self.query_analyzer,
                             (trace_dir or self.trace_dir) if write_traces else None)

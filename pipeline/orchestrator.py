@@ -22,7 +22,8 @@ from .config import Profile, Route
 from .decision import (TIMEOUT, AttemptSummary, decide_part, find_conflicts, nearest_records, reason_text,
                        sufficiency)
 from .gates import verify
-from .protocols import ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, Reranker
+from .protocols import (ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, QueryRewriter, Reranker,
+                        SparseIndex)
 from .query import Part, QueryPlanner, decompose
 from .retrieval import HybridRetriever
 from .trace import TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
@@ -42,6 +43,7 @@ class Components:
     reranker: Reranker
     generator: Generator
     judge: Judge
+    sparse: SparseIndex | None = None  # the third lane, when the embedder has lexical weights (BGE-M3)
 
     def names(self) -> dict[str, str]:
         return {k: getattr(getattr(self, k), "name", type(getattr(self, k)).__name__)
@@ -69,7 +71,7 @@ class Orchestrator:
         self.trace_dir = trace_dir
         self.planner = QueryPlanner(analyzer, components.lexical)
         self.retriever = HybridRetriever(components.embedder, components.dense, components.lexical,
-                                         components.chunks, self.settings.retrieval)
+                                         components.chunks, self.settings.retrieval, components.sparse)
 
     async def answer(self, question: str, lang: str | None = None) -> Result:
         """The result a user sees (the trace is written to the trace directory)."""
@@ -131,11 +133,26 @@ class Orchestrator:
         plan = await self.planner.plan(part, q_lang)
         attempts = [await self._attempt(0, plan, route, index)]
         if not summarise(attempts[0]).ok:
-            rewritten = await self.planner.rewrite(plan, part)
+            rewritten = await self._rewrite(plan, part)
             attempts.append(await self._attempt(1, rewritten, route, index, widen=2))
         outcome = decide_part(index, part.text, route, [summarise(a) for a in attempts])
         return PartTrace(index=index, question=part.text, topic=part.topic, route=route_record(route),
                          attempts=tuple(attempts), outcome=outcome)
+
+    async def _rewrite(self, plan, part: Part):
+        """Tiering: rules route and decompose; the heavy model rewrites the query only when the
+        profile asks for it (generator.rewrite: generator) and can; otherwise, or if its rewrite
+        is unusable, the rules rewrite."""
+        gen = self.c.generator
+        if self.settings.generator.rewrite == "generator" and isinstance(gen, QueryRewriter):
+            try:
+                text = await gen.rewrite_query(part.text, plan.lang)
+            except Exception as e:  # a failed rewrite costs the model's help, not the answer
+                log.warning("generator %s could not rewrite the query: %s", gen.name, e)
+                text = None
+            if text:
+                return await self.planner.rewrite_from(plan, part, text, f"rewritten by {gen.name}")
+        return await self.planner.rewrite(plan, part)
 
     async def _attempt(self, n: int, plan, route: Route, part_index: int, widen: int = 1) -> AttemptTrace:
         s = self.settings

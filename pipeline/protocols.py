@@ -56,6 +56,17 @@ class LexicalIndex(Protocol):
 
 
 @runtime_checkable
+class SparseIndex(Protocol):
+    """The sparse lane (BGE-M3 lexical weights): token id → weight, scored by inner product."""
+
+    async def sparse_search(self, weights: dict[int, float], limit: int) -> list[tuple[str, float]]:
+        ...
+
+    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
+        ...
+
+
+@runtime_checkable
 class ChunkSource(Protocol):
     async def get(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
         ...

@@ -69,6 +69,17 @@ class QueryPlanner:
                          lexical_tokens=tokens, terms=plan.terms,
                          rewrite="keywords and glossary expansions, wider retrieval")
 
+    async def rewrite_from(self, plan: QueryPlan, part: Part, text: str, how: str) -> QueryPlan:
+        """A corrective query written by a model: it steers both lanes (its words join the
+        lexical tokens, it is the dense text), while the terms an answer must cover stay the
+        question's own."""
+        normalised = self.analyzer.normalise(text)
+        groups = self.analyzer.term_groups(normalised, plan.lang)
+        tokens = tuple(dict.fromkeys([*plan.lexical_tokens, *(tok for t in groups for alt in t.alternatives
+                                                               for tok in alt)]))
+        return QueryPlan(text=plan.text, normalised=plan.normalised, lang=plan.lang, dense_text=normalised or plan.text,
+                         lexical_tokens=tokens, terms=plan.terms, rewrite=f"{how}: {text}, wider retrieval")
+
     async def _weighted(self, groups: list[Term]) -> list[Term]:
         tokens = [tok for g in groups for alt in g.alternatives for tok in alt]
         idf = await self.lexical.idf(tokens)

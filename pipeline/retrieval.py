@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 from .config import RetrievalSettings
-from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex
+from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex, SparseEmbedder, SparseIndex
 from .text import normalise
 from .types import Candidate, QueryPlan
 
@@ -62,39 +62,72 @@ def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source:
     return out
 
 
+async def _none() -> dict:
+    return {}
+
+
+async def _empty() -> list:
+    return []
+
+
 class HybridRetriever:
+    """Dense + lexical lanes, and a sparse third lane when given one (BGE-M3's lexical
+    weights; the embedder must then be a SparseEmbedder)."""
+
     def __init__(self, embedder: Embedder, dense: DenseIndex, lexical: LexicalIndex, chunks: ChunkSource,
-                 settings: RetrievalSettings):
+                 settings: RetrievalSettings, sparse: SparseIndex | None = None):
+        if sparse is not None and not isinstance(embedder, SparseEmbedder):
+            raise TypeError(f"a sparse lane needs an embedder with lexical weights; {embedder.name} has none")
         self.embedder = embedder
         self.dense = dense
         self.lexical = lexical
         self.chunks = chunks
         self.settings = settings
+        self.sparse = sparse
+
+    @property
+    def lanes(self) -> int:
+        return 3 if self.sparse is not None else 2
 
     async def retrieve(self, plan: QueryPlan, widen: int = 1) -> list[Candidate]:
         """Fused candidates, best first; dropped ones (duplicates, over the cap) are marked."""
         s = self.settings
-        vector = (await self.embedder.embed_queries([plan.dense_text]))[0]
-        dense_hits, lexical_hits = await asyncio.gather(
+        weights: dict[int, float] = {}
+        if self.sparse is not None:
+            vectors, lexical_weights = await self.embedder.embed_queries_hybrid([plan.dense_text])
+            vector, weights = vectors[0], lexical_weights[0]
+        else:
+            vector = (await self.embedder.embed_queries([plan.dense_text]))[0]
+        dense_hits, lexical_hits, sparse_hits = await asyncio.gather(
             self.dense.search(vector, s.dense_k * widen),
-            self.lexical.search(plan.lexical_tokens, s.lexical_k * widen))
-        fused = rrf({"dense": [i for i, _ in dense_hits], "lexical": [i for i, _ in lexical_hits]}, s.rrf_k)
+            self.lexical.search(plan.lexical_tokens, s.lexical_k * widen),
+            self.sparse.sparse_search(weights, s.sparse_k * widen) if self.sparse is not None else _empty())
+        lanes = {"dense": [i for i, _ in dense_hits], "lexical": [i for i, _ in lexical_hits]}
+        if self.sparse is not None:
+            lanes["sparse"] = [i for i, _ in sparse_hits]
+        fused = rrf(lanes, s.rrf_k)
         order = sorted(fused, key=lambda i: (-fused[i], i))[: s.top_k * widen]
         dense_scores = dict(dense_hits)
         lexical_scores = dict(lexical_hits)
+        sparse_scores = dict(sparse_hits)
         missing_dense = [i for i in order if i not in dense_scores]
         missing_lex = [i for i in order if i not in lexical_scores]
-        more_dense, more_lex, chunks = await asyncio.gather(
+        missing_sparse = [i for i in order if i not in sparse_scores]
+        more_dense, more_lex, more_sparse, chunks = await asyncio.gather(
             self.dense.score(vector, missing_dense), self.lexical.score(plan.lexical_tokens, missing_lex),
+            self.sparse.sparse_score(weights, missing_sparse) if self.sparse is not None else _none(),
             self.chunks.get(order))
         dense_scores.update(more_dense)
         lexical_scores.update(more_lex)
+        sparse_scores.update(more_sparse)
         dense_rank = {i: r for r, (i, _) in enumerate(dense_hits, 1)}
         lexical_rank = {i: r for r, (i, _) in enumerate(lexical_hits, 1)}
+        sparse_rank = {i: r for r, (i, _) in enumerate(sparse_hits, 1)}
         candidates = [
             Candidate(chunk=chunks[i], dense_score=dense_scores.get(i), dense_rank=dense_rank.get(i),
                       lexical_score=lexical_scores.get(i), lexical_rank=lexical_rank.get(i),
-                      rrf_score=round(fused[i], 8))
+                      sparse_score=sparse_scores.get(i) if self.sparse is not None else None,
+                      sparse_rank=sparse_rank.get(i), rrf_score=round(fused[i], 8))
             for i in order if i in chunks
         ]
         return dedup_and_cap(candidates, s.dedup_jaccard, s.per_source_cap)

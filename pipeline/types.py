@@ -105,6 +105,8 @@ class Candidate:
     dense_rank: int | None = None
     lexical_score: float | None = None
     lexical_rank: int | None = None
+    sparse_score: float | None = None  # the third lane (BGE-M3 lexical weights), when the profile has it
+    sparse_rank: int | None = None
     rrf_score: float = 0.0
     rerank_score: float | None = None
     rerank_components: dict[str, float] = field(default_factory=dict)

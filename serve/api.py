@@ -33,7 +33,7 @@ from pipeline.trace import dump_trace, load_trace
 
 from .deployments import _analyzer
 from .handles import (HandleChunkSource, HandleDenseIndex, HandleEmbedder, HandleGenerator, HandleJudge,
-                      HandleLexicalIndex, HandleReranker)
+                      HandleLexicalIndex, HandleReranker, HandleSparseEmbedder, HandleSparseIndex)
 
 log = logging.getLogger(__name__)
 
@@ -230,8 +230,11 @@ class Ingress:
                 h, t = self.handles, float(self.settings["request_timeout_s"])
                 emb, rr, gen, jd = await asyncio.gather(*(h[n].info.remote() for n in
                                                           ("Embedder", "Reranker", "Generator", "Judge")))
+                sparse = self.profile.settings.embedder.sparse
                 components = Components(
-                    embedder=HandleEmbedder(h["Embedder"], emb["name"], emb["dim"], t),
+                    embedder=(HandleSparseEmbedder if sparse else HandleEmbedder)(h["Embedder"], emb["name"],
+                                                                                  emb["dim"], t),
+                    sparse=HandleSparseIndex(h["Retriever"], t) if sparse else None,
                     dense=HandleDenseIndex(h["Retriever"], t), lexical=HandleLexicalIndex(h["Retriever"], t),
                     chunks=HandleChunkSource(h["Retriever"], t),
                     reranker=HandleReranker(h["Reranker"], rr["name"], t),

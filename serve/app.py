@@ -39,7 +39,7 @@ def build_app(profile: str = "lite", data_dir: str | Path = "data/sample", confi
     reranker = dep("Reranker", RerankerDeployment).bind(profile, batch("Reranker"))
     judge = dep("Judge", JudgeDeployment).bind(profile, batch("Judge"))
     generator = dep("Generator", GeneratorDeployment).bind(profile)
-    retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(profile, data_dir)
+    retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(profile, data_dir, embedder)
     return Ingress.options(**d["Ingress"].serve_options()).bind(
         profile, data_dir, cfg.ingress.model_dump(), embedder, retriever, reranker, generator, judge)
 

@@ -16,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 from ray import serve
+from ray.serve.handle import DeploymentHandle
 
 from pipeline.analysis import QueryAnalyzer, build_analyzers
 from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
@@ -23,6 +24,8 @@ from pipeline.config import Profile, load_profile
 from pipeline.corpus import Corpus
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
 from pipeline.types import Candidate, Chunk, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+
+from .handles import HandleEmbedder, HandleSparseEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +78,14 @@ class EmbedderDeployment(_ModelDeployment):
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack(await asyncio.gather(*(self._passage(t) for t in texts)))
 
+    # the sparse lane (BGE-M3 with embedder.sparse): one pass, both vectors; unbatched, since
+    # queries ask once per retrieval round and ingest sends whole batches already
+    async def embed_queries_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        return await self.model.embed_queries_hybrid(list(texts))
+
+    async def embed_passages_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        return await self.model.embed_passages_hybrid(list(texts))
+
 
 @serve.deployment(name="Reranker")
 class RerankerDeployment(_ModelDeployment):
@@ -102,6 +113,11 @@ class GeneratorDeployment(_ModelDeployment):
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await self.model.generate(request)
 
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        """The model's corrective rewrite; None when this generator cannot (rules then)."""
+        rewrite = getattr(self.model, "rewrite_query", None)
+        return await rewrite(question, lang) if rewrite is not None else None
+
 
 @serve.deployment(name="Judge")
 class JudgeDeployment(_ModelDeployment):
@@ -128,10 +144,14 @@ class RetrieverDeployment:
     reads and ingests: the store and Milvus Lite are touched by one thread at a time.
     """
 
-    def __init__(self, profile: str, data_dir: str):
+    def __init__(self, profile: str, data_dir: str, embedder: DeploymentHandle | None = None):
         self.profile = load_profile(profile)
         self.data_dir = Path(data_dir)
+        # reading needs no model; an ingest embeds through the Embedder deployment when given one
+        # (so a GPU model is not loaded a second time here), else with an in-process embedder
         self.corpus = Corpus(self.data_dir, self.profile)
+        self._embedder = embedder
+        self._handed_over = False
         self._lock = asyncio.Lock()
         self.lexical: Bm25LexicalIndex | None = None
         self.fingerprint: str | None = None
@@ -183,6 +203,16 @@ class RetrieverDeployment:
             self._need()
             return await self.corpus.dense.score(vector, chunk_ids)
 
+    async def sparse_search(self, weights: dict[int, float], limit: int) -> list[tuple[str, float]]:
+        async with self._lock:
+            self._need()
+            return await self.corpus.dense.sparse_search(weights, limit)
+
+    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
+        async with self._lock:
+            self._need()
+            return await self.corpus.dense.sparse_score(weights, chunk_ids)
+
     async def lexical_search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
         async with self._lock:
             return await self._need().search(tokens, limit)
@@ -232,6 +262,11 @@ class RetrieverDeployment:
                 path = target / Path(name).name
                 path.write_text(text, encoding="utf-8")
                 paths.append(path)
+            if self._embedder is not None and not self._handed_over:
+                info = await self._embedder.info.remote()
+                cls = HandleSparseEmbedder if self.profile.settings.embedder.sparse else HandleEmbedder
+                self.corpus.use_embedder(cls(self._embedder, info["name"], info["dim"], timeout=600.0))
+                self._handed_over = True
             report = await asyncio.to_thread(self.corpus.ingest, paths)
             self._load()
             return json.loads(json.dumps(report.as_dict()))

@@ -31,6 +31,27 @@ class HandleEmbedder:
         return await _call(self.h, "embed_passages", list(texts), timeout=self.timeout)
 
 
+class HandleSparseEmbedder(HandleEmbedder):
+    """An embedder with lexical weights (BGE-M3, embedder.sparse): the SparseEmbedder protocol too."""
+
+    async def embed_queries_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        return await _call(self.h, "embed_queries_hybrid", list(texts), timeout=self.timeout)
+
+    async def embed_passages_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        return await _call(self.h, "embed_passages_hybrid", list(texts), timeout=self.timeout)
+
+
+class HandleSparseIndex:
+    def __init__(self, retriever: DeploymentHandle, timeout: float):
+        self.h, self.timeout = retriever, timeout
+
+    async def sparse_search(self, weights: dict[int, float], limit: int) -> list[tuple[str, float]]:
+        return await _call(self.h, "sparse_search", weights, limit, timeout=self.timeout)
+
+    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
+        return await _call(self.h, "sparse_score", weights, list(chunk_ids), timeout=self.timeout)
+
+
 class HandleDenseIndex:
     def __init__(self, retriever: DeploymentHandle, timeout: float):
         self.h, self.timeout = retriever, timeout
@@ -86,6 +107,9 @@ class HandleGenerator:
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await _call(self.h, "generate", request, timeout=self.timeout)
+
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        return await _call(self.h, "rewrite_query", question, lang, timeout=self.timeout)
 
 
 class HandleJudge:

