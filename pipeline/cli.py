@@ -1,4 +1,4 @@
-"""The `saksi` command line: ingest, ask, replay, eval, schema.
+"""The `saksi` command line: ingest, ask, replay, eval, models, schema.
 
 Exit codes: 0 success (a refusal is a success: it is the answer "no source"), 1 a check
 failed (replay differs, nothing could be ingested, an evaluation found the contract broken), 2 bad usage, configuration or
@@ -80,6 +80,12 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--adversarial", action="store_true", help="run the adversarial gate suite instead")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+
+    p = sub.add_parser("models", help="what the profile's real models need, and whether this machine has it")
+    p.add_argument("action", choices=["check"], help="check: report each model and library, exit 1 if any is missing")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
 
     p = sub.add_parser("schema", help="print a JSON Schema")
@@ -196,6 +202,28 @@ def cmd_eval(args) -> int:
     return 0 if all(report["contract"].values()) else 1
 
 
+def cmd_models(args) -> int:
+    from .models import check_profile
+
+    report = check_profile(load_profile(args.profile))
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+    else:
+        print(f"profile {report['profile']}:")
+        for m in report["models"]:
+            where = f"found at {m['path']}" if m["available"] else f"MISSING — {m['error']}"
+            print(f"  {m['role']:<9} {m['backend']:<21} {m['name']}\n            {where}")
+        for lib in report["libraries"]:
+            state = "installed" if lib["available"] else f"MISSING — {lib['install']}"
+            print(f"  library   {lib['module']:<21} needed by {', '.join(lib['needed_by'])}: {state}")
+        for note in report["notes"]:
+            print(f"  note      {note}")
+        if not report["models"] and not report["libraries"]:
+            print("  no models to fetch: this profile runs on what the package ships")
+        print("all available" if report["ok"] else "not ready: fetch or install what is marked MISSING")
+    return 0 if report["ok"] else 1
+
+
 def cmd_schema(args) -> int:
     if args.what == "trace":
         from .trace import trace_schema
@@ -209,7 +237,7 @@ def cmd_schema(args) -> int:
 
 
 COMMANDS.update({"ingest": cmd_ingest, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
-                 "eval": cmd_eval})
+                 "eval": cmd_eval, "models": cmd_models})
 
 
 if __name__ == "__main__":

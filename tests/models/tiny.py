@@ -136,6 +136,7 @@ def build_causal_lm(path: Path, arch: str = "qwen2") -> Path:
     torch.manual_seed(3)
     tok = build_tokenizer("xlmr")
     tok.chat_template = CHAT_TEMPLATE
+    tok.model_max_length = 4096
     common = dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                   num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
                   bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,

@@ -1,0 +1,343 @@
+"""Generators that run an LLM in this process: vLLM's engine (GPU) or transformers (small CPU
+models). They are the in-process twins of `openai_compat.py` and behave the same way.
+
+The prompt is `pipeline.prompts.build_prompt`, with the records' budget counted by the model's
+own tokenizer. The whole chat-templated prompt plus `max_tokens` must also fit the model's
+context window: when it does not, lower-ranked records are cut further, and every cut id goes
+to `GenerationOutput.context_cut` so the trace says what the model never saw.
+
+Nothing the model writes is trusted. The reply goes to the gates as text: an answer that ran
+into `max_tokens` (`finish_reason == "length"`), invalid JSON or off-schema output becomes a
+refusal saying so (pipeline/claims.py). vLLM constrains decoding to the claim JSON schema;
+transformers does not (its `generate` has no schema constraint), so a small model's reply is
+often unusable — which the gates report, rather than anything being repaired here.
+
+Both engines are synchronous and not safe to call from several threads: each generator runs
+its model in `asyncio.to_thread` under one lock. torch, transformers and vllm are imported in
+the constructors, so this module imports without them.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
+
+from ..claims import claim_json_schema
+from ..config import LocalLLMSettings
+from ..errors import ConfigError, GenerationError
+from ..models import resolve_model, torch_device
+from ..prompts import SYSTEM, Prompt, build_prompt, build_rewrite_messages, parse_rewrite, render_record
+from ..types import GenerationOutput, GenerationRequest
+
+log = logging.getLogger(__name__)
+
+REWRITE_MAX_TOKENS = 64  # a search query is one short line
+
+Messages = list[dict[str, str]]
+
+
+# --- shared: token counting, the chat prompt, fitting the context window -----------------------
+
+
+def token_counter(tokenizer) -> Callable[[str], int]:
+    """Tokens `text` costs inside a prompt, by the model's own tokenizer (no BOS/EOS added)."""
+    return lambda text: len(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+
+def plain_chat_text(messages: Sequence[Mapping[str, str]]) -> str:
+    """The prompt for a tokenizer without a chat template: one `role: content` block per
+    message and an open `assistant:` turn. Base models get no special formatting beyond this."""
+    return "\n\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\n\nassistant:"
+
+
+def chat_prompt_ids(tokenizer, messages: Sequence[Mapping[str, str]]) -> list[int]:
+    """Token ids of the prompt: the tokenizer's chat template with the assistant turn opened,
+    or `plain_chat_text` (with the tokenizer's usual special tokens) when it has none."""
+    if getattr(tokenizer, "chat_template", None):
+        ids = tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True)
+        if isinstance(ids, Mapping) or hasattr(ids, "keys"):  # transformers 5 returns a BatchEncoding
+            ids = ids["input_ids"]
+        return [int(i) for i in ids]
+    return [int(i) for i in tokenizer(plain_chat_text(messages), verbose=False)["input_ids"]]
+
+
+def fit_prompt(request: GenerationRequest, context_tokens: int, count_tokens: Callable[[str], int],
+               prompt_ids: Callable[[Messages], list[int]], window: int | None,
+               max_new_tokens: int) -> tuple[Prompt, list[int]]:
+    """The prompt and its token ids. Records are kept best first within `context_tokens`; if the
+    templated prompt plus `max_new_tokens` still overflows `window` (the model's context), the
+    records' budget shrinks by the overflow and the prompt is rebuilt, until it fits. A prompt
+    that cannot fit even with one record is a GenerationError (the orchestrator refuses)."""
+    lang = request.lang if request.lang in SYSTEM else "en"
+    budget = context_tokens
+    while True:
+        prompt = build_prompt(request, budget, count_tokens)
+        ids = prompt_ids(prompt.messages)
+        over = len(ids) + max_new_tokens - window if window else 0
+        if over <= 0:
+            return prompt, ids
+        if len(prompt.kept) <= 1:
+            raise GenerationError(
+                f"the prompt ({len(ids)} tokens with {len(prompt.kept)} record(s)) plus {max_new_tokens} answer "
+                f"tokens does not fit the model's context of {window} tokens; lower max_tokens or use a model "
+                "with a longer context")
+        kept = set(prompt.kept)
+        used = sum(count_tokens(render_record(c, lang)) for c in request.context if c.chunk_id in kept)
+        budget = min(budget, used) - over  # strictly below what the kept records cost: something goes
+
+
+# --- transformers --------------------------------------------------------------------------------
+
+_DTYPES = {"float32": "float32", "fp32": "float32", "float": "float32", "float16": "float16", "fp16": "float16",
+           "half": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16"}
+
+
+def torch_dtype(requested: str, device: str):
+    """'auto' → float16 on CUDA, float32 elsewhere (CPU half precision is slow and lossy);
+    an explicit dtype is honoured."""
+    import torch
+
+    if requested == "auto":
+        return torch.float16 if device.startswith("cuda") else torch.float32
+    name = _DTYPES.get(requested.lower())
+    if name is None:
+        raise ConfigError(f"unknown dtype {requested!r} for the local generator (auto, float32, float16, bfloat16)")
+    return getattr(torch, name)
+
+
+def _dtype_keyword(transformers) -> str:
+    """`from_pretrained` takes `dtype` from transformers 4.56 (`torch_dtype` before, deprecated since)."""
+    try:
+        major, minor = (int(p) for p in transformers.__version__.split(".")[:2])
+    except ValueError:
+        return "dtype"
+    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+
+
+def _context_window(config) -> int | None:
+    for attr in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+class TransformersGenerator:
+    """A causal LM through transformers' `generate`: greedy at temperature 0, else sampling
+    seeded with `settings.seed` for every request (the same request gives the same reply)."""
+
+    def __init__(self, settings: LocalLLMSettings):
+        try:
+            import torch
+            import transformers
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as e:
+            raise ConfigError("generator backend 'transformers' needs the `models` extra (torch, transformers): "
+                              "pip install -e '.[models]'") from e
+        self.settings = settings
+        self.name = f"transformers/{settings.model}"
+        path = resolve_model(settings.model, "generator")
+        self.device = torch_device(settings.device)
+        self.dtype = torch_dtype(settings.dtype, self.device)
+        self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self.model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True,
+                                                          **{_dtype_keyword(transformers): self.dtype})
+        self.model.to(self.device).eval()
+        self.context_window = _context_window(self.model.config)
+        self.count_tokens = token_counter(self.tokenizer)
+        self._torch = torch
+        self._lock = threading.Lock()
+        if not getattr(self.tokenizer, "chat_template", None):
+            log.warning("%s has no chat template; prompting with plain 'role: content' turns", settings.model)
+
+    def _eos_ids(self) -> set[int]:
+        ids: set[int] = set()
+        for value in (getattr(self.model.generation_config, "eos_token_id", None), self.tokenizer.eos_token_id):
+            if isinstance(value, int):
+                ids.add(value)
+            elif isinstance(value, (list, tuple)):
+                ids.update(int(v) for v in value)
+        return ids
+
+    def _complete(self, ids: list[int], max_new_tokens: int, sample: bool) -> tuple[str, str]:
+        """(decoded new text, finish reason). Call under the lock. "length" means it produced
+        `max_new_tokens` without an end-of-sequence token."""
+        torch = self._torch
+        s = self.settings
+        x = torch.tensor([ids], dtype=torch.long, device=self.device)
+        pad = self.tokenizer.pad_token_id
+        kwargs: dict[str, Any] = dict(attention_mask=torch.ones_like(x), max_new_tokens=max_new_tokens,
+                                      pad_token_id=pad if pad is not None else next(iter(self._eos_ids()), None))
+        if sample:
+            kwargs.update(do_sample=True, temperature=s.temperature)
+        else:  # greedy; cleared so a model's sampling defaults neither apply nor warn
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        cuda = []
+        if self.device.startswith("cuda"):
+            index = torch.device(self.device).index
+            cuda = [torch.cuda.current_device() if index is None else index]
+        try:
+            with torch.random.fork_rng(devices=cuda), torch.inference_mode():
+                torch.manual_seed(s.seed)  # per request, inside the lock: reproducible, and the global RNG is kept
+                out = self.model.generate(x, **kwargs)
+        except (RuntimeError, ValueError) as e:
+            raise GenerationError(f"{self.name} failed to generate: {e}") from e
+        new = [int(t) for t in out[0, len(ids):].tolist()]
+        eos = self._eos_ids()
+        stopped = any(t in eos for t in new)
+        finish = "length" if len(new) >= max_new_tokens and not stopped else "stop"
+        return self.tokenizer.decode(new, skip_special_tokens=True), finish
+
+    def _generate(self, request: GenerationRequest) -> GenerationOutput:
+        s = self.settings
+        with self._lock:
+            prompt, ids = fit_prompt(request, s.context_tokens, self.count_tokens,
+                                     lambda m: chat_prompt_ids(self.tokenizer, m), self.context_window, s.max_tokens)
+            text, finish = self._complete(ids, s.max_tokens, sample=s.temperature > 0)
+        return GenerationOutput(raw=text, model=self.name, finish_reason=finish, context_cut=prompt.cut)
+
+    async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        return await asyncio.to_thread(self._generate, request)
+
+    def _rewrite(self, question: str, lang: str) -> str | None:
+        with self._lock:
+            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
+            if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
+                return None
+            text, _ = self._complete(ids, REWRITE_MAX_TOKENS, sample=False)
+        return parse_rewrite(text, question)
+
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        """The model's rewrite for the corrective retry, or None (the rules rewrite then)."""
+        try:
+            return await asyncio.to_thread(self._rewrite, question, lang)
+        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
+            log.warning("%s could not rewrite the query: %s", self.name, e)
+            return None
+
+
+# --- vLLM ----------------------------------------------------------------------------------------
+
+
+def structured_output_kwargs(sampling_params_module, schema: dict) -> dict[str, Any]:
+    """The SamplingParams keyword that constrains decoding to `schema`, for the installed vLLM:
+    `structured_outputs=StructuredOutputsParams(json=…)` (vLLM ≥ 0.11; the only form from 0.12)
+    or `guided_decoding=GuidedDecodingParams(json=…)` (vLLM 0.6 – 0.11)."""
+    structured = getattr(sampling_params_module, "StructuredOutputsParams", None)
+    if structured is not None:
+        return {"structured_outputs": structured(json=schema)}
+    guided = getattr(sampling_params_module, "GuidedDecodingParams", None)
+    if guided is not None:
+        return {"guided_decoding": guided(json=schema)}
+    raise ConfigError("the installed vLLM has neither StructuredOutputsParams nor GuidedDecodingParams; "
+                      "upgrade vLLM (pip install -e '.[gpu]') or set generator.local.structured: false")
+
+
+def vllm_sampling_kwargs(settings: LocalLLMSettings, sampling_params_module, *, max_tokens: int | None = None,
+                         schema: dict | None = None, greedy: bool = False) -> dict[str, Any]:
+    """Keyword arguments for `vllm.SamplingParams`: temperature (0 is greedy in vLLM), seed,
+    max_tokens, and the JSON-schema constraint when a schema is given."""
+    kwargs: dict[str, Any] = {"temperature": 0.0 if greedy else settings.temperature, "seed": settings.seed,
+                              "max_tokens": max_tokens or settings.max_tokens}
+    if schema is not None:
+        kwargs.update(structured_output_kwargs(sampling_params_module, schema))
+    return kwargs
+
+
+def vllm_output_text(request_output) -> tuple[str, str]:
+    """(text, finish reason) of a vLLM RequestOutput's first completion. A request the engine
+    did not finish (no finish reason, or aborted) is a GenerationError."""
+    outputs = getattr(request_output, "outputs", None)
+    if not outputs:
+        raise GenerationError("vLLM returned no completion for the request")
+    completion = outputs[0]
+    finish = getattr(completion, "finish_reason", None)
+    if finish is None or str(finish) == "abort":
+        raise GenerationError(f"vLLM did not finish the request (finish_reason={finish!r})")
+    return completion.text or "", str(finish)
+
+
+def vllm_generation_output(request_output, model: str, cut: Sequence[str] = ()) -> GenerationOutput:
+    """A vLLM RequestOutput as the generator's output; the text is passed on untouched."""
+    text, finish = vllm_output_text(request_output)
+    return GenerationOutput(raw=text, model=model, finish_reason=finish, context_cut=tuple(cut))
+
+
+def _engine_max_len(llm) -> int | None:
+    try:
+        value = llm.llm_engine.model_config.max_model_len
+    except AttributeError:
+        return None
+    return value if isinstance(value, int) and value > 0 else None
+
+
+class VLLMGenerator:
+    """vLLM's offline engine (`vllm.LLM`) in this process, decoding constrained to the claim
+    JSON schema (`settings.structured`). The prompt is the tokenizer's chat template, tokenized
+    here so that it is counted and fitted exactly, and handed to the engine as token ids."""
+
+    def __init__(self, settings: LocalLLMSettings):
+        try:
+            import vllm
+            from vllm import sampling_params as vllm_sampling
+        except ImportError as e:
+            raise ConfigError("generator backend 'vllm' needs vLLM, from the `gpu` extra: pip install -e '.[gpu]' "
+                              "(or use backend 'transformers' for small models on CPU)") from e
+        self.settings = settings
+        self.name = f"vllm/{settings.model}"
+        self._vllm = vllm
+        self._sampling = vllm_sampling
+        self._schema = claim_json_schema() if settings.structured else None
+        if self._schema is not None:
+            structured_output_kwargs(vllm_sampling, self._schema)  # fail at start-up, not on the first request
+        path = resolve_model(settings.model, "generator")
+        self.llm = vllm.LLM(model=str(path), seed=settings.seed, dtype=settings.dtype,
+                            max_model_len=settings.max_model_len,
+                            gpu_memory_utilization=settings.gpu_memory_utilization,
+                            tensor_parallel_size=settings.tensor_parallel_size)
+        self.tokenizer = self.llm.get_tokenizer()
+        self.count_tokens = token_counter(self.tokenizer)
+        self.context_window = _engine_max_len(self.llm) or settings.max_model_len
+        self._lock = threading.Lock()
+
+    def _params(self, **kwargs):
+        return self._vllm.SamplingParams(**vllm_sampling_kwargs(self.settings, self._sampling, **kwargs))
+
+    def _run(self, ids: list[int], params):
+        try:
+            outputs = self.llm.generate([{"prompt_token_ids": ids}], sampling_params=params, use_tqdm=False)
+        except (RuntimeError, ValueError) as e:
+            raise GenerationError(f"{self.name} failed to generate: {e}") from e
+        if not outputs:
+            raise GenerationError("vLLM returned no output for the request")
+        return outputs[0]
+
+    def _generate(self, request: GenerationRequest) -> GenerationOutput:
+        s = self.settings
+        with self._lock:
+            prompt, ids = fit_prompt(request, s.context_tokens, self.count_tokens,
+                                     lambda m: chat_prompt_ids(self.tokenizer, m), self.context_window, s.max_tokens)
+            output = self._run(ids, self._params(schema=self._schema))
+        return vllm_generation_output(output, self.name, prompt.cut)
+
+    async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        return await asyncio.to_thread(self._generate, request)
+
+    def _rewrite(self, question: str, lang: str) -> str | None:
+        with self._lock:
+            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
+            if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
+                return None
+            output = self._run(ids, self._params(max_tokens=REWRITE_MAX_TOKENS, greedy=True))
+        text, _ = vllm_output_text(output)
+        return parse_rewrite(text, question)
+
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        """The model's rewrite for the corrective retry, or None (the rules rewrite then)."""
+        try:
+            return await asyncio.to_thread(self._rewrite, question, lang)
+        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
+            log.warning("%s could not rewrite the query: %s", self.name, e)
+            return None
