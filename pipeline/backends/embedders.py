@@ -86,7 +86,9 @@ class SentenceTransformerEmbedder:
         if settings.fp16 and self.device.startswith("cuda"):
             self._model.half()
         self._lock = threading.Lock()
-        dim = self._model.get_sentence_embedding_dimension()
+        # renamed in sentence-transformers 5.x; older releases have only the first name
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dim = get_dim()
         self.dim = int(dim if dim is not None else self._model.encode(["x"]).shape[1])
 
     def _encode(self, texts: Sequence[str], prefix: str) -> np.ndarray:
