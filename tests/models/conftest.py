@@ -2,7 +2,14 @@
 marked `models`; the torch/transformers stack comes from the `models` extra."""
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# the models here are built locally; any attempt to reach the Hugging Face Hub is a bug, and
+# should fail at once rather than wait on a network this machine may not have
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 pytest.importorskip("torch", reason="the `models` extra is not installed (pip install -e '.[models]')")
 
