@@ -35,6 +35,9 @@ class ActorOptions(_Strict):
     num_cpus: float = Field(1, ge=0)
     num_gpus: float = Field(0, ge=0)
     memory: int | None = Field(None, ge=0)
+    runtime_env: dict[str, Any] | None = Field(
+        None, description="Ray runtime_env for this deployment only (e.g. the generator's vLLM, whose transformers "
+                          "pin conflicts with FlagEmbedding's)")
 
 
 class Batch(_Strict):

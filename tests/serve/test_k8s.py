@@ -69,3 +69,13 @@ def test_cluster_has_a_cpu_head_and_gpu_groups_for_the_gpu_deployments():
     assert {"SAKSI_MILVUS_URI", "SAKSI_MILVUS_TOKEN", "SAKSI_DATA_DIR"} <= env
     config_names = {d["metadata"]["name"] for d in _docs(K8S / "config.yaml")}
     assert config_names == {"saksi-config", "saksi-secrets"}
+
+
+def test_the_generator_alone_gets_vllm_in_its_own_environment():
+    """vLLM's transformers pin and FlagEmbedding's cannot share one environment (README)."""
+    from serve.config import load_serve_config
+
+    d = load_serve_config("gpu").deployments
+    assert any(p.startswith("vllm") for p in d["Generator"].ray_actor_options.runtime_env["pip"])
+    assert d["Generator"].serve_options()["ray_actor_options"]["runtime_env"]["pip"]
+    assert all(d[n].ray_actor_options.runtime_env is None for n in ("Embedder", "Reranker", "Judge", "Retriever"))
