@@ -40,3 +40,25 @@ def nli_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def causal_lm_dir(tmp_path_factory):
     return tiny.build_causal_lm(tmp_path_factory.mktemp("qwen2"))
+
+
+@pytest.fixture(scope="session")
+def tiny_config_dir(tmp_path_factory, bge_m3_dir, cross_encoder_dir, nli_dir, causal_lm_dir):
+    """A copy of configs/ with a `tiny` profile: every real backend, on the tiny models, so the
+    CLI and the Serve deployments load them by profile name, as users do."""
+    import shutil
+    from pathlib import Path
+
+    import yaml
+
+    src = Path(__file__).resolve().parents[2] / "configs"
+    dst = tmp_path_factory.mktemp("configs") / "configs"
+    shutil.copytree(src, dst)
+    profile = yaml.safe_load((src / "full-cpu.yaml").read_text(encoding="utf-8"))
+    profile["profile"] = "tiny"
+    profile["embedder"].update(model=str(bge_m3_dir), max_length=128)
+    profile["reranker"].update(model=str(cross_encoder_dir), max_length=128)
+    profile["judge"].update(model=str(nli_dir))
+    profile["generator"]["local"].update(model=str(causal_lm_dir), max_tokens=24, context_tokens=512)
+    (dst / "tiny.yaml").write_text(yaml.safe_dump(profile, allow_unicode=True), encoding="utf-8")
+    return dst
