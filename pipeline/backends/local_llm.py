@@ -124,7 +124,51 @@ def _context_window(config) -> int | None:
     return None
 
 
-class TransformersGenerator:
+class _LocalGenerator:
+    """What both in-process backends share: fit the prompt to the budget and the window,
+    complete it under one lock, and the corrective rewrite. Subclasses load a model and
+    implement `_complete`."""
+
+    settings: LocalLLMSettings
+    name: str
+    tokenizer: Any
+    count_tokens: Callable[[str], int]
+    context_window: int | None
+    _lock: threading.Lock
+
+    def _complete(self, ids: list[int], max_tokens: int, rewrite: bool) -> tuple[str, str]:
+        """(text, finish reason) for the prompt's token ids; `rewrite`: greedy, unconstrained."""
+        raise NotImplementedError
+
+    def _generate(self, request: GenerationRequest) -> GenerationOutput:
+        s = self.settings
+        with self._lock:
+            prompt, ids = fit_prompt(request, s.context_tokens, self.count_tokens,
+                                     lambda m: chat_prompt_ids(self.tokenizer, m), self.context_window, s.max_tokens)
+            text, finish = self._complete(ids, s.max_tokens, rewrite=False)
+        return GenerationOutput(raw=text, model=self.name, finish_reason=finish, context_cut=prompt.cut)
+
+    async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        return await asyncio.to_thread(self._generate, request)
+
+    def _rewrite(self, question: str, lang: str) -> str | None:
+        with self._lock:
+            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
+            if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
+                return None
+            text, _ = self._complete(ids, REWRITE_MAX_TOKENS, rewrite=True)
+        return parse_rewrite(text, question)
+
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        """The model's rewrite for the corrective retry, or None (the rules rewrite then)."""
+        try:
+            return await asyncio.to_thread(self._rewrite, question, lang)
+        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
+            log.warning("%s could not rewrite the query: %s", self.name, e)
+            return None
+
+
+class TransformersGenerator(_LocalGenerator):
     """A causal LM through transformers' `generate`: greedy at temperature 0, else sampling
     seeded with `settings.seed` for every request (the same request gives the same reply)."""
 
@@ -161,7 +205,7 @@ class TransformersGenerator:
                 ids.update(int(v) for v in value)
         return ids
 
-    def _complete(self, ids: list[int], max_new_tokens: int, sample: bool) -> tuple[str, str]:
+    def _decode(self, ids: list[int], max_new_tokens: int, sample: bool) -> tuple[str, str]:
         """(decoded new text, finish reason). Call under the lock. "length" means it produced
         `max_new_tokens` without an end-of-sequence token."""
         torch = self._torch
@@ -190,32 +234,8 @@ class TransformersGenerator:
         finish = "length" if len(new) >= max_new_tokens and not stopped else "stop"
         return self.tokenizer.decode(new, skip_special_tokens=True), finish
 
-    def _generate(self, request: GenerationRequest) -> GenerationOutput:
-        s = self.settings
-        with self._lock:
-            prompt, ids = fit_prompt(request, s.context_tokens, self.count_tokens,
-                                     lambda m: chat_prompt_ids(self.tokenizer, m), self.context_window, s.max_tokens)
-            text, finish = self._complete(ids, s.max_tokens, sample=s.temperature > 0)
-        return GenerationOutput(raw=text, model=self.name, finish_reason=finish, context_cut=prompt.cut)
-
-    async def generate(self, request: GenerationRequest) -> GenerationOutput:
-        return await asyncio.to_thread(self._generate, request)
-
-    def _rewrite(self, question: str, lang: str) -> str | None:
-        with self._lock:
-            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
-            if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
-                return None
-            text, _ = self._complete(ids, REWRITE_MAX_TOKENS, sample=False)
-        return parse_rewrite(text, question)
-
-    async def rewrite_query(self, question: str, lang: str) -> str | None:
-        """The model's rewrite for the corrective retry, or None (the rules rewrite then)."""
-        try:
-            return await asyncio.to_thread(self._rewrite, question, lang)
-        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
-            log.warning("%s could not rewrite the query: %s", self.name, e)
-            return None
+    def _complete(self, ids: list[int], max_tokens: int, rewrite: bool) -> tuple[str, str]:
+        return self._decode(ids, max_tokens, sample=not rewrite and self.settings.temperature > 0)
 
 
 # --- vLLM ----------------------------------------------------------------------------------------
@@ -273,7 +293,7 @@ def _engine_max_len(llm) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
-class VLLMGenerator:
+class VLLMGenerator(_LocalGenerator):
     """vLLM's offline engine (`vllm.LLM`) in this process, decoding constrained to the claim
     JSON schema (`settings.structured`). The prompt is the tokenizer's chat template, tokenized
     here so that it is counted and fitted exactly, and handed to the engine as token ids."""
@@ -314,30 +334,7 @@ class VLLMGenerator:
             raise GenerationError("vLLM returned no output for the request")
         return outputs[0]
 
-    def _generate(self, request: GenerationRequest) -> GenerationOutput:
-        s = self.settings
-        with self._lock:
-            prompt, ids = fit_prompt(request, s.context_tokens, self.count_tokens,
-                                     lambda m: chat_prompt_ids(self.tokenizer, m), self.context_window, s.max_tokens)
-            output = self._run(ids, self._params(schema=self._schema))
-        return vllm_generation_output(output, self.name, prompt.cut)
-
-    async def generate(self, request: GenerationRequest) -> GenerationOutput:
-        return await asyncio.to_thread(self._generate, request)
-
-    def _rewrite(self, question: str, lang: str) -> str | None:
-        with self._lock:
-            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
-            if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
-                return None
-            output = self._run(ids, self._params(max_tokens=REWRITE_MAX_TOKENS, greedy=True))
-        text, _ = vllm_output_text(output)
-        return parse_rewrite(text, question)
-
-    async def rewrite_query(self, question: str, lang: str) -> str | None:
-        """The model's rewrite for the corrective retry, or None (the rules rewrite then)."""
-        try:
-            return await asyncio.to_thread(self._rewrite, question, lang)
-        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
-            log.warning("%s could not rewrite the query: %s", self.name, e)
-            return None
+    def _complete(self, ids: list[int], max_tokens: int, rewrite: bool) -> tuple[str, str]:
+        params = (self._params(max_tokens=max_tokens, greedy=True) if rewrite
+                  else self._params(schema=self._schema))
+        return vllm_output_text(self._run(ids, params))
