@@ -62,14 +62,6 @@ def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source:
     return out
 
 
-async def _none() -> dict:
-    return {}
-
-
-async def _empty() -> list:
-    return []
-
-
 class HybridRetriever:
     """Dense + lexical lanes, and a sparse third lane when given one (BGE-M3's lexical
     weights; the embedder must then be a SparseEmbedder)."""
@@ -101,7 +93,8 @@ class HybridRetriever:
         dense_hits, lexical_hits, sparse_hits = await asyncio.gather(
             self.dense.search(vector, s.dense_k * widen),
             self.lexical.search(plan.lexical_tokens, s.lexical_k * widen),
-            self.sparse.sparse_search(weights, s.sparse_k * widen) if self.sparse is not None else _empty())
+            self.sparse.sparse_search(weights, s.sparse_k * widen) if self.sparse is not None
+            else asyncio.sleep(0, result=[]))
         lanes = {"dense": [i for i, _ in dense_hits], "lexical": [i for i, _ in lexical_hits]}
         if self.sparse is not None:
             lanes["sparse"] = [i for i, _ in sparse_hits]
@@ -115,7 +108,8 @@ class HybridRetriever:
         missing_sparse = [i for i in order if i not in sparse_scores]
         more_dense, more_lex, more_sparse, chunks = await asyncio.gather(
             self.dense.score(vector, missing_dense), self.lexical.score(plan.lexical_tokens, missing_lex),
-            self.sparse.sparse_score(weights, missing_sparse) if self.sparse is not None else _none(),
+            self.sparse.sparse_score(weights, missing_sparse) if self.sparse is not None
+            else asyncio.sleep(0, result={}),
             self.chunks.get(order))
         dense_scores.update(more_dense)
         lexical_scores.update(more_lex)
@@ -126,8 +120,8 @@ class HybridRetriever:
         candidates = [
             Candidate(chunk=chunks[i], dense_score=dense_scores.get(i), dense_rank=dense_rank.get(i),
                       lexical_score=lexical_scores.get(i), lexical_rank=lexical_rank.get(i),
-                      sparse_score=sparse_scores.get(i) if self.sparse is not None else None,
-                      sparse_rank=sparse_rank.get(i), rrf_score=round(fused[i], 8))
+                      sparse_score=sparse_scores.get(i), sparse_rank=sparse_rank.get(i),
+                      rrf_score=round(fused[i], 8))
             for i in order if i in chunks
         ]
         return dedup_and_cap(candidates, s.dedup_jaccard, s.per_source_cap)

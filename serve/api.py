@@ -32,8 +32,8 @@ from pipeline.render import result_json
 from pipeline.trace import dump_trace, load_trace
 
 from .deployments import _analyzer
-from .handles import (HandleChunkSource, HandleDenseIndex, HandleEmbedder, HandleGenerator, HandleJudge,
-                      HandleLexicalIndex, HandleReranker, HandleSparseEmbedder, HandleSparseIndex)
+from .handles import (HandleChunkSource, HandleDenseIndex, HandleGenerator, HandleJudge, HandleLexicalIndex,
+                      HandleReranker, HandleSparseIndex, handle_embedder)
 
 log = logging.getLogger(__name__)
 
@@ -232,8 +232,7 @@ class Ingress:
                                                           ("Embedder", "Reranker", "Generator", "Judge")))
                 sparse = self.profile.settings.embedder.sparse
                 components = Components(
-                    embedder=(HandleSparseEmbedder if sparse else HandleEmbedder)(h["Embedder"], emb["name"],
-                                                                                  emb["dim"], t),
+                    embedder=handle_embedder(h["Embedder"], emb, t, sparse),
                     sparse=HandleSparseIndex(h["Retriever"], t) if sparse else None,
                     dense=HandleDenseIndex(h["Retriever"], t), lexical=HandleLexicalIndex(h["Retriever"], t),
                     chunks=HandleChunkSource(h["Retriever"], t),

@@ -25,7 +25,7 @@ from pipeline.corpus import Corpus
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
 from pipeline.types import Candidate, Chunk, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
-from .handles import HandleEmbedder, HandleSparseEmbedder
+from .handles import handle_embedder
 
 log = logging.getLogger(__name__)
 
@@ -264,8 +264,8 @@ class RetrieverDeployment:
                 paths.append(path)
             if self._embedder is not None and not self._handed_over:
                 info = await self._embedder.info.remote()
-                cls = HandleSparseEmbedder if self.profile.settings.embedder.sparse else HandleEmbedder
-                self.corpus.use_embedder(cls(self._embedder, info["name"], info["dim"], timeout=600.0))
+                self.corpus.use_embedder(handle_embedder(self._embedder, info, 600.0,
+                                                         self.profile.settings.embedder.sparse))
                 self._handed_over = True
             report = await asyncio.to_thread(self.corpus.ingest, paths)
             self._load()

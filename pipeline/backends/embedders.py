@@ -18,6 +18,7 @@ import numpy as np
 
 from ..config import EmbedderSettings
 from ..models import resolve_model, torch_device
+from . import embedder_name
 
 
 def _normalised(x: np.ndarray) -> np.ndarray:
@@ -40,7 +41,7 @@ class BGEM3Embedder:
         self.settings = settings
         path = resolve_model(settings.model or "BAAI/bge-m3", "embedder")
         self.device = torch_device(settings.device)
-        self.name = f"bge-m3/{settings.model}"
+        self.name = embedder_name(settings)
         self.sparse = settings.sparse
         self._model = BGEM3FlagModel(str(path), use_fp16=settings.fp16 and self.device.startswith("cuda"),
                                      devices=self.device, batch_size=settings.batch_size,
@@ -80,7 +81,7 @@ class SentenceTransformerEmbedder:
         self.settings = settings
         path = resolve_model(settings.model or "", "embedder")
         self.device = torch_device(settings.device)
-        self.name = f"sentence-transformers/{settings.model}"
+        self.name = embedder_name(settings)
         self._model = SentenceTransformer(str(path), device=self.device)
         self._model.max_seq_length = settings.max_length
         if settings.fp16 and self.device.startswith("cuda"):
