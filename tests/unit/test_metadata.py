@@ -1,0 +1,286 @@
+"""Document metadata: what the text says, what the file declares, what a sidecar corrects.
+
+The real regulations (../shared/data/regulations/pmk, pdftotext output with its noise) are
+read directly, and every number and year is checked against an independent, simpler reading.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import IngestError
+from pipeline.ingest.metadata import (
+    MetadataOverrides,
+    citation,
+    describe,
+    load_overrides,
+    parse_metadata,
+    read_sidecar,
+    sidecar_for,
+)
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+REGULATIONS = Path(os.environ.get("SAKSI_SHARED_DATA", ROOT.parent / "shared" / "data")) / "regulations" / "pmk"
+
+# The independent reading: the heading is everything before the first line that is "TENTANG".
+_BEFORE_TENTANG = re.compile(r"\A(.*?)^\s*TENTANG\s*$", re.DOTALL | re.MULTILINE)
+_HEAD_NUMBER = re.compile(r"NOMOR\s*:?\s*(\d+)\b")
+_HEAD_YEAR = re.compile(r"TAHUN\s+(\d{4})\b")
+
+
+@pytest.fixture(scope="module")
+def regulations() -> dict[str, str]:
+    if not REGULATIONS.is_dir():
+        pytest.fail(f"shared regulations not found at {REGULATIONS} (set SAKSI_SHARED_DATA)")
+    files = sorted(REGULATIONS.glob("*.md"))
+    if len(files) < 16:
+        pytest.fail(f"expected the 16 shared regulations in {REGULATIONS}, found {len(files)}")
+    return {f.name: f.read_text(encoding="utf-8") for f in files}
+
+
+def test_every_real_regulation_names_itself(regulations):
+    unnumbered = set()
+    for name, text in regulations.items():
+        meta = parse_metadata(text)
+        assert meta.doc_type and meta.title and meta.cite_as, name
+        assert meta.authority == "official" and meta.lang == "id", name
+        head = _BEFORE_TENTANG.match(text)[1]
+        number, year = _HEAD_NUMBER.search(head), _HEAD_YEAR.search(head)
+        assert meta.number == (number[1] if number else None), name
+        assert meta.year == (int(year[1]) if year else None), name
+        assert "Source File" not in meta.title and not meta.title.startswith("PMK"), name
+        if meta.number is None:
+            unnumbered.add(name)
+    # Surakarta's number and year are scanned illegibly ("NOMOR: \~ iAHUN JlOl~"); Tapin's number is blank.
+    assert unnumbered == {"pmk-001-2025.md", "pmk-015-2025.md"}
+
+
+def test_minister_of_finance_regulation(regulations):
+    meta = parse_metadata(regulations["pmk-098-2025.md"])
+    assert (meta.doc_type, meta.issuer, meta.number, meta.year) == ("Peraturan Menteri Keuangan", "Menteri Keuangan",
+                                                                     "98", 2025)
+    assert meta.title == "PENGENAAN BEA MASUK TINDAKAN PENGAMANAN ATAS IMPOR PRODUK KAIN TENUNAN DARI KAPAS"
+    assert meta.cite_as == "PMK 98/2025" and meta.published == "2025-12-22"
+    # "mulai berlaku setelah 10 (sepuluh) hari … sejak tanggal diundangkan", and the promulgation date is blank
+    assert meta.promulgated is None and meta.effective is None
+
+
+def test_trailing_dots_and_a_fixed_effective_date(regulations):
+    meta = parse_metadata(regulations["pmk-096-2025.md"])  # "NOMOR 96 TAHUN 2025....."
+    assert (meta.number, meta.year, meta.cite_as) == ("96", 2025, "PMK 96/2025")
+    assert meta.title.endswith("237/PMK.04/2022 TENTANG PENELITIAN DUGAAN PELANGGARAN DI BIDANG CUKAI")
+    assert parse_metadata(regulations["pmk-113-2025.md"]).effective == "2026-01-01"
+
+
+def test_regent_regulation_under_a_masthead(regulations):
+    meta = parse_metadata(regulations["pmk-006-2025.md"])  # "BUPATI KOTABARU / PROVINSI …" above the heading
+    assert (meta.doc_type, meta.issuer, meta.number, meta.year) == ("Peraturan Bupati", "Bupati Kotabaru", "21", 2019)
+    assert meta.cite_as == "Perbup Kotabaru 21/2019"
+    assert meta.title.startswith("TEKNIS PEMBERIAN TUNJANGAN HARI RAYA, GAJI DAN TUNJANGAN KETIGA BELAS")
+    assert meta.published is None  # "pada tanggal r♦ Mei 201": illegible, not guessed
+    salinan = parse_metadata(regulations["pmk-005-2025.md"])
+    assert salinan.cite_as == "Perbup Mamuju Tengah 34/2021" and salinan.published == "2021-11-25"
+    # the closing article is split by the two-column layout; it still says "on promulgation"
+    assert salinan.promulgated == salinan.effective == "2021-11-25"
+
+
+def test_mayor_regulation_with_glued_words(regulations):
+    meta = parse_metadata(regulations["pmk-001-2025.md"])  # "PERATURAN / WALIKOTASURAKARTA / NOMOR: \~"
+    assert (meta.doc_type, meta.issuer) == ("Peraturan Walikota", "Walikota Surakarta")
+    assert meta.number is None and meta.year is None
+    assert meta.cite_as == "Perwali Surakarta"
+    assert meta.title == "PETUNJUKTEKNISPENYALURAN BERASMISKINDAERAHKOTASURAKARTA TAHUN 2013"
+    assert meta.published is meta.promulgated is meta.effective is None
+
+
+def test_regional_regulation(regulations):
+    meta = parse_metadata(regulations["pmk-016-2025.md"])
+    assert (meta.doc_type, meta.issuer, meta.number, meta.year) == ("Peraturan Daerah", "Pemerintah Kabupaten Magelang",
+                                                                     "8", 2010)
+    assert meta.cite_as == "Perda Kab. Magelang 8/2010"
+    assert meta.title == "PERUBAHAN ANGGARAN PENDAPATAN DAN BELANJA DAERAH KABUPATEN MAGELANG TAHUN ANGGARAN 2010"
+    assert meta.published == meta.promulgated == meta.effective == "2010-09-07"  # "7 Sept 2010"
+    bone = parse_metadata(regulations["pmk-014-2024.md"])  # the region's name only in the masthead
+    assert bone.cite_as == "Perda Kab. Bone Bolango 2/2019" and bone.issuer == "Pemerintah Kabupaten Bone Bolango"
+
+
+def test_cleaned_text_one_line_heading():
+    text = ("SALINAN\nPERATURAN MENTERI KEUANGAN REPUBLIK INDONESIA NOMOR 12A TAHUN 2024 TENTANG TATA CARA "
+            "PENGEMBALIAN PAJAK\nDENGAN RAHMAT TUHAN YANG MAHA ESA\nMenimbang: bahwa Peraturan Pemerintah Nomor 34 "
+            "Tahun 2011 tentang Tindakan Antidumping perlu diubah;\nDitetapkan di Jakarta pada tanggal 3 Mei 2024\n")
+    meta = parse_metadata(text)
+    assert (meta.number, meta.year, meta.cite_as) == ("12A", 2024, "PMK 12A/2024")
+    assert meta.title == "TATA CARA PENGEMBALIAN PAJAK" and meta.published == "2024-05-03"
+
+
+def test_english_regulation_heading():
+    text = ("REGULATION OF THE MINISTER OF FINANCE OF THE REPUBLIC OF INDONESIA\nNUMBER 98 OF 2025\nCONCERNING\n"
+            "IMPOSITION OF SAFEGUARD DUTY ON IMPORTS OF\nWOVEN FABRICS OF COTTON\nBY THE GRACE OF GOD ALMIGHTY\n"
+            "This Ministerial Regulation shall come into force on 1 January 2026.\n"
+            "Stipulated in Jakarta\non December 22, 2025\n")
+    meta = parse_metadata(text)
+    assert (meta.doc_type, meta.number, meta.year, meta.cite_as, meta.lang) == (
+        "Peraturan Menteri Keuangan", "98", 2025, "PMK 98/2025", "en")
+    assert meta.title == "IMPOSITION OF SAFEGUARD DUTY ON IMPORTS OF WOVEN FABRICS OF COTTON"
+    assert meta.published == "2025-12-22" and meta.effective == "2026-01-01"
+    pp = parse_metadata("Government Regulation Number 34 of 2011 concerning Anti-Dumping Measures\n\nArticle 1\n")
+    assert (pp.cite_as, pp.title, pp.issuer) == ("PP 34/2011", "Anti-Dumping Measures", "Presiden Republik Indonesia")
+
+
+def test_running_case_heading_only_as_the_first_line():
+    first = parse_metadata("# Peraturan Presiden Nomor 158 Tahun 2024 tentang Kementerian Keuangan\n\nPasal 1\n")
+    assert (first.cite_as, first.title) == ("Perpres 158/2024", "Kementerian Keuangan")
+    mention = parse_metadata("Berita pajak\n\nPeraturan Menteri Keuangan Nomor 98 Tahun 2025 tentang bea masuk "
+                             "mulai berlaku bulan depan.\n")
+    assert mention.doc_type is None and mention.authority is None
+
+
+def test_standards():
+    psak = parse_metadata("PSAK 71: Instrumen Keuangan\n\n1. Tujuan Pernyataan ini …\n")
+    assert (psak.doc_type, psak.number, psak.cite_as, psak.title) == ("PSAK", "71", "PSAK 71", "Instrumen Keuangan")
+    assert psak.issuer == "Dewan Standar Akuntansi Keuangan" and psak.authority == "official"
+    long = parse_metadata("PERNYATAAN STANDAR AKUNTANSI KEUANGAN 71\nINSTRUMEN KEUANGAN\n\nPSAK 71 berlaku efektif "
+                          "untuk periode tahun buku yang dimulai pada atau setelah 1 Januari 2020.\n")
+    assert (long.cite_as, long.title, long.effective, long.lang) == ("PSAK 71", "INSTRUMEN KEUANGAN", "2020-01-01",
+                                                                      "id")
+    assert parse_metadata("ISAK 16\nPERJANJIAN KONSESI JASA\n").cite_as == "ISAK 16"
+    assert parse_metadata("Catatan tentang PSAK 71 dan dampaknya.\n").doc_type is None
+
+
+CLOSING = "Ditetapkan di Jakarta\npada tanggal 22 Desember 2025\n"
+
+
+@pytest.mark.parametrize(("clause", "promulgated", "effective"), [
+    ("Peraturan Menteri ini mulai berlaku pada tanggal diundangkan.", "23 Desember 2025", "2025-12-23"),
+    ("Peraturan Menteri ini mulai berlaku setelah 10 (sepuluh) hari\nterhitung sejak tanggal diundangkan.",
+     "23 Desember 2025", "2026-01-02"),
+    ("Peraturan Menteri ini mulai berlaku setelah 3 (tiga) bulan terhitung sejak tanggal diundangkan.",
+     "30 November 2025", "2026-02-28"),
+    ("Peraturan Menteri ini mulai berlaku pada tanggal 1 Januari\n2026.", "", "2026-01-01"),
+    ("Peraturan Menteri ini mulai berlaku pada tanggal ditetapkan.", "", "2025-12-22"),
+    ("Peraturan Menteri ini mulai berlaku pada tanggal diundangkan.", "", None),
+    ("Peraturan Menteri ini mulai berlaku setelah 10 (sepuluh) hari terhitung sejak tanggal diundangkan.", "", None),
+    ("Peraturan Menteri ini mulai berlaku setelah 7 (tujuh) hari kerja terhitung sejak tanggal diundangkan.",
+     "23 Desember 2025", None),
+    ("Pada saat Peraturan Menteri ini mulai berlaku, Peraturan Menteri Nomor 1 Tahun 2020 dicabut.", "", None),
+    # pdftotext's two-column split of "… ini mulai berlaku pada tanggal diundangkan."
+    ("Peraturan Menteri\ndiundangkan.\n\nPasal II\nini mulai berlaku\n\npada\n\ntanggal\n\nAgar setiap orang",
+     "23 Desember 2025", "2025-12-23"),
+    ("This Ministerial\nRegulation shall come into force after 30 (thirty) days from the date of promulgation.",
+     "23 Desember 2025", "2026-01-22"),
+])
+def test_effective_date_rules(clause, promulgated, effective):
+    text = f"Pasal 9\n{clause}\n{CLOSING}Diundangkan di Jakarta\npada tanggal {promulgated}\nDIREKTUR JENDERAL\n"
+    meta = parse_metadata(text)
+    assert meta.published == "2025-12-22"
+    assert meta.effective == effective
+
+
+def test_only_the_first_enactment_line_counts():
+    text = ("Ditetapkan di Jakarta\npada tanggal\nMENTERI KEUANGAN\n\n"
+            "LAMPIRAN\nDitetapkan di Bogor\npada tanggal 1 Mei 2020\n")
+    assert parse_metadata(text).published is None
+
+
+def test_citation_names():
+    assert citation("Peraturan Pemerintah", "34", 2011) == "PP 34/2011"
+    assert citation("Undang-Undang", "17", 2006) == "UU 17/2006"
+    assert citation("Peraturan Wali Kota", "1", 2025, "Wali Kota Surakarta") == "Perwali Surakarta 1/2025"
+    assert citation("Peraturan Menteri Keuangan", "237/PMK.04/2022", 2022) == "PMK 237/PMK.04/2022"
+    assert citation("Peraturan Direktur Jenderal Pajak", "PER-11/PJ/2025", 2025) == "PER-11/PJ/2025"
+    assert citation("Keputusan Gubernur", "5", 2020) == "Keputusan Gubernur 5/2020"
+    assert citation("Peraturan Menteri Keuangan", None, None) is None
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_describe_precedence_and_provenance(tmp_path, regulations):
+    doc = _write(tmp_path / "pmk-098-2025.md", regulations["pmk-098-2025.md"])
+    meta = describe(doc, doc.read_text(encoding="utf-8"), {"title": "Bea masuk pengamanan kain", "number": 98},
+                    {"promulgated": "2025-12-23", "url": "https://JDIH.Kemenkeu.go.id/pmk/98"})
+    f, p = meta.fields, meta.provenance
+    assert (f["doc_type"], p["doc_type"]) == ("Peraturan Menteri Keuangan", "document")
+    assert (f["title"], p["title"]) == ("Bea masuk pengamanan kain", "declared")
+    assert (f["number"], p["number"]) == ("98", "declared")
+    assert (f["promulgated"], p["promulgated"]) == ("2025-12-23", "sidecar")
+    assert (f["domain"], p["domain"]) == ("jdih.kemenkeu.go.id", "sidecar")
+    assert (f["authority"], f["lang"], f["published"]) == ("official", "id", "2025-12-22")
+    assert f["illustrative"] is False and "illustrative" not in p and f["id"] is None
+    override = describe(doc, "", {"authority": "primary"}, {"authority": "media", "published": "2026-01-05"})
+    assert (override.fields["authority"], override.provenance["authority"]) == ("media", "sidecar")
+    assert override.fields["published"] == "2026-01-05"
+
+
+def test_sidecar_completes_an_illegible_heading(tmp_path, regulations):
+    doc = _write(tmp_path / "pmk-001-2025.md", regulations["pmk-001-2025.md"])
+    meta = describe(doc, doc.read_text(encoding="utf-8"), {}, {"number": 19, "year": 2013})
+    assert (meta.fields["cite_as"], meta.provenance["cite_as"]) == ("Perwali Surakarta 19/2013", "sidecar")
+    declared = describe(doc, doc.read_text(encoding="utf-8"), {"cite_as": "Perwali Ska 19/2013"}, {"number": "19"})
+    assert (declared.fields["cite_as"], declared.provenance["cite_as"]) == ("Perwali Ska 19/2013", "declared")
+
+
+def test_describe_fallbacks(tmp_path):
+    note = _write(tmp_path / "catatan.md", "# Catatan Sewa\n\nCatatan ini menjelaskan sewa dan pajak yang terutang.\n")
+    meta = describe(note, note.read_text(encoding="utf-8"), {})
+    assert (meta.fields["title"], meta.provenance["title"]) == ("Catatan Sewa", "document")
+    assert (meta.fields["lang"], meta.fields["authority"], meta.fields["cite_as"]) == ("id", "unknown", None)
+    assert "authority" not in meta.provenance
+    plain = describe(tmp_path / "lease-note.txt", "The lessee presents the payments in the statement of cash flows.",
+                     {})
+    assert (plain.fields["title"], plain.provenance["title"]) == ("lease-note", "filename")
+    assert plain.fields["lang"] == "en" and plain.fields["domain"] is None
+
+
+@pytest.mark.parametrize(("raw", "field", "wording"), [
+    ({"published": 2025}, "published", "bare year"),
+    ({"promulgated": "22 Desember 2025"}, "promulgated", "valid date"),
+    ({"id": "pmk 98"}, "id", "letters, digits"),
+    ({"authority": "government"}, "authority", "official"),
+    ({"year": "two thousand"}, "year", "integer"),
+    ({"lang": "fr"}, "lang", "'id' or 'en'"),
+])
+def test_invalid_values_name_the_field(tmp_path, raw, field, wording):
+    doc = tmp_path / "doc.md"
+    with pytest.raises(IngestError) as declared:
+        describe(doc, "Teks.", raw)
+    assert declared.value.path == str(doc)
+    assert declared.value.reason.startswith(f"front matter field {field!r}: ") and wording in declared.value.reason
+    side = _write(tmp_path / "doc.md.meta.yaml", "")
+    with pytest.raises(IngestError) as sidecar:
+        describe(doc, "Teks.", {}, raw)
+    assert sidecar.value.path == str(side) and sidecar.value.reason.startswith(f"sidecar field {field!r}: ")
+
+
+def test_overrides_accept_what_front_matter_accepts():
+    o = load_overrides({"id": "pmk-98_2025", "title": "T", "doc_type": "regulation", "issuer": "Menteri Keuangan",
+                        "authority": "official", "published": "2025-12-22", "effective": "2026-01-01",
+                        "lang": "id", "illustrative": True, "url": "https://x.go.id/a", "number": 98,
+                        "year": 2025, "unknown_key": "ignored"}, "f.md")
+    assert isinstance(o, MetadataOverrides) and o.number == "98" and o.year == 2025 and o.illustrative is True
+    assert load_overrides({"language": "en"}, "f.docx", "declared metadata").lang == "en"  # DOCX core properties
+    with pytest.raises(IngestError, match="front matter must be a YAML mapping"):
+        load_overrides(["a"], "f.md")  # type: ignore[arg-type]
+
+
+def test_sidecar_files(tmp_path):
+    doc = _write(tmp_path / "pmk-098-2025.md", "Teks.")
+    assert sidecar_for(doc) is None
+    stem = _write(tmp_path / "pmk-098-2025.meta.yaml", "number: 98\n")
+    assert sidecar_for(doc) == stem
+    name = _write(tmp_path / "pmk-098-2025.md.meta.yaml", "number: 98\nyear: 2025\n")
+    assert sidecar_for(doc) == name  # the full name wins: "a.md" and "a.pdf" may sit side by side
+    assert read_sidecar(name) == {"number": 98, "year": 2025}
+    assert read_sidecar(_write(tmp_path / "empty.meta.yaml", "")) == {}
+    with pytest.raises(IngestError) as bad:
+        read_sidecar(_write(tmp_path / "bad.meta.yaml", "number: [98\n"))
+    assert bad.value.path == str(tmp_path / "bad.meta.yaml") and "not valid YAML" in bad.value.reason
+    with pytest.raises(IngestError, match="sidecar must be a YAML mapping"):
+        read_sidecar(_write(tmp_path / "list.meta.yaml", "- 98\n"))
