@@ -76,7 +76,7 @@ def test_pdf_pages_lines_and_meta():
     # what sits on one visual line stays on one line (layout extraction), its gap kept as spaces
     assert re.fullmatch(r"Menimbang\s+: a\. bahwa untuk melaksanakan ketentuan Pasal 5", same_line)
     assert _lines(third) == ["PERATURAN MENTERI KEUANGAN", *PAGE_3, "- 3 -"]
-    assert parsed.meta == {"title": "PMK Nomor 1 Tahun 2024", "author": "Kementerian Keuangan",
+    assert parsed.meta == {"file_title": "PMK Nomor 1 Tahun 2024", "author": "Kementerian Keuangan",
                            "subject": "Ketentuan umum perpajakan", "file_created": "2000-01-01"}
 
 

@@ -92,13 +92,16 @@ def _page_text(path: Path, page: PageObject, number: int) -> str | None:
 
 
 def _meta(path: Path, reader: PdfReader) -> dict:
-    """Title, author, subject and the file's creation date (`file_created`: not a publication
-    date) from the document info."""
+    """Title, author, subject and the file's creation date from the document info.
+
+    The title is `file_title` and the date `file_created`: a PDF's properties are often the
+    authoring tool's ("Microsoft Word - draft3.docx"), so they only stand in when the text
+    itself names no title, and never as a publication date."""
     try:
         info = reader.metadata
         if info is None:
             return {}
-        meta = {"title": info.title, "author": info.author, "subject": info.subject}
+        meta = {"file_title": info.title, "author": info.author, "subject": info.subject}
         try:
             created = info.creation_date
         except ValueError:  # a date string pypdf cannot parse: leave it out
