@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 
 from .claims import ParseFailure, parse_claims
 from .config import ConfidenceSettings, JudgeSettings
+from .ingest.chunker import cite_path
 from .instructions import overlaps_instruction
 from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
@@ -84,12 +85,20 @@ def compute_confidence(verdict: Verdict | None, retrieval: float, generator: flo
 
 
 def _cited_location(chunk: Chunk, where: tuple[int, int] | None) -> str:
-    """The most precise location of a quote found at `where`: the ayat span it sits in, else the chunk's."""
+    """The most precise location of a quote found at `where`: the innermost ayat/huruf/angka
+    span holding all of it, else the chunk's."""
     if where:
-        inside = [s for s in chunk.spans if s.start <= where[0] < s.end]
+        inside = [s for s in chunk.spans if s.start <= where[0] and where[1] <= s.end]
         if inside:
-            return inside[-1].label
+            return min(inside, key=lambda s: s.end - s.start).label
     return chunk.location
+
+
+def _check(cit, chunk: Chunk, where: tuple[int, int] | None, ok: bool, reason: str | None) -> CitationCheck:
+    label = _cited_location(chunk, where) if ok else chunk.location
+    return CitationCheck(cit.chunk_id, cit.quote, chunk.title, label, ok, reason, chunk.is_example, chunk.doc_id,
+                         chunk.source_path, (chunk.start, chunk.end), cite_path(chunk, label), chunk.page,
+                         chunk.document_path or None)
 
 
 async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragraphs: Mapping[str, str],
@@ -117,19 +126,13 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
                 continue
             where = locate(chunk.text, cit.quote) if contains_normalised(chunk.text, cit.quote) else None
             if where and overlaps_instruction(chunk.text, *where):
-                checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, chunk.location, False,
-                                            QUOTE_IS_INSTRUCTION, chunk.is_example, chunk.doc_id, chunk.source_path,
-                                            (chunk.start, chunk.end)))
+                checks.append(_check(cit, chunk, where, False, QUOTE_IS_INSTRUCTION))
                 reasons.append(f"{QUOTE_IS_INSTRUCTION}: the quoted text in {chunk.title}, {chunk.location} "
                                "addresses the model instead of stating anything")
             elif where:
-                checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, _cited_location(chunk, where),
-                                            True, None, chunk.is_example, chunk.doc_id, chunk.source_path,
-                                            (chunk.start, chunk.end)))
+                checks.append(_check(cit, chunk, where, True, None))
             else:
-                checks.append(CitationCheck(cit.chunk_id, cit.quote, chunk.title, chunk.location, False,
-                                            QUOTE_NOT_FOUND, chunk.is_example, chunk.doc_id, chunk.source_path,
-                                            (chunk.start, chunk.end)))
+                checks.append(_check(cit, chunk, where, False, QUOTE_NOT_FOUND))
                 reasons.append(f"{QUOTE_NOT_FOUND}: quote is not in {chunk.title}, {chunk.location}")
         figures = tuple(f.text for f in extract_figures(claim.text))
         unbacked = figures_without_basis(claim.text, [c.quote for c in checks if c.ok])

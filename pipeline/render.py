@@ -49,7 +49,8 @@ def _claim_json(c: VerifiedClaim) -> dict[str, Any]:
                                  if c.confidence else None),
         "citations": [{"chunk_id": x.chunk_id, "document": x.document, "doc_id": x.doc_id, "location": x.location,
                        "quote": x.quote, "verified": x.ok, "is_example": x.is_example, "source": x.source,
-                       "source_span": list(x.span) if x.span else None} for x in c.citations],
+                       "source_span": list(x.span) if x.span else None, "path": x.path,
+                       "pages": list(x.page) if x.page else None, "original": x.origin} for x in c.citations],
     }
 
 
@@ -105,7 +106,9 @@ def render_text(r: Result, lang: str | None = None) -> str:
         lines.append(_wrap(f"{i}. [{part}{band} {conf.value:.2f}]{tag} {c.text}", "  "))
         for x in c.citations:
             lines.append(_wrap(f"“{x.quote}”", "     "))
-            lines.append(f"     — {x.document}, {x.location}  [{x.chunk_id[:12]}]")
+            pages = "" if not x.page else (f", p. {x.page[0]}" if x.page[0] == x.page[1]
+                                           else f", pp. {x.page[0]}–{x.page[1]}")
+            lines.append(f"     — {x.path or f'{x.document}, {x.location}'}{pages}  [{x.chunk_id[:12]}]")
         if c.verdict and c.verdict.label:
             verdict = f"{L['verdicts'].get(c.verdict.label, c.verdict.label)} {c.verdict.score:.2f} ({c.verdict.judge})"
         else:

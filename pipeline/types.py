@@ -41,6 +41,16 @@ class Document:
     effective: str | None = None
     illustrative: bool = False
     url: str | None = None
+    # what the document says about itself (pipeline/ingest/metadata.py), overridable by front matter/sidecar
+    number: str | None = None        # "98"
+    year: int | None = None          # 2025
+    cite_as: str | None = None       # how citations name it: "PMK 98/2025"
+    promulgated: str | None = None   # "diundangkan" date, ISO
+    domain: str | None = None        # the URL's host
+    fmt: str = "text"                # pdf | html | docx | markdown | text
+    pages: int | None = None         # page count when the format has pages
+    pages_without_text: tuple[int, ...] = ()  # 1-based pages that need OCR (reported, not read)
+    rendition: str = ""              # the cleaned text file every chunk is an exact slice of
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,11 @@ class Chunk:
     spans: tuple[Span, ...] = ()
     authority: Authority = "unknown"
     published: str | None = None
-    source_path: str = ""
+    source_path: str = ""  # the document's rendition (cleaned text) that [start, end) slices
+    path: str = ""         # the structural path a citation shows: "PMK 98/2025 › BAB II › Pasal 3"
+    page: tuple[int, int] | None = None     # first and last page of the original (paged formats)
+    origin: tuple[int, int] | None = None   # offsets in the original file's text (text formats)
+    document_path: str = ""                 # the original file
 
 
 # --- query and retrieval ---------------------------------------------------------------
@@ -111,6 +125,8 @@ class Candidate:
     rerank_score: float | None = None
     rerank_components: dict[str, float] = field(default_factory=dict)
     dropped: str | None = None  # why it did not go further: "duplicate of <id>", "per-source cap"
+    near_duplicate_of: str | None = None  # the same provision in another document: both stay citable
+    referenced_from: str | None = None    # pulled in because this chunk's cross-reference points here, not retrieved
 
 
 # --- generation -----------------------------------------------------------------------
@@ -178,8 +194,11 @@ class CitationCheck:
     reason: str | None = None
     is_example: bool = False
     doc_id: str | None = None
-    source: str | None = None  # the file the chunk is a slice of
+    source: str | None = None  # the rendition (cleaned text) the chunk is a slice of
     span: tuple[int, int] | None = None  # the chunk's offsets in that file
+    path: str | None = None  # the receipt: "PMK 98/2025 › BAB II › Pasal 3 › ayat (2)"
+    page: tuple[int, int] | None = None  # pages of the original (paged formats)
+    origin: str | None = None  # the original file
 
 
 @dataclass(frozen=True)

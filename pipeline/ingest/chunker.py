@@ -12,17 +12,35 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..text import split_sentences
 from ..types import Chunk, Document, Span
 
+if TYPE_CHECKING:
+    from .reader import SourceFile
+
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
-_BAB = re.compile(r"^\s*BAB\s+([IVXLC]+|\d+)\b\.?\s*(.*)$")
-_BAGIAN = re.compile(r"^\s*(Bagian\s+Ke\w+|Paragraf\s+\d+)\s*$")
-_PASAL = re.compile(r"^\s*(?:-\s*\d+\s*-?\s*)?(Pasal\s+(\d+[A-Z]?))\s*$")
-_PENJELASAN = re.compile(r"^\s*PENJELASAN\b")
-_LAMPIRAN = re.compile(r"^\s*LAMPIRAN\b")
+# Indonesian regulations and their English translations (Chapter/Part/Article/Elucidation/Attachment)
+_BAB = re.compile(r"^\s*(BAB|CHAPTER)\s+([IVXLC]+|\d+)\b\.?\s*(.*)$")
+_BAGIAN = re.compile(r"^\s*(Bagian\s+Ke\w+|Paragraf\s+\d+|Part\s+(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|"
+                     r"Ten|\d+)|Section\s+\d+)\s*$")
+_PASAL = re.compile(r"^\s*(?:-\s*\d+\s*-?\s*)?((?:Pasal|Article)\s+(\d+[A-Z]?|[IVXL]+))\s*$")
+_PENJELASAN = re.compile(r"^\s*(PENJELASAN|ELUCIDATION)\b")
+_LAMPIRAN = re.compile(r"^\s*(LAMPIRAN|ATTACHMENT|APPENDIX)\b")
 _AYAT = re.compile(r"^\s*\((\d{1,2}[a-z]?)\)(?=\s|$)")
+_HURUF = re.compile(r"^\s*([a-z])\.(?=\s|$)")
+_ANGKA = re.compile(r"^\s*(\d{1,2})\.(?=\s|$)")
+# an amending regulation's "Pasal I" lists its changes as numbered instructions, each quoting
+# the amended article in full: "1. Ketentuan Pasal 14 diubah sehingga berbunyi sebagai berikut:"
+_AMENDMENT = re.compile(r"^\s*(\d{1,3})\.\s+(?:Ketentuan|Di\s?antara|Menambahkan|Ditambahkan|Menghapus|"
+                        r"Mengubah|Lampiran|Judul|Penjelasan|Pasal\s+\d+\w*\s+dihapus|Provisions?|Between|"
+                        r"Article\s+\d+\w*\s+(?:is|shall be)\s+(?:amended|deleted|revoked))")
+_ROMAN = re.compile(r"^[IVXL]+$")
+# the preamble's parts, cited as "PMK 98/2025 › Menimbang › huruf b"; and the closing formula
+_PREAMBLE_PART = re.compile(r"^\s*(Menimbang|Mengingat|Memperhatikan|Menetapkan|Considering|Observing|In view of)"
+                            r"\s*:?", re.IGNORECASE)
+_CLOSING = re.compile(r"^\s*(Agar setiap orang mengetahuinya|In order that every person may know)", re.IGNORECASE)
 _NUMBERED = re.compile(r"^\s*((?:[A-Z]{1,2})?\d{1,3}\.(?=\s)|\d{1,3}(?:\.\d{1,3}){1,3}(?=\s))\s*")
 _WORDS = re.compile(r"[^\W\d_]{3,}")
 MIN_WORDS = 3  # a chunk with fewer real words carries no citable statement
@@ -30,9 +48,9 @@ _EXAMPLE_WORDS = re.compile(r"^\W*(contoh|ilustrasi|example|illustration)s?\b", 
 _EXAMPLE_HEADING = re.compile(r"\b(contoh|ilustrasi|examples?|illustrat\w*)\b", re.IGNORECASE)
 
 LABELS = {
-    "id": {"paragraph": "paragraf", "preamble": "pembukaan", "explanation": "Penjelasan",
+    "id": {"paragraph": "paragraf", "preamble": "pembukaan", "closing": "penutup", "explanation": "Penjelasan",
            "general_explanation": "Penjelasan Umum", "appendix": "Lampiran", "block": "alinea", "part": "bagian"},
-    "en": {"paragraph": "paragraph", "preamble": "preamble", "explanation": "Explanation",
+    "en": {"paragraph": "paragraph", "preamble": "preamble", "closing": "closing", "explanation": "Explanation",
            "general_explanation": "General Explanation", "appendix": "Appendix", "block": "block", "part": "part"},
 }
 
@@ -87,25 +105,41 @@ class Chunker:
         return self._block_units(lines, labels)
 
     def _regulation_units(self, lines: list[_Line], labels: dict[str, str]) -> list[_Unit]:
+        """Pasal by Pasal under BAB › Bagian › Paragraf headings; ayat, huruf and angka as spans.
+
+        In an amending regulation, the articles quoted inside "Pasal I" are nested under the
+        numbered instruction that quotes them ("Pasal I angka 1 › Pasal 14"): they are the
+        amended text of another regulation, not this one's Pasal 14.
+        """
         units: list[_Unit] = []
         headings: list[str] = []
-        section = "preamble"  # preamble | body | explanation | appendix
+        section = "preamble"  # preamble | body | closing | explanation | appendix
         current: _Unit | None = None
         loose: list[_Line] = []  # text outside any Pasal: preamble, general explanation, appendix
         expect_bab_title = False
+        amending: str | None = None  # "Pasal I" while inside an amending article
+        instruction: str | None = None  # "Pasal I angka 1" while inside one of its instructions
+        open_: dict[int, str] = {}  # labels of the open ayat (0), huruf (1) and angka (2) spans
 
         def close() -> None:
             nonlocal current
             if current is not None:
                 units.append(current)
                 current = None
+            open_.clear()
 
         def flush_loose() -> None:
             if loose:
                 name = {"preamble": labels["preamble"], "explanation": labels["general_explanation"],
-                        "appendix": labels["appendix"], "body": labels["block"]}[section]
+                        "appendix": labels["appendix"], "body": labels["block"], "closing": labels["closing"]}[section]
                 units.extend(self._pack(loose, name, " › ".join(headings), labels))
                 loose.clear()
+
+        def open_span(level: int, label: str, ln: _Line, t: str, at: str) -> None:
+            for k in [k for k in open_ if k >= level]:
+                del open_[k]
+            open_[level] = label
+            current.spans.append(Span(label, ln.start + t.index(at), ln.end))
 
         for ln in lines:
             t = ln.text
@@ -116,46 +150,73 @@ class Chunker:
                     continue
             if _PENJELASAN.match(t):
                 close(); flush_loose()
-                section, headings = "explanation", [t.strip()]
+                section, headings, amending, instruction = "explanation", [t.strip()], None, None
                 continue
             if _LAMPIRAN.match(t) and section != "preamble":
                 close(); flush_loose()
-                section, headings = "appendix", [t.strip()]
+                section, headings, amending, instruction = "appendix", [t.strip()], None, None
                 continue
-            m = _BAB.match(t)
+            m = _PREAMBLE_PART.match(t) if section == "preamble" else None
             if m:
                 close(); flush_loose()
-                headings = [f"BAB {m.group(1)}" + (f" {m.group(2).strip()}" if m.group(2).strip() else "")]
-                expect_bab_title = not m.group(2).strip()
+                current = _Unit(m.group(1).capitalize(), ln.start + t.index(m.group(1)), ln.end, "")
+                continue
+            if _CLOSING.match(t) and section == "body":
+                close(); flush_loose()
+                section, headings, amending, instruction = "closing", [], None, None
+                loose.append(ln)
+                continue
+            m = _BAB.match(t)
+            if m and amending is None and section != "closing":
+                close(); flush_loose()
+                headings = [f"{m.group(1)} {m.group(2)}" + (f" {m.group(3).strip()}" if m.group(3).strip() else "")]
+                expect_bab_title = not m.group(3).strip()
                 if section == "preamble":
                     section = "body"
                 continue
             m = _BAGIAN.match(t)
-            if m and section != "appendix":
+            if m and section != "appendix" and amending is None:
                 close(); flush_loose()
-                headings = headings[:1] + [m.group(1)]
+                level = 1 if m.group(1).startswith(("Bagian", "Part")) else 2
+                headings = headings[:level] + [m.group(1)]
                 continue
             m = _PASAL.match(t)
-            if m and section != "appendix":
+            if m and section not in ("appendix", "closing"):
+                number = m.group(2)
                 close(); flush_loose()
                 if section == "preamble":
                     section = "body"
                 name = m.group(1)
+                if section == "body" and _ROMAN.match(number):
+                    amending, instruction = name, None
+                elif amending is not None:
+                    name = f"{instruction or amending} › {name}"  # the amended article, quoted in full
                 if section == "explanation":
                     name = f"{labels['explanation']} {name}"
                 start = ln.start + t.index(m.group(1))
                 current = _Unit(name, start, ln.end, " › ".join(headings))
                 continue
+            a = _AMENDMENT.match(t) if amending is not None else None
+            if a:
+                close(); flush_loose()
+                instruction = f"{amending} angka {a.group(1)}"
+                current = _Unit(instruction, ln.start + t.index(a.group(1)), ln.end, " › ".join(headings))
+                continue
             if current is not None:
                 if not ln.blank:
-                    a = _AYAT.match(t)
-                    if a:
-                        current.spans.append(Span(f"{current.location} ayat ({a.group(1)})",
-                                                  ln.start + t.index("("), ln.end))
+                    m = _AYAT.match(t)
+                    if m:
+                        open_span(0, f"{current.location} ayat ({m.group(1)})", ln, t, "(")
+                    elif (m := _HURUF.match(t)) is not None:
+                        parent = open_.get(0, current.location)
+                        open_span(1, f"{parent} huruf {m.group(1)}", ln, t, m.group(1))
+                    elif (m := _ANGKA.match(t)) is not None:
+                        parent = open_.get(1) or open_.get(0, current.location)
+                        open_span(2, f"{parent} angka {m.group(1)}", ln, t, m.group(1))
                     current.end = ln.end
-                    if current.spans:  # the open ayat runs to the last line seen
-                        s = current.spans[-1]
-                        current.spans[-1] = Span(s.label, s.start, ln.end)
+                    for k, sp in enumerate(current.spans):  # open ayat/huruf/angka run to the last line seen
+                        if sp.label in open_.values():
+                            current.spans[k] = Span(sp.label, sp.start, ln.end)
             else:
                 loose.append(ln)
         close(); flush_loose()
@@ -263,8 +324,11 @@ class Chunker:
 
     # -- chunks ---------------------------------------------------------------------------
 
-    def chunks(self, document: Document, text: str, body_start: int) -> list[Chunk]:
+    def chunks(self, document: Document, text: str, body_start: int = 0,
+               source: "SourceFile | None" = None) -> list[Chunk]:
+        """Chunks of `text` (the document's rendition); `source` maps them back to pages and the original."""
         labels = LABELS.get(document.lang, LABELS["id"])
+        doc_name = document.cite_as or document.title
         out: list[Chunk] = []
         seen: set[str] = set()
         for unit in self.units(text, body_start, document.lang):
@@ -287,7 +351,10 @@ class Chunker:
                     lang=document.lang, unit=unit_key, ordinal=len(out), start=start, end=end,
                     is_example=unit.is_example or bool(_EXAMPLE_WORDS.match(body)),
                     heading=unit.heading, spans=rel_spans, authority=document.authority,
-                    published=document.published, source_path=document.path,
+                    published=document.published, source_path=document.rendition or document.path,
+                    path=" › ".join(p for p in (doc_name, unit.heading) if p),
+                    page=source.pages(start, end) if source else None,
+                    origin=source.origin(start, end) if source else None, document_path=document.path,
                 ))
         return out
 
@@ -296,24 +363,28 @@ class Chunker:
         if unit.end - unit.start <= self.max_chars:
             yield unit.location, unit.start, unit.end, unit.spans
             return
+        # split between the outermost spans (ayat, else the Pasal's own huruf/angka); nested ones ride along
+        top = [s for s in unit.spans if not any(o is not s and o.start <= s.start and s.end <= o.end
+                                                    and len(o.label) < len(s.label) for o in unit.spans)]
         pieces: list[tuple[int, int, list[Span]]] = []
-        if len(unit.spans) >= 2:
+        if len(top) >= 2:
             group: list[Span] = []
             gstart = unit.start
-            for s in unit.spans:
+            for s in top:
                 if group and s.end - gstart > self.max_chars:
                     pieces.append((gstart, group[-1].end, group))
                     group, gstart = [], s.start
                 group.append(s)
             pieces.append((gstart, unit.end, group))
         else:
-            pieces.append((unit.start, unit.end, list(unit.spans)))
+            pieces.append((unit.start, unit.end, list(top)))
         out: list[tuple[str, int, int, list[Span]]] = []
-        for start, end, spans in pieces:
+        for start, end, group in pieces:
             location = unit.location
-            if spans and len(spans) < len(unit.spans):
-                first, last = spans[0].label, spans[-1].label
-                location = first if first == last else f"{first}–{last[last.rfind('('):]}"
+            if group and len(group) < len(top):
+                first, last = group[0].label, group[-1].label
+                location = first if first == last else f"{first}–{last.rsplit(' ', 1)[-1]}"
+            spans = [s for s in unit.spans if s.start < end and start < s.end]
             if end - start <= self.max_chars:
                 out.append((location, start, end, spans))
                 continue
@@ -354,3 +425,12 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+_LEVELS = re.compile(r" (?=(?:ayat|huruf|angka) )")
+
+
+def cite_path(chunk: Chunk, label: str | None = None) -> str:
+    """The receipt a reviewer checks: "PMK 98/2025 › BAB II › Pasal 3 › ayat (2)"."""
+    steps = _LEVELS.split(label or chunk.location)
+    return " › ".join(p for p in (chunk.path, *steps) if p)

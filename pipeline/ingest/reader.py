@@ -1,64 +1,45 @@
-"""Read a source file: decode it, split off front matter, describe the document.
+"""Read a source file of any supported format into a document and its text rendition.
 
-Offsets everywhere refer to the decoded file text exactly as read (line endings kept), so
-every chunk and every quote is a slice of the file a reviewer can open.
+parse (format) → clean (layout noise, with a map back to the original) → describe
+(metadata the document states, then what the file declares, then a sidecar YAML).
+
+The *rendition* is the cleaned text every chunk is an exact slice of, and what quotes are
+checked against. The corpus stores it beside the indexes (texts/), so a receipt opens from
+anywhere; `origin`/`page` on each chunk lead back to the original file.
 """
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from ..errors import IngestError
-from ..text import detect_language
 from ..types import Document
-
-SUPPORTED_SUFFIXES = (".md", ".markdown", ".txt")
-_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
-
-
-class FrontMatter(BaseModel):
-    """Document metadata a file may declare; unknown keys are kept out, not guessed at."""
-
-    model_config = ConfigDict(extra="ignore")
-    id: str | None = None
-    title: str | None = None
-    doc_type: str | None = None
-    issuer: str | None = None
-    authority: Literal["official", "primary", "institutional", "academic", "media", "unknown"] = "unknown"
-    published: dt.date | None = None
-    effective: dt.date | None = None
-    lang: Literal["id", "en"] | None = None
-    illustrative: bool = False
-    url: str | None = None
-
-    @field_validator("published", "effective", mode="before")
-    @classmethod
-    def _full_date(cls, v: object) -> object:
-        if isinstance(v, int):
-            raise ValueError("give a full date, YYYY-MM-DD (a bare year is ambiguous)")
-        return v
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", v):
-            raise ValueError("id must be letters, digits, '.', '_' or '-' (at most 100)")
-        return v
+from .clean import CleanText, clean_text
+from .metadata import DocumentMeta, describe, read_sidecar, sidecar_for
+from .parsers import SUPPORTED_SUFFIXES, ParsedText, parse_file
 
 
 @dataclass(frozen=True)
 class SourceFile:
     document: Document
-    text: str        # the whole decoded file
-    body_start: int  # where the content after front matter begins
+    text: str            # the rendition: the cleaned body every chunk slices
+    clean: CleanText     # maps rendition offsets to the parsed text (and its pages)
+    body_start: int      # where the rendition's source begins in the parsed text (after front matter)
+    meta: DocumentMeta   # the merged metadata and where each field came from
+    source_hash: str     # sha256 of the file bytes and its sidecar: what incremental ingest compares
+
+    def origin(self, start: int, end: int) -> tuple[int, int] | None:
+        """Offsets in the original file's text (text formats only; a PDF has pages instead)."""
+        if self.document.fmt not in ("markdown", "text"):
+            return None
+        a, b = self.clean.source_span(start, end)
+        return a + self.body_start, b + self.body_start
+
+    def pages(self, start: int, end: int) -> tuple[int, int] | None:
+        first, last = self.clean.page_of(start), self.clean.page_of(max(start, end - 1))
+        return (first, last) if first is not None and last is not None else None
 
 
 def slugify(name: str) -> str:
@@ -66,62 +47,48 @@ def slugify(name: str) -> str:
     return s[:100] or "document"
 
 
-def read_source(path: Path) -> SourceFile:
-    """Decode and describe one file; raise IngestError with a reason a user can act on."""
-    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-        raise IngestError(str(path), f"unsupported file type {path.suffix or '(none)'} "
-                                     f"(supported: {', '.join(SUPPORTED_SUFFIXES)})")
+def source_hash(path: Path) -> str:
+    """What decides whether a file changed: its bytes and its sidecar's, if any."""
+    h = hashlib.sha256()
     try:
-        data = path.read_bytes()
+        h.update(path.read_bytes())
+        side = sidecar_for(path)
+        if side is not None:
+            h.update(b"\x00sidecar\x00" + side.read_bytes())
     except OSError as e:
         raise IngestError(str(path), f"cannot read: {e.strerror or e}") from None
-    if b"\x00" in data[:8192]:
-        raise IngestError(str(path), "binary content (NUL bytes); expected UTF-8 text")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise IngestError(str(path), f"not UTF-8 text (byte {e.start}: {e.reason})") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    meta = FrontMatter()
-    body_start = 0
-    m = _FRONT.match(text)
-    if m:
-        try:
-            raw = yaml.safe_load(m.group(1)) or {}
-        except yaml.YAMLError as e:
-            raise IngestError(str(path), f"front matter is not valid YAML: {str(e).splitlines()[0]}") from None
-        if not isinstance(raw, dict):
-            raise IngestError(str(path), "front matter must be a YAML mapping")
-        try:
-            meta = FrontMatter.model_validate(raw)
-        except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(x) for x in first["loc"])
-            raise IngestError(str(path), f"front matter field {where!r}: {first['msg']}") from None
-        body_start = m.end()
-    body = text[body_start:]
-    if not body.strip():
-        raise IngestError(str(path), "no text after front matter")
-    title = meta.title
-    if not title:
-        h1 = _H1.search(body)
-        title = h1.group(1) if h1 else path.stem
+    return h.hexdigest()
+
+
+def read_source(path: Path) -> SourceFile:
+    """Parse, clean and describe one file; raise IngestError with a reason a user can act on."""
+    digest = source_hash(path)
+    parsed: ParsedText = parse_file(path)
+    body = parsed.text[parsed.body_start:]
+    extracted = True if parsed.fmt == "pdf" else None  # a PDF's text is always extracted layout
+    clean = clean_text(body, extracted=extracted)
+    if not clean.text.strip():
+        raise IngestError(str(path), "no text after cleaning")
+    side = sidecar_for(path)
+    meta = describe(path, clean.text, parsed.meta, read_sidecar(side) if side else None)
+    f = meta.fields
+    if meta.provenance.get("title") == "filename" and parsed.meta.get("file_title"):
+        f["title"] = parsed.meta["file_title"]  # the file's own title property, when the text names none
+        meta.provenance["title"] = "declared"
     document = Document(
-        doc_id=meta.id or slugify(path.stem),
-        title=title.strip(),
+        doc_id=f.get("id") or slugify(path.stem),
+        title=str(f.get("title") or path.stem).strip(),
         path=str(path.resolve()),  # receipts must open from anywhere
-        lang=meta.lang or detect_language(body),
-        content_hash=hashlib.sha256(data).hexdigest(),
-        doc_type=meta.doc_type,
-        issuer=meta.issuer,
-        authority=meta.authority,
-        published=meta.published.isoformat() if meta.published else None,
-        effective=meta.effective.isoformat() if meta.effective else None,
-        illustrative=meta.illustrative,
-        url=meta.url,
+        lang=f.get("lang") or "id",
+        content_hash=hashlib.sha256(path.read_bytes()).hexdigest(),
+        doc_type=f.get("doc_type"), issuer=f.get("issuer"), authority=f.get("authority") or "unknown",
+        published=f.get("published"), effective=f.get("effective"), illustrative=bool(f.get("illustrative")),
+        url=f.get("url"), number=f.get("number"), year=f.get("year"), cite_as=f.get("cite_as"),
+        promulgated=f.get("promulgated"), domain=f.get("domain"), fmt=parsed.fmt, pages=parsed.pages,
+        pages_without_text=tuple(parsed.pages_without_text),
     )
-    return SourceFile(document=document, text=text, body_start=body_start)
+    return SourceFile(document=document, text=clean.text, clean=clean, body_start=parsed.body_start,
+                      meta=meta, source_hash=digest)
 
 
 def expand_paths(paths: list[Path]) -> tuple[list[Path], list[IngestError]]:
@@ -134,7 +101,8 @@ def expand_paths(paths: list[Path]) -> tuple[list[Path], list[IngestError]]:
                            and not any(part.startswith(".") for part in f.relative_to(p).parts)
                            and f.name.lower() != "readme.md")
             if not found:
-                problems.append(IngestError(str(p), "no .md, .markdown or .txt files in this directory"))
+                problems.append(IngestError(str(p), f"no supported files in this directory "
+                                                    f"({', '.join(SUPPORTED_SUFFIXES)})"))
             files.extend(found)
         elif p.exists():
             files.append(p)

@@ -1,0 +1,76 @@
+"""One file → everything the corpus writes for it: rendition, chunks, tokens, references.
+
+A pure function of the file and the profile, shared by the in-process ingest
+(pipeline/corpus.py) and the bulk Ray Data job (serve/bulk_ingest.py), so both produce
+exactly the same chunks and ids.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from ..analysis import build_analyzers
+from ..config import Profile
+from ..errors import IngestError
+from ..types import Chunk, Document
+from .categories import CategoryTagger
+from .chunker import Chunker
+from .reader import read_source
+from .xrefs import extract_references
+
+TEXTS_DIR = "texts"
+_TOP_PASAL = re.compile(r"^(?:Pasal|Article) \w+$")
+
+
+def rendition_path(data_dir: Path, doc_id: str, text: str) -> Path:
+    """Named by content, so a new version never overwrites the file the old chunks point at."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return Path(data_dir).resolve() / TEXTS_DIR / f"{doc_id}.{digest}.txt"
+
+
+@dataclass
+class PreparedDocument:
+    document: Document
+    text: str                      # the rendition
+    chunks: list[Chunk]
+    tokens: list[list[str]]
+    references: list[tuple[str, int, dict]] = field(default_factory=list)  # (chunk_id, ordinal, reference)
+    manifest: dict = field(default_factory=dict)
+    source_hash: str = ""
+
+
+class DocumentPreparer:
+    """Holds the profile's chunker, tagger and analysers; `prepare` is deterministic."""
+
+    def __init__(self, profile: Profile, data_dir: Path):
+        self.profile = profile
+        self.data_dir = Path(data_dir)
+        self.chunker = Chunker(profile.settings.chunking.max_chars)
+        self.tagger = CategoryTagger(profile.categories)
+        self.analyzers = build_analyzers(profile.analysis)
+
+    def prepare(self, path: Path) -> PreparedDocument:
+        source = read_source(path)
+        doc = replace(source.document, rendition=str(rendition_path(self.data_dir, source.document.doc_id,
+                                                                    source.text)))
+        chunks = self.chunker.chunks(doc, source.text, source=source)
+        if not chunks:
+            raise IngestError(doc.path, "no citable text found")
+        chunks = [replace(c, categories=self.tagger.tag(c.text, c.heading, c.location)) for c in chunks]
+        analyzer = self.analyzers.get(doc.lang, self.analyzers["id"])
+        tokens = [analyzer.tokens(f"{c.title} {c.heading} {c.location} {c.text}") for c in chunks]
+        references = [(c.chunk_id, k, asdict(ref))
+                      for c in chunks for k, ref in enumerate(extract_references(c.text, doc.lang))]
+        units = list(dict.fromkeys(c.unit.split("#", 1)[1] for c in chunks))
+        manifest = {
+            "format": doc.fmt, "pages": doc.pages, "pages_without_text": list(doc.pages_without_text),
+            "units": len(units), "pasal": sum(1 for u in units if _TOP_PASAL.match(u)),
+            "spans": sum(len(c.spans) for c in chunks), "examples": sum(c.is_example for c in chunks),
+            "references": len(references), "cleaning": dict(source.clean.stats),
+            "metadata_from": dict(source.meta.provenance),
+            "categories": dict(Counter(t for c in chunks for t in c.categories)),
+        }
+        return PreparedDocument(doc, source.text, chunks, tokens, references, manifest, source.source_hash)
