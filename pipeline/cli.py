@@ -49,11 +49,23 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     parser.add_argument("--version", action="version", version=f"saksi {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("ingest", help="ingest Markdown and text files (directories recursively)")
+    p = sub.add_parser("ingest", help="ingest PDF, HTML, DOCX, Markdown and text files (directories recursively)")
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--rebuild", action="store_true", help="drop the data directory's corpus and indexes first")
     p.add_argument("--strict", action="store_true", help="exit 1 if any file was skipped")
     p.add_argument("--json", action="store_true", help="print the ingest report as JSON")
+    _common(p)
+
+    p = sub.add_parser("corpus", help="what the corpus holds: ls, show DOC, xrefs [DOC], rm DOC",
+                       description="ls: every document with its number, year, title, version and counts; "
+                                   "show DOC: one document's metadata (and where each field came from), manifest, "
+                                   "outline, references and near-duplicates; xrefs [DOC]: cross-references with "
+                                   "their status; rm DOC: remove a document. DOC is an id or a citation name "
+                                   "such as 'PMK 98/2025'.")
+    p.add_argument("action", choices=["ls", "show", "xrefs", "rm"])
+    p.add_argument("doc", nargs="?", help="document id or citation name")
+    p.add_argument("--status", choices=["resolved", "unresolved"], help="xrefs: only these")
+    p.add_argument("--json", action="store_true", help="print JSON")
     _common(p)
 
     p = sub.add_parser("ask", help="answer a question with receipts, or refuse")
@@ -119,7 +131,13 @@ def cmd_ingest(args) -> int:
     progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
     with Corpus(data_dir, profile) as corpus:
         report = corpus.ingest(args.paths, rebuild=args.rebuild, progress=progress)
-    if args.json:
+    return print_ingest_report(data_dir, report, args.json, args.strict)
+
+
+def print_ingest_report(data_dir: Path, report, as_json: bool, strict: bool) -> int:
+    """The summary `saksi ingest` and `saksi bulk-ingest` print, and their exit code: 1 when a file
+    was skipped under --strict, or when nothing at all could be ingested."""
+    if as_json:
         print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1))
     else:
         print(f"{data_dir}: {len(report.ingested)} ingested, {len(report.unchanged)} unchanged, "
@@ -127,9 +145,81 @@ def cmd_ingest(args) -> int:
               f"{report.total_chunks} chunks ({report.embedded} newly embedded)")
         for e in report.errors:
             print(f"  skipped {e.path}: {e.reason}", file=sys.stderr)
-    if report.errors and (args.strict or not (report.ingested or report.unchanged)):
+    if report.errors and (strict or not (report.ingested or report.unchanged)):
         return 1
     return 0
+
+
+def cmd_corpus(args) -> int:
+    from . import catalog
+
+    if args.action in ("show", "rm") and not args.doc:
+        print(f"saksi: corpus {args.action} needs a document id or citation name", file=sys.stderr)
+        return 2
+    data_dir = resolve_data_dir(args.data_dir)
+    with Corpus(data_dir, load_profile(args.profile)) as corpus:
+        if not corpus.exists():
+            print(f"saksi: no corpus in {data_dir}: run `saksi ingest PATH --data-dir {data_dir}`", file=sys.stderr)
+            return 2
+        if args.action == "ls":
+            rows = catalog.listing(corpus)
+            if args.json:
+                print(json.dumps(rows, ensure_ascii=False, indent=1))
+                return 0
+            print(f"{data_dir}: {len(rows)} documents, {sum(r['chunks'] for r in rows)} chunks")
+            for r in rows:
+                name = r["cite_as"] or r["doc_id"]
+                extra = [f"v{r['version']}", f"{r['chunks']} chunks"]
+                if r["pasal"]:
+                    extra.append(f"{r['pasal']} Pasal")
+                if r["pages_without_text"]:
+                    extra.append(f"pages needing OCR: {', '.join(map(str, r['pages_without_text']))}")
+                if r["unresolved_references"]:
+                    extra.append(f"{r['unresolved_references']} unresolved references")
+                print(f"  {r['doc_id']:<22} {name:<26} no. {r['number'] or '—':<6} {r['year'] or '—':<5} "
+                      f"{r['title'][:70]}\n  {'':<22} {r['doc_type'] or 'document'}, {r['authority']}, "
+                      f"{', '.join(extra)}")
+            return 0
+        if args.action == "show":
+            report = catalog.show(corpus, args.doc)
+            if args.json:
+                print(json.dumps(report, ensure_ascii=False, indent=1))
+                return 0
+            d, m = report["document"], report["manifest"]
+            print(f"{d['cite_as'] or d['doc_id']} — {d['title']}")
+            for k in ("doc_id", "doc_type", "issuer", "number", "year", "authority", "published", "promulgated",
+                      "effective", "lang", "url", "fmt", "pages", "path", "rendition"):
+                if d.get(k) not in (None, "", []):
+                    source = m.get("metadata_from", {}).get(k)
+                    print(f"  {k:<12} {d[k]}{f'  ({source})' if source else ''}")
+            print(f"  version {m['version']}, {m['chunks']} chunks, {m.get('pasal', 0)} Pasal, ingested {m['ingested_at']}")
+            if d["pages_without_text"]:
+                print(f"  pages without a text layer (need OCR, not read): {d['pages_without_text']}")
+            print("outline:")
+            for o in report["outline"]:
+                pages = f"  p. {o['pages'][0]}–{o['pages'][1]}" if o["pages"] else ""
+                print(f"  {o['path']}{pages}  ({len(o['spans'])} spans)")
+            refs = report["references"]
+            print(f"references: {refs['resolved']} resolved, {refs['unresolved']} unresolved; "
+                  f"cited by {len(refs['in'])} passages elsewhere")
+            for nd in report["near_duplicates"]:
+                print(f"near-duplicate passages shared with {nd['doc_id']}: {nd['passages']}")
+            return 0
+        if args.action == "xrefs":
+            rows = catalog.xrefs(corpus, args.doc, args.status)
+            if args.json:
+                print(json.dumps(rows, ensure_ascii=False, indent=1))
+                return 0
+            for r in rows:
+                where = r["target_chunk"][:12] if r["target_chunk"] else (r["target_doc"] or "")
+                tail = f"→ {r['target']} [{where}]" if r["status"] == "resolved" else f"({r['reason']})"
+                print(f"  {r['status']:<10} {r['from']}: \"{r['text']}\" {tail}")
+            print(f"{len(rows)} references, {sum(r['status'] == 'resolved' for r in rows)} resolved")
+            return 0
+        doc = catalog.find_document(corpus, args.doc)
+        corpus.delete(doc.doc_id, progress=lambda m: print(m, file=sys.stderr))
+        print(f"removed {doc.cite_as or doc.doc_id} ({doc.doc_id}); corpus has {corpus.store.count()} chunks")
+        return 0
 
 
 def cmd_ask(args) -> int:
@@ -236,7 +326,7 @@ def cmd_schema(args) -> int:
     return 0
 
 
-COMMANDS.update({"ingest": cmd_ingest, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
+COMMANDS.update({"ingest": cmd_ingest, "corpus": cmd_corpus, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
                  "eval": cmd_eval, "models": cmd_models})
 
 

@@ -43,6 +43,8 @@ class RetrievalSettings(_Strict):
     per_source_cap: int = Field(8, ge=1, description="most candidates from one document")
     dedup_jaccard: float = Field(0.9, gt=0, le=1, description="word-shingle overlap that counts as a near-duplicate")
     context_size: int = Field(6, ge=1, description="reranked chunks handed to the generator")
+    follow_references: int = Field(2, ge=0, description="passages the context's cross-references point at, added "
+                                                        "to the context marked as referenced (0: none)")
     sparse_k: int = Field(30, ge=1, description="hits from the sparse lane (embedder.sparse)")
 
 

@@ -2,7 +2,9 @@
 
 Layout of a data directory:
 
-    chunks.sqlite3   canonical chunks and documents (what both lanes are written from)
+    chunks.sqlite3   canonical chunks and documents (what both lanes are written from): the manifest,
+                     cross-references and near-duplicate pairs
+    texts/           each document's rendition (its cleaned text), named by content; chunks slice it
     milvus.db        dense lane (Milvus Lite; or a Milvus server: index.milvus_uri / $SAKSI_MILVUS_URI)
     bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
     state.json       fingerprint of the chunk set both lanes were last written from
@@ -16,9 +18,11 @@ import json
 import logging
 import os
 import shutil
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
+
+import numpy as np
 
 from .analysis import QueryAnalyzer, build_analyzers
 from .backends import embedder_name, make_embedder, make_generator, make_judge, make_reranker
@@ -26,9 +30,14 @@ from .config import Profile
 from .errors import CorpusIndexError, IngestError
 from .index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex, StoreChunkSource, embedding_text
 from .index.store import fingerprint_of
-from .ingest import CategoryTagger, Chunker, expand_paths, read_source
+from .ingest import expand_paths
+from .ingest.near_dup import near_duplicate_pairs
+from .ingest.prepare import TEXTS_DIR, DocumentPreparer, PreparedDocument
+from .ingest.reader import source_hash
+from .ingest.xrefs import Reference, resolve
 from .orchestrator import Components, Orchestrator
 from .protocols import Embedder, Generator, Judge
+from .types import Document
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +49,7 @@ def resolve_data_dir(arg: str | None) -> Path:
     return Path(arg or os.environ.get("SAKSI_DATA_DIR") or DEFAULT_DATA_DIR)
 
 
-CHUNKER_VERSION = 1  # bump when a code change alters chunks, tags or tokens for the same input
+CHUNKER_VERSION = 2  # bump when a code change alters chunks, tags or tokens for the same input
 
 
 def rules_fingerprint(profile: Profile) -> str:
@@ -165,54 +174,157 @@ class Corpus:
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
                progress: Callable[[str], None] | None = None) -> IngestReport:
-        """Ingest files and directories; a bad file is reported and skipped, the rest goes in."""
+        """Ingest files and directories; a bad file is reported and skipped, the rest goes in.
+
+        Incremental: a file whose bytes, sidecar and rules are unchanged is not parsed again.
+        Each changed document is embedded first and then swapped into the store in one
+        transaction, so a query sees its old version or its new one, never half of it; an
+        ingest killed midway leaves whole documents and is completed by running it again.
+        """
         say = progress or (lambda msg: log.info(msg))
         if rebuild:
-            self.close()
-            for name in (ChunkStore.FILENAME, "milvus.db", "bm25", self.STATE):
-                target = self.data_dir / name
-                if target.is_dir():
-                    shutil.rmtree(target)
-                else:
-                    target.unlink(missing_ok=True)
+            self.clear()
         files, problems = expand_paths([Path(p) for p in paths])
         report = IngestReport(files=len(files), errors=list(problems))
-        tagger = CategoryTagger(self.profile.categories)
-        chunker = Chunker(self.profile.settings.chunking.max_chars)
+        preparer = DocumentPreparer(self.profile, self.data_dir)
         claimed: dict[str, str] = {}
         for path in files:
             try:
-                source = read_source(path)
-                doc = source.document
-                owner = claimed.get(doc.doc_id)
-                existing = self.store.document(doc.doc_id)
-                if owner and owner != doc.path:
-                    raise IngestError(doc.path, f"document id {doc.doc_id!r} is also used by {owner} in this "
-                                                "ingest; give one of them a distinct `id:` in its front matter")
-                if existing and Path(existing.path).resolve() != path.resolve():
-                    raise IngestError(doc.path, f"document id {doc.doc_id!r} already belongs to {existing.path}; "
-                                                "give this file a distinct `id:` in its front matter")
-                claimed[doc.doc_id] = doc.path
-                if existing and existing == doc and self.store.rules(doc.doc_id) == self.rules:
-                    report.unchanged.append(doc.path)
+                doc_id = self.unchanged(path)
+                if doc_id is not None:
+                    claimed[doc_id] = str(path.resolve())
+                    report.unchanged.append(str(path.resolve()))
                     continue
-                chunks = chunker.chunks(doc, source.text, source.body_start)
-                if not chunks:
-                    raise IngestError(doc.path, "no citable text found")
-                chunks = [replace(c, categories=tagger.tag(c.text, c.heading, c.location)) for c in chunks]
-                analyzer = self.analyzers.get(doc.lang, self.analyzers["id"])
-                tokens = [analyzer.tokens(f"{c.title} {c.heading} {c.location} {c.text}") for c in chunks]
-                self.store.replace_document(doc, chunks, tokens, self.rules)
-                report.ingested.append(doc.path)
-                report.chunks_written += len(chunks)
-                say(f"  {doc.doc_id}: {len(chunks)} chunks ({doc.path})")
+                prepared = preparer.prepare(path)
+                self.claim(prepared.document, claimed)
+                self.commit(prepared)
+                report.ingested.append(prepared.document.path)
+                report.chunks_written += len(prepared.chunks)
+                report.embedded += prepared.manifest.get("embedded", 0)
+                say(f"  {prepared.document.doc_id}: {len(prepared.chunks)} chunks ({prepared.document.path})")
             except IngestError as e:
                 report.errors.append(e)
                 say(f"  skipped {e.path}: {e.reason}")
-        self._sync_indexes(report, say)
+        self.finalize(report, say, force=bool(report.ingested))
         report.total_documents = len(self.store.documents())
         report.total_chunks = self.store.count()
         return report
+
+    def clear(self) -> None:
+        """Drop the corpus and its indexes (--rebuild)."""
+        self.close()
+        for name in (ChunkStore.FILENAME, "milvus.db", "bm25", TEXTS_DIR, self.STATE):
+            target = self.data_dir / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
+
+    def unchanged(self, path: Path) -> str | None:
+        """The document id when this file's bytes, sidecar and rules are what the corpus holds:
+        incremental ingest skips it without parsing. IngestError when it cannot be read."""
+        known = self.store.document_by_path(str(Path(path).resolve()))
+        if known and known[1] == source_hash(Path(path)) and known[2] == self.rules:
+            return known[0].doc_id
+        return None
+
+    def claim(self, doc: Document, claimed: dict[str, str]) -> None:
+        """One file per document id, in this ingest and in the corpus."""
+        owner = claimed.get(doc.doc_id)
+        if owner and owner != doc.path:
+            raise IngestError(doc.path, f"document id {doc.doc_id!r} is also used by {owner} in this "
+                                        "ingest; give one of them a distinct `id:` in its front matter or sidecar")
+        existing = self.store.document(doc.doc_id)
+        if existing and existing.path != doc.path:
+            raise IngestError(doc.path, f"document id {doc.doc_id!r} already belongs to {existing.path}; "
+                                        "give this file a distinct `id:` in its front matter or sidecar")
+        claimed[doc.doc_id] = doc.path
+
+    def commit(self, prepared: PreparedDocument, vectors: dict[str, tuple[list[float], dict | None]] | None = None
+               ) -> None:
+        """Write one prepared document: rendition file, vectors for its new chunks, then the store swap.
+
+        `vectors` (chunk id → (dense, sparse weights)) come from a bulk job that embedded
+        them already; otherwise the missing ones are embedded here.
+        """
+        doc = prepared.document
+        rendition = Path(doc.rendition)
+        rendition.parent.mkdir(parents=True, exist_ok=True)
+        if not rendition.exists():
+            tmp = rendition.with_suffix(".tmp")
+            tmp.write_text(prepared.text, encoding="utf-8")
+            os.replace(tmp, rendition)
+        present = self.dense.present([c.chunk_id for c in prepared.chunks])
+        todo = [c for c in prepared.chunks if c.chunk_id not in present]
+        for k in range(0, len(todo), 64):
+            part = todo[k:k + 64]
+            if vectors is not None:
+                dense = np.asarray([vectors[c.chunk_id][0] for c in part], dtype=np.float32)
+                weights = [vectors[c.chunk_id][1] for c in part] if self.sparse else None
+            else:
+                dense, weights = self.embed_passages([embedding_text(c) for c in part])
+            self.dense.upsert([c.chunk_id for c in part], [c.doc_id for c in part], dense, weights)
+        prepared.manifest["embedded"] = len(todo)
+        self.store.replace_document(doc, prepared.chunks, prepared.tokens, self.rules, prepared.source_hash,
+                                    prepared.manifest, prepared.references)
+
+    def embed_passages(self, texts: list[str]) -> tuple[list, list | None]:
+        if self.sparse:  # one pass gives both vectors
+            return asyncio.run(self.embedder.embed_passages_hybrid(texts))
+        return asyncio.run(self.embedder.embed_passages(texts)), None
+
+    def delete(self, doc_id: str, progress: Callable[[str], None] | None = None) -> bool:
+        """Remove a document (one store transaction), then bring the indexes and references along."""
+        say = progress or (lambda msg: log.info(msg))
+        if not self.store.delete_document(doc_id):
+            return False
+        self.finalize(IngestReport(), say, force=True)
+        return True
+
+    def finalize(self, report: IngestReport, say: Callable[[str], None], force: bool = False) -> None:
+        """Cross-references, near-duplicates, both lanes and the state file, from the store.
+
+        Runs when something changed, and whenever the indexes disagree with the store (an
+        ingest was interrupted), so running the ingest again completes it.
+        """
+        if not force and self.exists() and self._consistent():
+            return
+        self._resolve_references()
+        pairs = near_duplicate_pairs(c for d, _ in self.store.documents() for c in self.store.doc_chunks(d.doc_id))
+        self.store.set_near_duplicates(pairs)
+        self._sync_indexes(report, say)
+        self._remove_unused_renditions()
+
+    def _consistent(self) -> bool:
+        state = json.loads(self.state_path(self.data_dir).read_text())
+        return (state.get("fingerprint") == self.store.fingerprint() and self.dense.count() == self.store.count()
+                and state.get("embedder") == self.embedder_name)
+
+    def _resolve_references(self) -> None:
+        documents = [d for d, _ in self.store.documents()]
+        cache: dict[str, list] = {}
+
+        def chunks_of(doc_id: str) -> list:
+            if doc_id not in cache:
+                cache[doc_id] = self.store.doc_chunks(doc_id)
+            return cache[doc_id]
+
+        rows = []
+        for ref in self.store.references():
+            here = next((c for c in chunks_of(ref["doc_id"]) if c.chunk_id == ref["chunk_id"]), None)
+            if here is None:
+                continue
+            r = resolve(Reference(**ref["reference"]), here, documents, chunks_of)
+            rows.append((ref["chunk_id"], ref["ordinal"], r.status, r.doc_id, r.chunk_id, r.label, r.reason))
+        self.store.set_resolutions(rows)
+
+    def _remove_unused_renditions(self) -> None:
+        used = {Path(d.rendition).name for d, _ in self.store.documents() if d.rendition}
+        folder = self.data_dir / TEXTS_DIR
+        if folder.is_dir():
+            for f in folder.iterdir():
+                if f.name not in used:
+                    f.unlink(missing_ok=True)
 
     def _sync_indexes(self, report: IngestReport, say: Callable[[str], None]) -> None:
         """Bring both lanes to exactly the store's chunk set (also repairs an interrupted ingest)."""
@@ -226,24 +338,17 @@ class Corpus:
         todo = [cid for cid in store_ids if cid not in present]
         if todo:
             say(f"  embedding {len(todo)} chunks with {self.embedder.name} …")
-        batch = 64
-        for k in range(0, len(todo), batch):
-            ids = todo[k:k + batch]
+        for k in range(0, len(todo), 64):
+            ids = todo[k:k + 64]
             chunks = self.store.get(ids)
-            texts = [embedding_text(chunks[i]) for i in ids]
-            if self.sparse:  # one pass gives both vectors
-                vectors, weights = asyncio.run(self.embedder.embed_passages_hybrid(texts))
-            else:
-                vectors, weights = asyncio.run(self.embedder.embed_passages(texts)), None
+            vectors, weights = self.embed_passages([embedding_text(chunks[i]) for i in ids])
             self.dense.upsert(ids, [chunks[i].doc_id for i in ids], vectors, weights)
             report.embedded += len(ids)
-            if len(todo) > batch:
-                say(f"    {min(k + batch, len(todo))}/{len(todo)}")
         ids, tokens = self.store.all_tokens()
         fingerprint = fingerprint_of(ids)
         Bm25LexicalIndex.build(self.data_dir / "bm25", ids, tokens, fingerprint)
-        state = {"fingerprint": fingerprint, "chunks": len(ids), "embedder": self.embedder.name,
-                 "dim": self.embedder.dim, "profile": self.profile.settings.profile}
+        state = {"fingerprint": fingerprint, "chunks": len(ids), "embedder": self.embedder_name,
+                 "dim": self._dim(), "profile": self.profile.settings.profile}
         tmp = self.data_dir / (self.STATE + ".tmp")
         tmp.write_text(json.dumps(state, indent=1))
         os.replace(tmp, self.data_dir / self.STATE)

@@ -25,9 +25,9 @@ from .gates import verify
 from .protocols import (ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, QueryRewriter, Reranker,
                         SparseIndex)
 from .query import Part, QueryPlanner, decompose
-from .retrieval import HybridRetriever
+from .retrieval import HybridRetriever, order_versions
 from .trace import TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
-from .types import Chunk, ContextItem, GenerationRequest, PartOutcome, Result, VerifiedClaim
+from .types import Candidate, Chunk, ContextItem, GenerationRequest, PartOutcome, Result, VerifiedClaim
 
 log = logging.getLogger(__name__)
 
@@ -163,10 +163,15 @@ class Orchestrator:
         live = [c for c in candidates if not c.dropped]
         t = time.perf_counter()
         reranked = await self.c.reranker.rerank(plan, live, route.authority_weight, route.freshness_weight) if live else []
+        reranked = order_versions(reranked)
         timings["rerank"] = _ms(t)
         by_id = {c.chunk.chunk_id: c for c in reranked}
         candidates = [by_id.get(c.chunk.chunk_id, c) for c in candidates]
         context = reranked[: s.retrieval.context_size * widen]
+        referenced = await self._follow_references(context)
+        context += referenced
+        candidates += referenced
+        by_id.update((c.chunk.chunk_id, c) for c in referenced)
         ctx_chunks = {c.chunk.chunk_id: c.chunk for c in context}
         paragraphs = dict(zip(ctx_chunks, await asyncio.gather(*(self.c.chunks.paragraph(ch)
                                                                   for ch in ctx_chunks.values()))))
@@ -202,6 +207,28 @@ class Orchestrator:
             parse_error=parse_error, parse_detail=parse_detail, claims=claims, judge_calls=tuple(calls),
             sufficiency=suff, ok=False, timings_ms=timings)
         return replace(attempt, ok=summarise(attempt).ok)
+
+
+    async def _follow_references(self, context: list[Candidate]) -> list[Candidate]:
+        """Passages the context's cross-references point at ("sebagaimana dimaksud dalam Pasal 5
+        ayat (2)"), added after it and marked as referenced. They were not retrieved for the
+        question, so their retrieval score is half their referrer's: citing one cannot claim
+        more retrieval quality than the passage that led to it."""
+        limit = self.settings.retrieval.follow_references
+        if not limit or not context:
+            return []
+        have = {c.chunk.chunk_id for c in context}
+        targets = await self.c.chunks.references(list(have))
+        wanted: list[tuple[str, Candidate]] = []
+        for c in context:
+            for t in targets.get(c.chunk.chunk_id, []):
+                if t not in have and all(t != w for w, _ in wanted):
+                    wanted.append((t, c))
+        wanted = wanted[:limit]
+        chunks = await self.c.chunks.get([t for t, _ in wanted]) if wanted else {}
+        return [Candidate(chunk=chunks[t], referenced_from=src.chunk.chunk_id,
+                          rerank_score=round(0.5 * (src.rerank_score or 0.0), 6))
+                for t, src in wanted if t in chunks]
 
 
 def _ms(t: float) -> float:

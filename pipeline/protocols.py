@@ -75,6 +75,10 @@ class ChunkSource(Protocol):
         """The full paragraph (numbered paragraph / Pasal) a chunk belongs to."""
         ...
 
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each chunk, the chunks its resolved cross-references point at."""
+        ...
+
 
 @runtime_checkable
 class Reranker(Protocol):

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 from .config import RetrievalSettings
+from .ingest.near_dup import preference
 from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex, SparseEmbedder, SparseIndex
 from .text import normalise
 from .types import Candidate, QueryPlan
@@ -42,7 +43,10 @@ def jaccard(a: frozenset, b: frozenset) -> float:
 def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source: int) -> list[Candidate]:
     """Mark near-duplicates of a better candidate, and candidates past a document's cap.
 
-    Nothing is removed: dropped candidates stay in the list with the reason, for the trace.
+    A near-duplicate in the same document is dropped; one in another document is the same
+    provision in another version or regulation, so both stay citable and it is only marked
+    (`order_versions` later puts the more authoritative, fresher one first). Nothing is
+    removed: dropped candidates stay in the list with the reason, for the trace.
     """
     kept: list[tuple[Candidate, frozenset]] = []
     per_doc: dict[str, int] = {}
@@ -50,15 +54,44 @@ def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source:
     for c in candidates:
         sh = _shingles(c.chunk.text)
         dup = next((k for k, ksh in kept if jaccard(sh, ksh) >= threshold), None)
-        if dup is not None:
+        if dup is not None and dup.chunk.doc_id == c.chunk.doc_id:
             out.append(replace(c, dropped=f"near-duplicate of {dup.chunk.chunk_id}"))
             continue
+        if dup is not None:
+            c = replace(c, near_duplicate_of=dup.chunk.chunk_id)
         if per_doc.get(c.chunk.doc_id, 0) >= per_source:
             out.append(replace(c, dropped=f"per-source cap ({per_source}) for {c.chunk.doc_id}"))
             continue
         per_doc[c.chunk.doc_id] = per_doc.get(c.chunk.doc_id, 0) + 1
         kept.append((c, sh))
         out.append(c)
+    return out
+
+
+def order_versions(ranked: Sequence[Candidate]) -> list[Candidate]:
+    """Among near-duplicates from different documents (versions of one provision), the more
+    authoritative, then the fresher, takes the better places the group holds; every other
+    candidate keeps its rank."""
+    out = list(ranked)
+    ids = [c.chunk.chunk_id for c in out]
+    root = {i: i for i in ids}
+
+    def find(i: str) -> str:
+        while root[i] != i:
+            i = root[i]
+        return i
+
+    for c in out:
+        if c.near_duplicate_of in root:
+            root[find(c.chunk.chunk_id)] = find(c.near_duplicate_of)
+    groups: dict[str, list[int]] = {}
+    for pos, i in enumerate(ids):
+        groups.setdefault(find(i), []).append(pos)
+    for places in groups.values():
+        if len(places) > 1:
+            members = sorted((ranked[p] for p in places), key=lambda c: preference(c.chunk))
+            for p, c in zip(places, members):
+                out[p] = c
     return out
 
 

@@ -12,6 +12,8 @@ deadline is answered with a refusal (reason `timeout`), never with an unverified
 # endpoint parameters through Serve's class-based ingress
 
 import asyncio
+import base64
+import binascii
 import logging
 import re
 from pathlib import Path
@@ -21,7 +23,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ray import serve
 from ray.serve.handle import DeploymentHandle
 
@@ -113,9 +115,27 @@ class ReplayResponse(BaseModel):
 
 
 class UploadFile(_In):
-    name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(md|markdown|txt)$",
-                      description="file name; .md, .markdown or .txt")
-    content: str = Field(..., description="UTF-8 text, optionally with YAML front matter")
+    name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(md|markdown|txt|pdf|html|htm|docx)$",
+                      description="file name; .md, .markdown, .txt, .pdf, .html, .htm or .docx")
+    content: str | None = Field(None, description="UTF-8 text (Markdown, text, HTML), optionally with YAML "
+                                                  "front matter")
+    content_base64: str | None = Field(None, description="the file's bytes, base64 (PDF, DOCX, or any format)")
+
+    @model_validator(mode="after")
+    def _one_content(self) -> "UploadFile":
+        if (self.content is None) == (self.content_base64 is None):
+            raise ValueError("give exactly one of content (text) or content_base64 (bytes)")
+        if self.content_base64 is not None:
+            try:
+                base64.b64decode(self.content_base64, validate=True)
+            except binascii.Error as e:
+                raise ValueError(f"content_base64 is not valid base64: {e}") from None
+        elif self.name.lower().endswith((".pdf", ".docx")):
+            raise ValueError(f"{self.name} is binary: send it as content_base64")
+        return self
+
+    def data(self) -> bytes:
+        return base64.b64decode(self.content_base64) if self.content_base64 is not None else self.content.encode()
 
 
 class IngestRequest(_In):
@@ -326,7 +346,7 @@ class Ingress:
     @app.post("/v1/ingest", response_model=IngestResponse, responses=ERRORS,
               summary="ingest a few small files (large corpora: `saksi ingest` or a Ray job)")
     async def ingest(self, body: IngestRequest) -> dict:
-        size = sum(len(f.content.encode("utf-8")) for f in body.files)
+        size = sum(len(f.data()) for f in body.files)
         limit = int(self.settings["max_upload_bytes"])
         if size > limit:
             raise ApiError(413, "too_large", f"{size} bytes uploaded; the limit is {limit} (use `saksi ingest` for "
@@ -335,6 +355,6 @@ class Ingress:
         if len(set(names)) != len(names):
             raise ApiError(422, "invalid_request", "files: two files have the same name")
         try:
-            return await self.handles["Retriever"].ingest.remote([(f.name, f.content) for f in body.files])
+            return await self.handles["Retriever"].ingest.remote([(f.name, f.data()) for f in body.files])
         except Exception as e:
             raise self._unavailable("the retriever", e) from None

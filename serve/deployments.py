@@ -239,6 +239,11 @@ class RetrieverDeployment:
             self._need()
             return await self.chunks.paragraph(chunk)
 
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        async with self._lock:
+            self._need()
+            return await self.chunks.references(chunk_ids)
+
     async def coverage(self) -> dict:
         """What is ingested: the basis for telling a user "no source for that"."""
         async with self._lock:
@@ -250,7 +255,7 @@ class RetrieverDeployment:
                                "published": d.published, "doc_type": d.doc_type, "chunks": n,
                                "source": d.path} for d, n in docs]}
 
-    async def ingest(self, files: list[tuple[str, str]]) -> dict:
+    async def ingest(self, files: list[tuple[str, bytes]]) -> dict:
         """Write uploaded files under <data dir>/uploads and ingest them. Requests wait meanwhile
         (the lock), so none sees half an ingest; ingest runs in a worker thread because it
         drives its own event loop for embedding."""
@@ -258,9 +263,9 @@ class RetrieverDeployment:
             target = self.data_dir / "uploads"
             target.mkdir(parents=True, exist_ok=True)
             paths = []
-            for name, text in files:
+            for name, data in files:
                 path = target / Path(name).name
-                path.write_text(text, encoding="utf-8")
+                path.write_bytes(data)
                 paths.append(path)
             if self._embedder is not None and not self._handed_over:
                 info = await self._embedder.info.remote()

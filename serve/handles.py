@@ -95,6 +95,9 @@ class HandleChunkSource:
     async def paragraph(self, chunk: Chunk) -> str:
         return await _call(self.h, "paragraph", chunk, timeout=self.timeout)
 
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        return await _call(self.h, "references", list(chunk_ids), timeout=self.timeout)
+
 
 class HandleReranker:
     def __init__(self, handle: DeploymentHandle, name: str, timeout: float):

@@ -125,6 +125,16 @@ class MilvusDenseIndex:
             it.close()
         return out
 
+    def present(self, ids: Sequence[str]) -> set[str]:
+        """Which of these chunk ids already have vectors (re-ingest embeds only new text)."""
+        out: set[str] = set()
+        ids = list(ids)
+        for k in range(0, len(ids), 500):
+            part = ids[k:k + 500]
+            rows = self._client.get(self.collection, ids=part, output_fields=["id"])
+            out.update(r["id"] for r in rows)
+        return out
+
     def count(self) -> int:
         res = self._client.query(self.collection, filter="", output_fields=["count(*)"])
         return int(res[0]["count(*)"])

@@ -34,14 +34,47 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_unit ON chunks(unit, ordinal);
+CREATE TABLE IF NOT EXISTS xrefs (
+    chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    data TEXT NOT NULL,              -- the Reference as extracted
+    status TEXT,                     -- resolved | unresolved (NULL until resolved)
+    target_doc TEXT,
+    target_chunk TEXT,
+    target_label TEXT,
+    reason TEXT,
+    PRIMARY KEY (chunk_id, ordinal)
+);
+CREATE INDEX IF NOT EXISTS xrefs_doc ON xrefs(doc_id);
+CREATE TABLE IF NOT EXISTS near_duplicates (
+    chunk_a TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    chunk_b TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    doc_a TEXT NOT NULL,
+    doc_b TEXT NOT NULL,
+    similarity REAL NOT NULL,
+    PRIMARY KEY (chunk_a, chunk_b)
+);
 """
+# columns added after the first release: an older store gains them on open
+_ADDED_COLUMNS = {"documents": {"source_hash": "TEXT", "version": "INTEGER NOT NULL DEFAULT 1",
+                                "manifest": "TEXT NOT NULL DEFAULT '{}'"}}
 
 
 def _chunk_from_json(data: str) -> Chunk:
     d = json.loads(data)
     d["categories"] = tuple(d["categories"])
     d["spans"] = tuple(Span(**s) for s in d["spans"])
+    for k in ("page", "origin"):
+        if d.get(k) is not None:
+            d[k] = tuple(d[k])
     return Chunk(**d)
+
+
+def document_from_json(data: str) -> Document:
+    d = json.loads(data)
+    d["pages_without_text"] = tuple(d.get("pages_without_text") or ())
+    return Document(**d)
 
 
 class ChunkStore:
@@ -55,6 +88,12 @@ class ChunkStore:
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.execute("PRAGMA foreign_keys = ON")
         self._db.executescript(_SCHEMA)
+        for table, columns in _ADDED_COLUMNS.items():
+            have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            for name, decl in columns.items():
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+        self._db.commit()
 
     def close(self) -> None:
         self._db.close()
@@ -63,11 +102,11 @@ class ChunkStore:
 
     def document(self, doc_id: str) -> Document | None:
         row = self._db.execute("SELECT data FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
-        return Document(**json.loads(row[0])) if row else None
+        return document_from_json(row[0]) if row else None
 
     def documents(self) -> list[tuple[Document, int]]:
         rows = self._db.execute("SELECT data, n_chunks FROM documents ORDER BY doc_id").fetchall()
-        return [(Document(**json.loads(d)), n) for d, n in rows]
+        return [(document_from_json(d), n) for d, n in rows]
 
     def rules(self, doc_id: str) -> str | None:
         """Fingerprint of the chunking, category and analysis rules a document was ingested under."""
@@ -77,20 +116,92 @@ class ChunkStore:
     def stale_documents(self, rules: str) -> list[str]:
         return [r[0] for r in self._db.execute("SELECT doc_id FROM documents WHERE rules != ? ORDER BY doc_id", (rules,))]
 
+    def document_by_path(self, path: str) -> tuple[Document, str | None, str] | None:
+        """The document ingested from this file, its source hash and rules: what incremental ingest checks."""
+        row = self._db.execute("SELECT data, source_hash, rules FROM documents WHERE path = ?", (path,)).fetchone()
+        return (document_from_json(row[0]), row[1], row[2]) if row else None
+
+    def manifest(self) -> list[dict]:
+        """One entry per document: what was ingested, which version, its hash and counts."""
+        rows = self._db.execute(
+            "SELECT data, n_chunks, version, source_hash, ingested_at, manifest FROM documents ORDER BY doc_id")
+        return [{"document": document_from_json(d), "chunks": n, "version": v, "source_hash": h,
+                 "ingested_at": at, **json.loads(m or "{}")} for d, n, v, h, at, m in rows]
+
     def replace_document(self, document: Document, chunks: Sequence[Chunk], tokens: Sequence[Sequence[str]],
-                         rules: str) -> None:
-        """Swap in a document's chunks atomically."""
+                         rules: str, source_hash: str | None = None, manifest: dict | None = None,
+                         references: Sequence[tuple[str, int, dict]] = ()) -> None:
+        """Swap in a document's chunks, manifest entry and extracted references in one transaction:
+        a reader sees the old version or the new one, never half of either."""
         with self._db:
+            row = self._db.execute("SELECT version, source_hash FROM documents WHERE doc_id = ?",
+                                   (document.doc_id,)).fetchone()
+            version = 1 if row is None else row[0] + (row[1] != source_hash)
             self._db.execute("DELETE FROM chunks WHERE doc_id = ?", (document.doc_id,))
             self._db.execute(
-                "INSERT OR REPLACE INTO documents (doc_id, path, content_hash, rules, data, n_chunks) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO documents (doc_id, path, content_hash, rules, data, n_chunks, source_hash, "
+                "version, manifest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (document.doc_id, document.path, document.content_hash, rules, json.dumps(asdict(document)),
-                 len(chunks)))
+                 len(chunks), source_hash, version, json.dumps(manifest or {}, ensure_ascii=False)))
             self._db.executemany(
                 "INSERT INTO chunks (chunk_id, doc_id, ordinal, unit, data, tokens) VALUES (?, ?, ?, ?, ?, ?)",
                 [(c.chunk_id, c.doc_id, c.ordinal, c.unit, json.dumps(asdict(c), ensure_ascii=False),
                   json.dumps(list(t), ensure_ascii=False)) for c, t in zip(chunks, tokens)])
+            self._db.executemany(
+                "INSERT INTO xrefs (chunk_id, doc_id, ordinal, data) VALUES (?, ?, ?, ?)",
+                [(cid, document.doc_id, k, json.dumps(ref, ensure_ascii=False)) for cid, k, ref in references])
+
+    def delete_document(self, doc_id: str) -> bool:
+        """Remove a document, its chunks, references and near-duplicate pairs in one transaction."""
+        with self._db:
+            cur = self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+        return cur.rowcount > 0
+
+    # -- cross-references and near-duplicates ---------------------------------------------
+
+    def references(self, doc_id: str | None = None) -> list[dict]:
+        q = ("SELECT chunk_id, doc_id, ordinal, data, status, target_doc, target_chunk, target_label, reason "
+             "FROM xrefs" + (" WHERE doc_id = ?" if doc_id else "") + " ORDER BY doc_id, rowid")
+        return [{"chunk_id": r[0], "doc_id": r[1], "ordinal": r[2], "reference": json.loads(r[3]), "status": r[4],
+                 "target_doc": r[5], "target_chunk": r[6], "target_label": r[7], "reason": r[8]}
+                for r in self._db.execute(q, (doc_id,) if doc_id else ())]
+
+    def set_resolutions(self, rows: Sequence[tuple[str, int, str, str | None, str | None, str | None, str | None]]) -> None:
+        """(chunk_id, ordinal, status, target_doc, target_chunk, target_label, reason) for each reference."""
+        with self._db:
+            self._db.executemany(
+                "UPDATE xrefs SET status = ?, target_doc = ?, target_chunk = ?, target_label = ?, reason = ? "
+                "WHERE chunk_id = ? AND ordinal = ?",
+                [(st, td, tc, tl, why, cid, k) for cid, k, st, td, tc, tl, why in rows])
+
+    def referenced_chunks(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each chunk, the chunks its resolved references point at (in reading order)."""
+        out: dict[str, list[str]] = {}
+        ids = list(dict.fromkeys(chunk_ids))
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            q = (f"SELECT chunk_id, target_chunk FROM xrefs WHERE status = 'resolved' AND target_chunk IS NOT NULL "
+                 f"AND chunk_id IN ({','.join('?' * len(part))}) ORDER BY rowid")
+            for cid, target in self._db.execute(q, part):
+                if target != cid and target not in out.setdefault(cid, []):
+                    out[cid].append(target)
+        return out
+
+    def set_near_duplicates(self, pairs: Sequence[tuple[str, str, str, str, float]]) -> None:
+        """Replace the near-duplicate pairs: (chunk_a, chunk_b, doc_a, doc_b, similarity)."""
+        with self._db:
+            self._db.execute("DELETE FROM near_duplicates")
+            self._db.executemany("INSERT INTO near_duplicates VALUES (?, ?, ?, ?, ?)", pairs)
+
+    def near_duplicates(self, doc_id: str | None = None) -> list[tuple[str, str, str, str, float]]:
+        q = "SELECT chunk_a, chunk_b, doc_a, doc_b, similarity FROM near_duplicates"
+        if doc_id:
+            return list(self._db.execute(q + " WHERE doc_a = ? OR doc_b = ? ORDER BY rowid", (doc_id, doc_id)))
+        return list(self._db.execute(q + " ORDER BY rowid"))
+
+    def doc_chunks(self, doc_id: str) -> list[Chunk]:
+        rows = self._db.execute("SELECT data FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))
+        return [_chunk_from_json(d) for (d,) in rows]
 
     # -- chunks ---------------------------------------------------------------------------
 
@@ -147,3 +258,6 @@ class StoreChunkSource:
     async def paragraph(self, chunk: Chunk) -> str:
         parts = self.store.unit_chunks(chunk.unit)
         return "\n".join(c.text for c in parts) if parts else chunk.text
+
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        return self.store.referenced_chunks(chunk_ids)

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
-from pipeline.retrieval import dedup_and_cap, jaccard, rrf
+from pipeline.retrieval import order_versions, dedup_and_cap, jaccard, rrf
 from pipeline.types import Candidate, Chunk
 
 pytestmark = pytest.mark.unit
@@ -102,7 +103,11 @@ TEXT_C = ("Wajib Pajak yang terlambat menyampaikan Surat Pemberitahuan dikenai s
 
 
 def _dup_of(c: Candidate) -> str | None:
-    """The chunk id a duplicate's reason names (the last word), or None when not a duplicate."""
+    """The chunk id a near-duplicate points at: named in the drop reason (same document) or marked
+    (another document, kept citable); None when not a duplicate."""
+    if c.near_duplicate_of is not None:
+        assert c.dropped is None  # another document's version stays citable
+        return c.near_duplicate_of
     if c.dropped is None or "duplicate" not in c.dropped:
         return None
     return c.dropped.split()[-1]
@@ -181,3 +186,26 @@ def test_dedup_empty():
 def test_jaccard():
     assert jaccard(frozenset({1, 2}), frozenset({2, 3})) == pytest.approx(1 / 3)
     assert jaccard(frozenset(), frozenset()) == 1.0
+
+
+def test_near_duplicate_in_the_same_document_is_dropped_in_another_kept_and_marked():
+    cands = [_cand("a1", "doc1", TEXT_A, 0.9), _cand("a2", "doc1", TEXT_A + " ", 0.8),
+             _cand("a3", "doc2", TEXT_A, 0.7)]
+    out = dedup_and_cap(cands, threshold=0.9, per_source=5)
+    assert out[1].dropped == "near-duplicate of a1" and out[1].near_duplicate_of is None
+    assert out[2].dropped is None and out[2].near_duplicate_of == "a1"
+
+
+def test_versions_are_ordered_by_authority_then_freshness_and_both_kept():
+    def ranked(cid, doc, authority, published, score):
+        c = _cand(cid, doc, TEXT_A, score)
+        return replace(c, chunk=replace(c.chunk, authority=authority, published=published), rerank_score=score)
+
+    old = ranked("old", "pmk-2019", "official", "2019-01-01", 0.9)
+    media = replace(ranked("blog", "blog", "media", "2025-06-01", 0.8), near_duplicate_of="old")
+    new = replace(ranked("new", "pmk-2025", "official", "2025-01-01", 0.7), near_duplicate_of="old")
+    other = _cand("x", "d9", TEXT_B, 0.75)
+    out = order_versions([old, media, other, new])
+    # the group keeps its places (1st, 2nd, 4th); within it: official before media, newer before older
+    assert [c.chunk.chunk_id for c in out] == ["new", "old", "x", "blog"]
+    assert order_versions([old, other]) == [old, other]  # nothing to reorder without a marked pair

@@ -1,0 +1,96 @@
+"""What the corpus holds, for people: the manifest, one document's coverage, cross-references.
+
+`saksi corpus ls | show | xrefs` print these; they are also the basis for telling a user
+"I have no source for that regulation" rather than guessing.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict
+
+from .corpus import Corpus
+from .errors import SaksiError
+from .ingest.chunker import cite_path
+from .types import Document
+
+
+class UnknownDocument(SaksiError):
+    def __init__(self, query: str, known: list[str]):
+        hint = f"; the corpus has: {', '.join(known[:8])}{' …' if len(known) > 8 else ''}" if known else ""
+        super().__init__(f"no document {query!r} in the corpus{hint}")
+
+
+def _key(s: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", s.lower())
+
+
+def find_document(corpus: Corpus, query: str) -> Document:
+    """By id, or by how citations name it ("PMK 98/2025", "pmk 98/2025")."""
+    docs = [d for d, _ in corpus.store.documents()]
+    for d in docs:
+        if query == d.doc_id or _key(query) in (_key(d.doc_id), _key(d.cite_as or "")):
+            return d
+    raise UnknownDocument(query, [d.cite_as or d.doc_id for d in docs])
+
+
+def listing(corpus: Corpus) -> list[dict]:
+    """One row per document: number, year, title, version and counts."""
+    unresolved = Counter(r["doc_id"] for r in corpus.store.references() if r["status"] == "unresolved")
+    rows = []
+    for entry in corpus.store.manifest():
+        d: Document = entry["document"]
+        rows.append({
+            "doc_id": d.doc_id, "cite_as": d.cite_as, "doc_type": d.doc_type, "number": d.number, "year": d.year,
+            "title": d.title, "authority": d.authority, "published": d.published, "effective": d.effective,
+            "lang": d.lang, "format": d.fmt, "version": entry["version"], "chunks": entry["chunks"],
+            "pasal": entry.get("pasal"), "pages": d.pages, "pages_without_text": list(d.pages_without_text),
+            "unresolved_references": unresolved.get(d.doc_id, 0), "path": d.path,
+            "ingested_at": entry["ingested_at"], "source_hash": entry["source_hash"],
+        })
+    return rows
+
+
+def show(corpus: Corpus, query: str) -> dict:
+    """One document: metadata and where each field came from, manifest, outline, references, near-duplicates."""
+    doc = find_document(corpus, query)
+    entry = next(e for e in corpus.store.manifest() if e["document"].doc_id == doc.doc_id)
+    chunks = corpus.store.doc_chunks(doc.doc_id)
+    outline: dict[str, dict] = {}
+    for c in chunks:
+        unit = c.unit.split("#", 1)[1]
+        o = outline.setdefault(unit, {"unit": unit, "path": cite_path(c, unit), "chunks": 0, "spans": [],
+                                      "pages": c.page, "categories": []})
+        o["chunks"] += 1
+        o["spans"].extend(s.label for s in c.spans if s.label not in o["spans"])
+        o["categories"].extend(t for t in c.categories if t not in o["categories"])
+        if c.page and o["pages"]:
+            o["pages"] = (o["pages"][0], c.page[1])
+    refs_out = corpus.store.references(doc.doc_id)
+    refs_in = [r for r in corpus.store.references() if r["target_doc"] == doc.doc_id and r["doc_id"] != doc.doc_id]
+    dups = corpus.store.near_duplicates(doc.doc_id)
+    related = Counter(b if a == doc.doc_id else a for _, _, a, b, _ in dups)
+    manifest = {k: v for k, v in entry.items() if k != "document"}
+    return {
+        "document": asdict(doc), "manifest": manifest, "outline": list(outline.values()),
+        "references": {"out": refs_out, "in": refs_in,
+                       "resolved": sum(r["status"] == "resolved" for r in refs_out),
+                       "unresolved": sum(r["status"] == "unresolved" for r in refs_out)},
+        "near_duplicates": [{"doc_id": other, "passages": n} for other, n in sorted(related.items())],
+    }
+
+
+def xrefs(corpus: Corpus, query: str | None = None, status: str | None = None) -> list[dict]:
+    """Every extracted reference with where it is, what it points at and whether that is in the corpus."""
+    doc_id = find_document(corpus, query).doc_id if query else None
+    chunks = corpus.store.get(r["chunk_id"] for r in corpus.store.references(doc_id))
+    rows = []
+    for r in corpus.store.references(doc_id):
+        if status and r["status"] != status:
+            continue
+        c = chunks.get(r["chunk_id"])
+        ref = r["reference"]
+        rows.append({"doc_id": r["doc_id"], "from": cite_path(c) if c else r["chunk_id"], "text": ref["raw"],
+                     "status": r["status"], "target": r["target_label"] or ref.get("raw"),
+                     "target_doc": r["target_doc"], "target_chunk": r["target_chunk"], "reason": r["reason"]})
+    return rows
