@@ -1,4 +1,4 @@
-"""The `saksi` command: pipeline's commands plus `serve` and `batch`, which need Ray.
+"""The `saksi` command: pipeline's commands plus `serve`, `batch` and `bulk-ingest`, which need Ray.
 
 Kept here so `pipeline/` never imports ray: this module extends pipeline.cli's parser.
 """
@@ -34,6 +34,19 @@ def _extend(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=1, help="actors in the answering pool (lite: 1)")
     p.add_argument("--batch-size", type=int, default=8)
     p.add_argument("-v", "--verbose", action="store_true")
+
+    p = sub.add_parser("bulk-ingest", help="ingest like `saksi ingest`, parsing and embedding as a Ray Data job",
+                       description="Same corpus as `saksi ingest`; files are parsed by Ray tasks and embedded by "
+                                   "a pool of actors, while the writes stay in this process (Milvus Lite lets one "
+                                   "process own its file). On a cluster: ray job submit --working-dir . -- "
+                                   "saksi bulk-ingest corpus/ --concurrency 4")
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--concurrency", type=int, default=1, help="actors in the embedding pool")
+    p.add_argument("--batch-size", type=int, default=64, help="chunks per embedding batch")
+    p.add_argument("--rebuild", action="store_true", help="drop the data directory's corpus and indexes first")
+    p.add_argument("--strict", action="store_true", help="exit 1 if any file was skipped")
+    p.add_argument("--json", action="store_true", help="print the ingest report as JSON")
+    base._common(p)
 
 
 def cmd_serve(args) -> int:
@@ -80,8 +93,20 @@ def cmd_batch(args) -> int:
     return 0
 
 
+def cmd_bulk_ingest(args) -> int:
+    """Prints what `saksi ingest` prints, and exits as it does."""
+    from .bulk_ingest import bulk_ingest
+
+    data_dir = resolve_data_dir(args.data_dir)
+    progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    report = bulk_ingest(args.paths, args.profile, data_dir, args.concurrency, args.batch_size,
+                         rebuild=args.rebuild, progress=progress)
+    return base.print_ingest_report(data_dir, report, args.json, args.strict)
+
+
 def main(argv: list[str] | None = None) -> int:
-    return base.main(argv, extend=_extend, commands={"serve": cmd_serve, "batch": cmd_batch})
+    return base.main(argv, extend=_extend, commands={"serve": cmd_serve, "batch": cmd_batch,
+                                                     "bulk-ingest": cmd_bulk_ingest})
 
 
 if __name__ == "__main__":
