@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from .claims import ParseFailure, parse_claims
 from .config import ConfidenceSettings, JudgeSettings
-from .ingest.chunker import cite_path
+from .ingest.chunker import cite_path, quote_pages
 from .instructions import overlaps_instruction
 from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
@@ -97,7 +97,7 @@ def _cited_location(chunk: Chunk, where: tuple[int, int] | None) -> str:
 def _check(cit, chunk: Chunk, where: tuple[int, int] | None, ok: bool, reason: str | None) -> CitationCheck:
     label = _cited_location(chunk, where) if ok else chunk.location
     return CitationCheck(cit.chunk_id, cit.quote, chunk.title, label, ok, reason, chunk.is_example, chunk.doc_id,
-                         chunk.source_path, (chunk.start, chunk.end), cite_path(chunk, label), chunk.page,
+                         chunk.source_path, (chunk.start, chunk.end), cite_path(chunk, label), quote_pages(chunk, where),
                          chunk.document_path or None)
 
 

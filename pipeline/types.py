@@ -76,6 +76,7 @@ class Chunk:
     source_path: str = ""  # the document's rendition (cleaned text) that [start, end) slices
     path: str = ""         # the structural path a citation shows: "PMK 98/2025 › BAB II › Pasal 3"
     page: tuple[int, int] | None = None     # first and last page of the original (paged formats)
+    page_breaks: tuple[int, ...] = ()       # offsets in `text` where a new page begins
     origin: tuple[int, int] | None = None   # offsets in the original file's text (text formats)
     document_path: str = ""                 # the original file
 
@@ -197,7 +198,7 @@ class CitationCheck:
     source: str | None = None  # the rendition (cleaned text) the chunk is a slice of
     span: tuple[int, int] | None = None  # the chunk's offsets in that file
     path: str | None = None  # the receipt: "PMK 98/2025 › BAB II › Pasal 3 › ayat (2)"
-    page: tuple[int, int] | None = None  # pages of the original (paged formats)
+    page: tuple[int, int] | None = None  # the quote's pages in the original (paged formats)
     origin: str | None = None  # the original file
 
 

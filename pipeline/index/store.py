@@ -65,7 +65,7 @@ def _chunk_from_json(data: str) -> Chunk:
     d = json.loads(data)
     d["categories"] = tuple(d["categories"])
     d["spans"] = tuple(Span(**s) for s in d["spans"])
-    for k in ("page", "origin"):
+    for k in ("page", "origin", "page_breaks"):
         if d.get(k) is not None:
             d[k] = tuple(d[k])
     return Chunk(**d)

@@ -352,8 +352,9 @@ class Chunker:
                     is_example=unit.is_example or bool(_EXAMPLE_WORDS.match(body)),
                     heading=unit.heading, spans=rel_spans, authority=document.authority,
                     published=document.published, source_path=document.rendition or document.path,
-                    path=" › ".join(p for p in (doc_name, unit.heading) if p),
+                    path=_path(doc_name, document.title, unit.heading),
                     page=source.pages(start, end) if source else None,
+                    page_breaks=source.page_breaks(start, end) if source else (),
                     origin=source.origin(start, end) if source else None, document_path=document.path,
                 ))
         return out
@@ -428,6 +429,23 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _LEVELS = re.compile(r" (?=(?:ayat|huruf|angka) )")
+
+
+def _path(doc_name: str, title: str, heading: str) -> str:
+    """Document › headings, without repeating a first heading that is the document's title."""
+    parts = [h for h in heading.split(" › ") if h] if heading else []
+    if parts and parts[0].strip().lower() in (title.strip().lower(), doc_name.strip().lower()):
+        parts = parts[1:]
+    return " › ".join([doc_name, *parts])
+
+
+def quote_pages(chunk: Chunk, where: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The pages a quote at `where` (offsets in chunk.text) sits on; the chunk's when unknown."""
+    if chunk.page is None or where is None:
+        return chunk.page
+    first = chunk.page[0] + sum(1 for b in chunk.page_breaks if b <= where[0])
+    last = chunk.page[0] + sum(1 for b in chunk.page_breaks if b < where[1])
+    return first, last
 
 
 def cite_path(chunk: Chunk, label: str | None = None) -> str:

@@ -41,6 +41,10 @@ class SourceFile:
         first, last = self.clean.page_of(start), self.clean.page_of(max(start, end - 1))
         return (first, last) if first is not None and last is not None else None
 
+    def page_breaks(self, start: int, end: int) -> tuple[int, ...]:
+        """Offsets within [start, end), relative to start, where a new page begins."""
+        return tuple(p - start for p in self.clean.pages if start < p < end)
+
 
 def slugify(name: str) -> str:
     s = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._").lower()
