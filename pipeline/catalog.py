@@ -37,6 +37,10 @@ def find_document(corpus: Corpus, query: str) -> Document:
 def listing(corpus: Corpus) -> list[dict]:
     """One row per document: number, year, title, version and counts."""
     unresolved = Counter(r["doc_id"] for r in corpus.store.references() if r["status"] == "unresolved")
+    related: dict[str, set[str]] = {}
+    for _, _, a, b, _ in corpus.store.near_duplicates():
+        related.setdefault(a, set()).add(b)
+        related.setdefault(b, set()).add(a)
     rows = []
     for entry in corpus.store.manifest():
         d: Document = entry["document"]
@@ -46,6 +50,7 @@ def listing(corpus: Corpus) -> list[dict]:
             "lang": d.lang, "format": d.fmt, "version": entry["version"], "chunks": entry["chunks"],
             "pasal": entry.get("pasal"), "pages": d.pages, "pages_without_text": list(d.pages_without_text),
             "unresolved_references": unresolved.get(d.doc_id, 0), "path": d.path,
+            "near_duplicates_with": sorted(related.get(d.doc_id, ())),
             "ingested_at": entry["ingested_at"], "source_hash": entry["source_hash"],
         })
     return rows
@@ -84,6 +89,7 @@ def xrefs(corpus: Corpus, query: str | None = None, status: str | None = None) -
     """Every extracted reference with where it is, what it points at and whether that is in the corpus."""
     doc_id = find_document(corpus, query).doc_id if query else None
     chunks = corpus.store.get(r["chunk_id"] for r in corpus.store.references(doc_id))
+    names = {d.doc_id: d.cite_as or d.doc_id for d, _ in corpus.store.documents()}
     rows = []
     for r in corpus.store.references(doc_id):
         if status and r["status"] != status:
@@ -91,6 +97,15 @@ def xrefs(corpus: Corpus, query: str | None = None, status: str | None = None) -
         c = chunks.get(r["chunk_id"])
         ref = r["reference"]
         rows.append({"doc_id": r["doc_id"], "from": cite_path(c) if c else r["chunk_id"], "text": ref["raw"],
-                     "status": r["status"], "target": r["target_label"] or ref.get("raw"),
+                     "status": r["status"], "target": _target(r, names),
                      "target_doc": r["target_doc"], "target_chunk": r["target_chunk"], "reason": r["reason"]})
     return rows
+
+
+def _target(r: dict, names: dict[str, str]) -> str:
+    """What a reference points at, naming the document when it is another one."""
+    label = r["target_label"] or r["reference"].get("raw")
+    doc = r["target_doc"]
+    if doc and doc != r["doc_id"] and not label.startswith(names.get(doc, doc)):
+        return f"{names.get(doc, doc)} › {label}"
+    return label

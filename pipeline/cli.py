@@ -176,6 +176,8 @@ def cmd_corpus(args) -> int:
                     extra.append(f"pages needing OCR: {', '.join(map(str, r['pages_without_text']))}")
                 if r["unresolved_references"]:
                     extra.append(f"{r['unresolved_references']} unresolved references")
+                if r["near_duplicates_with"]:
+                    extra.append(f"passages also in {', '.join(r['near_duplicates_with'])}")
                 print(f"  {r['doc_id']:<22} {name:<26} no. {r['number'] or '—':<6} {r['year'] or '—':<5} "
                       f"{r['title'][:70]}\n  {'':<22} {r['doc_type'] or 'document'}, {r['authority']}, "
                       f"{', '.join(extra)}")

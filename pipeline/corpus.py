@@ -254,7 +254,11 @@ class Corpus:
             tmp = rendition.with_suffix(".tmp")
             tmp.write_text(prepared.text, encoding="utf-8")
             os.replace(tmp, rendition)
-        present = self.dense.present([c.chunk_id for c in prepared.chunks])
+        before = self.store.document(doc.doc_id)
+        if before is not None and (before.title, before.cite_as) == (doc.title, doc.cite_as):
+            present = self.dense.present([c.chunk_id for c in prepared.chunks])
+        else:  # the title is part of what is embedded (embedding_text): a new title means new vectors
+            present = set()
         todo = [c for c in prepared.chunks if c.chunk_id not in present]
         for k in range(0, len(todo), 64):
             part = todo[k:k + 64]
@@ -276,6 +280,11 @@ class Corpus:
     def delete(self, doc_id: str, progress: Callable[[str], None] | None = None) -> bool:
         """Remove a document (one store transaction), then bring the indexes and references along."""
         say = progress or (lambda msg: log.info(msg))
+        if self.exists():  # refuse before touching anything: the indexes must stay this embedder's
+            written_by = json.loads(self.state_path(self.data_dir).read_text()).get("embedder")
+            if written_by != self.embedder_name:
+                raise CorpusIndexError(f"{self.data_dir} was embedded with {written_by}, but this profile uses "
+                                       f"{self.embedder_name}; use the profile that built it (--profile)")
         if not self.store.delete_document(doc_id):
             return False
         self.finalize(IngestReport(), say, force=True)

@@ -168,9 +168,10 @@ class Orchestrator:
         by_id = {c.chunk.chunk_id: c for c in reranked}
         candidates = [by_id.get(c.chunk.chunk_id, c) for c in candidates]
         context = reranked[: s.retrieval.context_size * widen]
-        referenced = await self._follow_references(context)
+        referenced = await self._follow_references(context, by_id)
         context += referenced
-        candidates += referenced
+        marked = {c.chunk.chunk_id: c for c in referenced}
+        candidates = [marked.pop(c.chunk.chunk_id, c) for c in candidates] + list(marked.values())
         by_id.update((c.chunk.chunk_id, c) for c in referenced)
         ctx_chunks = {c.chunk.chunk_id: c.chunk for c in context}
         paragraphs = dict(zip(ctx_chunks, await asyncio.gather(*(self.c.chunks.paragraph(ch)
@@ -209,11 +210,11 @@ class Orchestrator:
         return replace(attempt, ok=summarise(attempt).ok)
 
 
-    async def _follow_references(self, context: list[Candidate]) -> list[Candidate]:
+    async def _follow_references(self, context: list[Candidate], ranked: dict[str, Candidate]) -> list[Candidate]:
         """Passages the context's cross-references point at ("sebagaimana dimaksud dalam Pasal 5
-        ayat (2)"), added after it and marked as referenced. They were not retrieved for the
-        question, so their retrieval score is half their referrer's: citing one cannot claim
-        more retrieval quality than the passage that led to it."""
+        ayat (2)"), added after it and marked `referenced_from`. One retrieved below the context
+        cut keeps its own scores; one retrieval did not find gets half its referrer's score, so
+        citing it cannot claim more retrieval quality than the passage that led to it."""
         limit = self.settings.retrieval.follow_references
         if not limit or not context:
             return []
@@ -225,10 +226,16 @@ class Orchestrator:
                 if t not in have and all(t != w for w, _ in wanted):
                     wanted.append((t, c))
         wanted = wanted[:limit]
-        chunks = await self.c.chunks.get([t for t, _ in wanted]) if wanted else {}
-        return [Candidate(chunk=chunks[t], referenced_from=src.chunk.chunk_id,
-                          rerank_score=round(0.5 * (src.rerank_score or 0.0), 6))
-                for t, src in wanted if t in chunks]
+        missing = [t for t, _ in wanted if t not in ranked]
+        chunks = await self.c.chunks.get(missing) if missing else {}
+        out = []
+        for t, src in wanted:
+            if t in ranked:
+                out.append(replace(ranked[t], referenced_from=src.chunk.chunk_id))
+            elif t in chunks:
+                out.append(Candidate(chunk=chunks[t], referenced_from=src.chunk.chunk_id,
+                                     rerank_score=round(0.5 * (src.rerank_score or 0.0), 6)))
+        return out
 
 
 def _ms(t: float) -> float:
