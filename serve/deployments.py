@@ -253,6 +253,7 @@ class RetrieverDeployment:
                     "chunks": self.corpus.store.count(),
                     "items": [{"doc_id": d.doc_id, "title": d.title, "lang": d.lang, "authority": d.authority,
                                "published": d.published, "doc_type": d.doc_type, "chunks": n,
+                               "cite_as": d.cite_as, "number": d.number, "year": d.year,
                                "source": d.path} for d, n in docs]}
 
     async def ingest(self, files: list[tuple[str, bytes]]) -> dict:
