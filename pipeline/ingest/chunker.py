@@ -49,9 +49,11 @@ _EXAMPLE_HEADING = re.compile(r"\b(contoh|ilustrasi|examples?|illustrat\w*)\b", 
 
 LABELS = {
     "id": {"paragraph": "paragraf", "preamble": "pembukaan", "closing": "penutup", "explanation": "Penjelasan",
-           "general_explanation": "Penjelasan Umum", "appendix": "Lampiran", "block": "alinea", "part": "bagian"},
+           "general_explanation": "Penjelasan Umum", "appendix": "Lampiran", "block": "alinea", "part": "bagian",
+           "ayat": "ayat", "huruf": "huruf", "angka": "angka"},
     "en": {"paragraph": "paragraph", "preamble": "preamble", "closing": "closing", "explanation": "Explanation",
-           "general_explanation": "General Explanation", "appendix": "Appendix", "block": "block", "part": "part"},
+           "general_explanation": "General Explanation", "appendix": "Appendix", "block": "block", "part": "part",
+           "ayat": "paragraph", "huruf": "letter", "angka": "point"},
 }
 
 
@@ -199,20 +201,20 @@ class Chunker:
             a = _AMENDMENT.match(t) if amending is not None else None
             if a:
                 close(); flush_loose()
-                instruction = f"{amending} angka {a.group(1)}"
+                instruction = f"{amending} {labels['angka']} {a.group(1)}"
                 current = _Unit(instruction, ln.start + t.index(a.group(1)), ln.end, " › ".join(headings))
                 continue
             if current is not None:
                 if not ln.blank:
                     m = _AYAT.match(t)
                     if m:
-                        open_span(0, f"{current.location} ayat ({m.group(1)})", ln, t, "(")
+                        open_span(0, f"{current.location} {labels['ayat']} ({m.group(1)})", ln, t, "(")
                     elif (m := _HURUF.match(t)) is not None:
                         parent = open_.get(0, current.location)
-                        open_span(1, f"{parent} huruf {m.group(1)}", ln, t, m.group(1))
+                        open_span(1, f"{parent} {labels['huruf']} {m.group(1)}", ln, t, m.group(1))
                     elif (m := _ANGKA.match(t)) is not None:
                         parent = open_.get(1) or open_.get(0, current.location)
-                        open_span(2, f"{parent} angka {m.group(1)}", ln, t, m.group(1))
+                        open_span(2, f"{parent} {labels['angka']} {m.group(1)}", ln, t, m.group(1))
                     current.end = ln.end
                     for k, sp in enumerate(current.spans):  # open ayat/huruf/angka run to the last line seen
                         if sp.label in open_.values():
@@ -428,13 +430,14 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-_LEVELS = re.compile(r" (?=(?:ayat|huruf|angka) )")
+_LEVELS = re.compile(r" (?=(?:ayat|huruf|angka|paragraph|letter|point) [(\w])")
 
 
 def _path(doc_name: str, title: str, heading: str) -> str:
     """Document › headings, without repeating a first heading that is the document's title."""
     parts = [h for h in heading.split(" › ") if h] if heading else []
-    if parts and parts[0].strip().lower() in (title.strip().lower(), doc_name.strip().lower()):
+    first = parts[0].strip().lower() if parts else ""
+    if first and (first == title.strip().lower() or first.startswith(doc_name.strip().lower())):
         parts = parts[1:]
     return " › ".join([doc_name, *parts])
 
@@ -450,5 +453,8 @@ def quote_pages(chunk: Chunk, where: tuple[int, int] | None) -> tuple[int, int] 
 
 def cite_path(chunk: Chunk, label: str | None = None) -> str:
     """The receipt a reviewer checks: "PMK 98/2025 › BAB II › Pasal 3 › ayat (2)"."""
-    steps = _LEVELS.split(label or chunk.location)
+    label = label or chunk.location
+    if label == chunk.heading:  # a block named after its section: the path already says it
+        return chunk.path
+    steps = _LEVELS.split(label)
     return " › ".join(p for p in (chunk.path, *steps) if p)

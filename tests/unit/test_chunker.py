@@ -9,7 +9,9 @@ import pytest
 
 from pipeline.config import load_profile
 from pipeline.errors import IngestError
-from pipeline.ingest import CategoryTagger, Chunker, chunk_id, expand_paths, read_source
+from pipeline.ingest import CategoryTagger, Chunker, chunk_id, cite_path, expand_paths, read_source
+from pipeline.ingest.chunker import quote_pages
+from pipeline.types import Chunk
 
 pytestmark = pytest.mark.unit
 
@@ -503,3 +505,100 @@ def test_a_stated_date_is_time_evidence_but_a_regulation_number_is_not(tagger, t
 ])
 def test_quantity_is_a_stated_figure(tagger, text, expected):
     assert ("quantity" in tagger.tag(text)) is expected
+
+
+# --------------------------------------------------------------------------- structure paths
+
+AMENDING = """PERATURAN BUPATI UJI
+NOMOR 3 TAHUN 2019
+TENTANG
+PERUBAHAN ATAS PERATURAN BUPATI UJI NOMOR 1 TAHUN 2018
+
+Menimbang :
+a. bahwa ketentuan tunjangan perlu disesuaikan;
+b. bahwa perlu menetapkan Peraturan Bupati;
+Mengingat :
+1. Undang-Undang Nomor 23 Tahun 2014 tentang Pemerintahan Daerah;
+
+Pasal I
+Beberapa ketentuan dalam Peraturan Bupati Nomor 1 Tahun 2018 diubah sebagai berikut:
+1. Ketentuan Pasal 4 diubah sehingga berbunyi sebagai berikut:
+Pasal 4
+(1) Tunjangan diberikan kepada pegawai setiap bulan.
+(2) Tunjangan sebagaimana dimaksud pada ayat (1) terdiri atas:
+a. tunjangan keluarga; dan
+b. tunjangan jabatan, yang meliputi:
+1. jabatan struktural; dan
+2. jabatan fungsional.
+2. Ketentuan Pasal 6 dihapus.
+Pasal II
+Peraturan Bupati ini mulai berlaku pada tanggal diundangkan.
+Agar setiap orang mengetahuinya, memerintahkan pengundangan Peraturan Bupati ini.
+"""
+
+
+def test_spans_nest_huruf_and_angka_and_amended_articles_sit_under_their_instruction(tmp_path):
+    src, chunks = _chunk_file(_write(tmp_path, "perbup-uji.md", AMENDING))
+    _assert_exact(src, chunks)
+    by_loc = {c.location: c for c in chunks}
+    assert {"Menimbang", "Pasal I", "Pasal I angka 1", "Pasal I angka 1 › Pasal 4", "Pasal I angka 2", "Pasal II",
+            "penutup"} <= set(by_loc)
+    assert [s.label for s in by_loc["Menimbang"].spans] == ["Menimbang huruf a", "Menimbang huruf b"]
+    quoted = by_loc["Pasal I angka 1 › Pasal 4"]
+    labels = [s.label for s in quoted.spans]
+    base = "Pasal I angka 1 › Pasal 4 ayat (2)"
+    assert labels == ["Pasal I angka 1 › Pasal 4 ayat (1)", base, f"{base} huruf a", f"{base} huruf b",
+                      f"{base} huruf b angka 1", f"{base} huruf b angka 2"]
+    spans = {s.label: quoted.text[s.start:s.end] for s in quoted.spans}
+    assert spans[f"{base} huruf b"].startswith("b. tunjangan jabatan") and spans[f"{base} huruf b"].endswith(
+        "2. jabatan fungsional.")  # an open huruf runs over its angka
+    assert spans[base].endswith("jabatan fungsional.")
+    assert cite_path(quoted, f"{base} huruf b angka 2") == (
+        "Perbup Uji 3/2019 › Pasal I › angka 1 › Pasal 4 › ayat (2) › huruf b › angka 2")
+    assert "Pasal 4" not in by_loc  # the quoted article is not this regulation's own Pasal 4
+
+
+def test_a_quote_is_cited_to_the_innermost_span_holding_all_of_it(tmp_path):
+    from pipeline.gates import _cited_location
+
+    _, chunks = _chunk_file(_write(tmp_path, "perbup-uji.md", AMENDING))
+    quoted = next(c for c in chunks if c.location == "Pasal I angka 1 › Pasal 4")
+    at = quoted.text.index("jabatan struktural")
+    assert _cited_location(quoted, (at, at + 10)).endswith("huruf b angka 1")
+    across = quoted.text.index("tunjangan keluarga")
+    assert _cited_location(quoted, (across, quoted.text.index("fungsional"))).endswith("Pasal 4 ayat (2)")
+
+
+def test_english_regulation_headings_and_levels(tmp_path):
+    text = ("---\nlang: en\n---\nREGULATION OF THE MINISTER OF FINANCE NUMBER 7 OF 2024 CONCERNING TEST DUTIES\n\n"
+            "CHAPTER II\nRATES\n\nPart One\nImport Duty\n\nArticle 2\n(1) The test duty is 5% of the customs value.\n"
+            "(2) The duty referred to in paragraph (1) is payable on:\na. goods imported by sea; and\n"
+            "b. goods imported by air.\n\nELUCIDATION\nArticle 2\nSufficiently clear.\n")
+    src, chunks = _chunk_file(_write(tmp_path, "en.md", text))
+    art = next(c for c in chunks if c.location == "Article 2")
+    assert [s.label for s in art.spans][-1] == "Article 2 paragraph (2) letter b"
+    assert cite_path(art, "Article 2 paragraph (2) letter b") == (
+        "PMK 7/2024 › CHAPTER II RATES › Part One › Article 2 › paragraph (2) › letter b")
+    assert any(c.location == "Explanation Article 2" for c in chunks)
+
+
+def test_standard_paragraphs_appendix_and_examples_get_paths(tmp_path):
+    text = ("# PSAK 99 Sewa Uji\n\n## Ruang lingkup\n\n31. Entitas menerapkan standar ini untuk semua sewa.\n\n"
+            "PP5. Entitas tidak menerapkan pengecualian praktis ini untuk sewa jangka pendek.\n\n"
+            "## Lampiran B Pedoman Penerapan\n\nB12. Entitas mempertimbangkan seluruh fakta yang relevan.\n\n"
+            "## Contoh Ilustratif\n\nContoh 1: Entitas A menyewa gedung selama lima tahun.\n")
+    src, chunks = _chunk_file(_write(tmp_path, "psak-99.md", text))
+    paths = {cite_path(c): c for c in chunks}
+    assert set(paths) == {"PSAK 99 › Ruang lingkup › paragraf 31", "PSAK 99 › Ruang lingkup › paragraf PP5",
+                          "PSAK 99 › Lampiran B Pedoman Penerapan › paragraf B12", "PSAK 99 › Contoh Ilustratif"}
+    assert paths["PSAK 99 › Contoh Ilustratif"].is_example
+    assert not paths["PSAK 99 › Ruang lingkup › paragraf 31"].is_example
+
+
+def test_quote_pages_follow_the_page_breaks_inside_a_chunk():
+    c = Chunk(chunk_id="c", doc_id="d", title="t", location="Pasal 6", text="a" * 100, lang="id", unit="d#Pasal 6",
+              ordinal=0, start=0, end=100, page=(3, 4), page_breaks=(60,))
+    assert quote_pages(c, (0, 30)) == (3, 3)
+    assert quote_pages(c, (50, 70)) == (3, 4)
+    assert quote_pages(c, (60, 90)) == (4, 4)
+    assert quote_pages(c, None) == (3, 4)
