@@ -10,6 +10,7 @@ from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
 from .config import Route
+from .ingest.chunker import cite_path
 from .numbers import extract_figures
 from .retrieval import jaccard
 from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Sufficiency, VerifiedClaim
@@ -22,7 +23,11 @@ NO_SUPPORTED_CLAIMS = "no_supported_claims"
 MISSING_EVIDENCE = "missing_evidence"
 TIMEOUT = "timeout"
 
+DOCUMENT_NOT_IN_CORPUS = "document_not_in_corpus"  # not a refusal reason of its own: said alongside one
+
 _REASONS = {
+    DOCUMENT_NOT_IN_CORPUS: {"id": "Korpus tidak memuat {missing}: tidak ada sumber untuk dokumen itu.",
+                             "en": "The corpus does not hold {missing}: there is no source for it."},
     NO_CANDIDATES: {"id": "Tidak ada rekaman dalam korpus yang relevan dengan pertanyaan ini.",
                     "en": "No record in the corpus is relevant to this question."},
     NO_SUPPORTED_CLAIMS: {"id": "Tidak ada klaim yang didukung oleh kutipan dari rekaman yang ditemukan.",
@@ -150,7 +155,8 @@ def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400)
         text = " ".join(c.chunk.text.split())
         out.append(NearestRecord(c.chunk.chunk_id, c.chunk.title, c.chunk.location,
                                  text if len(text) <= excerpt else text[:excerpt].rsplit(" ", 1)[0] + " …",
-                                 round(c.rerank_score if c.rerank_score is not None else c.rrf_score, 4)))
+                                 round(c.rerank_score if c.rerank_score is not None else c.rrf_score, 4),
+                                 cite_path(c.chunk)))
         if len(out) >= n:
             break
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,12 +20,13 @@ from typing import Callable, Sequence
 from . import __version__
 from .analysis import QueryAnalyzer
 from .config import Profile, Route
-from .decision import (TIMEOUT, AttemptSummary, decide_part, find_conflicts, nearest_records, reason_text,
+from .decision import (DOCUMENT_NOT_IN_CORPUS, TIMEOUT, AttemptSummary, decide_part, find_conflicts, nearest_records, reason_text,
                        sufficiency)
 from .gates import verify
 from .protocols import (ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, QueryRewriter, Reranker,
                         SparseIndex)
 from .query import Part, QueryPlanner, decompose
+from .ingest.xrefs import documents_named, held_by
 from .retrieval import HybridRetriever, order_versions
 from .trace import TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
 from .types import Candidate, Chunk, ContextItem, GenerationRequest, PartOutcome, Result, VerifiedClaim
@@ -108,11 +110,12 @@ class Orchestrator:
         question = question.strip()
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
+        scope = await self._scope(question, q_lang)
         parts = decompose(question)
-        part_traces = await asyncio.gather(*(self._part(i, p, q_lang) for i, p in enumerate(parts)))
+        part_traces = await asyncio.gather(*(self._part(i, p, q_lang, scope) for i, p in enumerate(parts)))
         trace_id = new_trace_id()
         result = conclude(part_traces, question, lang, self.analyzer.all_tokens,
-                          self.settings.conflicts.min_overlap, self.settings.nearest_records, trace_id)
+                          self.settings.conflicts.min_overlap, self.settings.nearest_records, trace_id, scope.named)
         trace = Trace(
             trace_id=trace_id, version=TRACE_VERSION, created_at=dt.datetime.now(dt.timezone.utc).isoformat(),
             saksi_version=__version__, profile=self.settings.profile, components=self.c.names(),
@@ -121,6 +124,7 @@ class Orchestrator:
                       "conflicts": self.settings.conflicts.model_dump(),
                       "nearest_records": self.settings.nearest_records},
             parts=tuple(part_traces), conflicts=result.conflicts, decision=decision_of(result),
+            named_documents=tuple(scope.named), scoped_to=scope.restrict,
             why=explain(result), timings_ms={"total": round((time.perf_counter() - started) * 1000, 1)},
         )
         if self.trace_dir is not None:
@@ -128,13 +132,31 @@ class Orchestrator:
             result = replace(result, trace_path=str(path))
         return result, trace
 
-    async def _part(self, index: int, part: Part, q_lang: str) -> PartTrace:
+    async def _scope(self, question: str, lang: str) -> "Scope":
+        """The documents the question names, and whether it asks within them ("menurut PMK
+        98/2025, …", "under PP 34/2011"): then retrieval is restricted to those it holds, the
+        names leave the terms an answer must cover, and a named document the corpus lacks
+        leaves nothing to answer from."""
+        named = documents_named(question, lang)
+        if not named:
+            return Scope()
+        documents = await self.c.chunks.documents()
+        held = [(ref, held_by(ref, documents)) for ref in named]
+        scoped = [(ref, doc_id) for ref, doc_id in held if _SCOPE_WORD.search(question[:ref.start])]
+        return Scope(named=tuple((ref.document_label, doc_id) for ref, doc_id in held),
+                     restrict=tuple(sorted({d for _, d in scoped if d})) if scoped else None,
+                     strip=tuple(ref.raw for ref, _ in scoped))
+
+    async def _part(self, index: int, part: Part, q_lang: str, scope: "Scope") -> PartTrace:
         route = self.profile.routes.route(part.text)
-        plan = await self.planner.plan(part, q_lang)
-        attempts = [await self._attempt(0, plan, route, index)]
+        asked = part
+        for raw in scope.strip:  # the document's name scopes the search; it is not content to cover
+            asked = replace(asked, text=" ".join(asked.text.replace(raw, " ").split()))
+        plan = await self.planner.plan(asked, q_lang)
+        attempts = [await self._attempt(0, plan, route, index, restrict=scope.restrict)]
         if not summarise(attempts[0]).ok:
-            rewritten = await self._rewrite(plan, part)
-            attempts.append(await self._attempt(1, rewritten, route, index, widen=2))
+            rewritten = await self._rewrite(plan, asked)
+            attempts.append(await self._attempt(1, rewritten, route, index, widen=2, restrict=scope.restrict))
         outcome = decide_part(index, part.text, route, [summarise(a) for a in attempts])
         return PartTrace(index=index, question=part.text, topic=part.topic, route=route_record(route),
                          attempts=tuple(attempts), outcome=outcome)
@@ -154,11 +176,15 @@ class Orchestrator:
                 return await self.planner.rewrite_from(plan, part, text, f"rewritten by {gen.name}")
         return await self.planner.rewrite(plan, part)
 
-    async def _attempt(self, n: int, plan, route: Route, part_index: int, widen: int = 1) -> AttemptTrace:
+    async def _attempt(self, n: int, plan, route: Route, part_index: int, widen: int = 1,
+                       restrict: tuple[str, ...] | None = None) -> AttemptTrace:
         s = self.settings
         timings: dict[str, float] = {}
         t = time.perf_counter()
         candidates = await self.retriever.retrieve(plan, widen)
+        if restrict is not None:  # the question asked within named documents: nothing else may answer
+            candidates = [c if c.dropped or c.chunk.doc_id in restrict
+                          else replace(c, dropped="outside the document(s) the question names") for c in candidates]
         timings["retrieve"] = _ms(t)
         live = [c for c in candidates if not c.dropped]
         t = time.perf_counter()
@@ -238,13 +264,31 @@ class Orchestrator:
         return out
 
 
+# "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …": the question
+# asks within that document, not about it
+_SCOPE_WORD = re.compile(r"\b(?:menurut|berdasarkan|sesuai(?:\s+dengan)?|according\s+to|under|pursuant\s+to)\s*$",
+                         re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Scope:
+    named: tuple[tuple[str, str | None], ...] = ()  # (document label, ingested doc id or None)
+    restrict: tuple[str, ...] | None = None          # doc ids retrieval is limited to; None: unrestricted
+    strip: tuple[str, ...] = ()                      # the scoping names, left out of the terms to cover
+
+
 def _ms(t: float) -> float:
     return round((time.perf_counter() - t) * 1000, 1)
 
 
 def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Callable[[str], frozenset[str]],
-             min_overlap: float, n_nearest: int, trace_id: str) -> Result:
-    """Assemble the result from decided parts (shared by the orchestrator and replay)."""
+             min_overlap: float, n_nearest: int, trace_id: str,
+             named: Sequence[tuple[str, str | None]] = ()) -> Result:
+    """Assemble the result from decided parts (shared by the orchestrator and replay).
+
+    `named` are the documents the question names: those the corpus does not hold are said
+    (`not_in_corpus`), so an answer drawn from other records is never taken for theirs."""
+    absent = tuple(label for label, doc_id in named if doc_id is None)
     claims: list[VerifiedClaim] = []
     chunks: dict[str, Chunk] = {}
     for p in parts:
@@ -258,12 +302,15 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     retried = any(len(p.attempts) > 1 for p in parts)
     refused = [p for p in parts if not p.outcome.answered]
     if not refused:
-        return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id)
+        return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id,
+                      not_in_corpus=absent)
     missing = tuple(dict.fromkeys(m for p in refused for m in p.outcome.missing_categories))
     reasons = []
     for p in refused:
         text = reason_text(p.outcome.reason or "", lang, p.outcome.missing_categories)
         reasons.append(text if len(parts) == 1 else f"({p.index + 1}) {p.question}: {text}")
+    if absent:
+        reasons.append(reason_text(DOCUMENT_NOT_IN_CORPUS, lang, absent))
     nearest = []
     for p in refused:
         last = p.attempts[-1]
@@ -272,7 +319,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         nearest.extend(nearest_records(ranked, n_nearest))
     return Result("refusal", question, lang, tuple(claims), outcomes, conflicts,
                   reason_code=refused[0].outcome.reason, reason=" ".join(reasons), missing_categories=missing,
-                  nearest=tuple(nearest), retried=retried, trace_id=trace_id)
+                  nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent)
 
 
 def explain(result: Result) -> str:

@@ -10,7 +10,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from .types import Candidate, Chunk, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from .types import Candidate, Chunk, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 
 @runtime_checkable
@@ -77,6 +77,10 @@ class ChunkSource(Protocol):
 
     async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         """For each chunk, the chunks its resolved cross-references point at."""
+        ...
+
+    async def documents(self) -> list[Document]:
+        """Every ingested document (what a question naming a regulation is checked against)."""
         ...
 
 

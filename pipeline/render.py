@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from .decision import DOCUMENT_NOT_IN_CORPUS, reason_text
 from .types import Result, VerifiedClaim
 
 LABELS = {
@@ -70,10 +71,11 @@ def result_json(r: Result) -> dict[str, Any]:
         "reason_code": r.reason_code,
         "reason": r.reason,
         "missing_categories": list(r.missing_categories),
-        "nearest": [{"chunk_id": n.chunk_id, "document": n.document, "location": n.location, "text": n.text,
-                     "score": n.score} for n in r.nearest],
+        "nearest": [{"chunk_id": n.chunk_id, "document": n.document, "location": n.location, "path": n.path,
+                     "text": n.text, "score": n.score} for n in r.nearest],
         "trace_id": r.trace_id,
         "trace_path": r.trace_path,
+        "not_in_corpus": list(r.not_in_corpus),
     }
 
 
@@ -92,6 +94,8 @@ def render_text(r: Result, lang: str | None = None) -> str:
     demoted = [c for c in r.claims if c.status != "supported"]
     if r.outcome == "answer":
         lines.append(f"{L['answer']}" + (f" ({L['retried']})" if r.retried else ""))
+        if r.not_in_corpus:  # said before the answer, so it is not read as that document's
+            lines.append(f"  ⚠ {reason_text(DOCUMENT_NOT_IN_CORPUS, r.lang if lang is None else lang, r.not_in_corpus)}")
     else:
         lines.append(f"{L['refusal']}: {r.reason}" + (f" ({L['retried']})" if r.retried else ""))
         if r.missing_categories:
@@ -132,7 +136,7 @@ def render_text(r: Result, lang: str | None = None) -> str:
         lines.append("")
         lines.append(f"{L['nearest']}:")
         for n in r.nearest:
-            lines.append(f"  {n.score:.2f}  {n.document}, {n.location}  [{n.chunk_id[:12]}]")
+            lines.append(f"  {n.score:.2f}  {n.path or f'{n.document}, {n.location}'}  [{n.chunk_id[:12]}]")
             lines.append(_wrap(n.text[:240] + ("…" if len(n.text) > 240 else ""), "        "))
     lines.append("")
     lines.append(f"{L['trace']}: {r.trace_id}" + (f"  ({r.trace_path})" if r.trace_path else ""))

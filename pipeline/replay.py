@@ -73,5 +73,6 @@ async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
         outcome = decide_part(p.index, p.question, route, [summarise(a) for a in attempts])
         parts.append(replace(p, attempts=tuple(attempts), outcome=outcome))
     result = conclude(parts, trace.question, trace.lang, analyzer.all_tokens,
-                      trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id)
+                      trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,
+                      trace.named_documents)
     return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)

@@ -88,6 +88,8 @@ class Trace:
     decision: Decision
     why: str
     timings_ms: dict[str, float] = field(default_factory=dict)
+    named_documents: tuple[tuple[str, str | None], ...] = ()  # documents the question names → doc id or None
+    scoped_to: tuple[str, ...] | None = None  # doc ids retrieval was limited to ("menurut PMK 98/2025, …")
 
 
 _ADAPTER = TypeAdapter(Trace)

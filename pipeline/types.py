@@ -256,6 +256,7 @@ class NearestRecord:
     location: str
     text: str
     score: float
+    path: str | None = None  # "PMK 98/2025 › Pasal 3"
 
 
 @dataclass(frozen=True)
@@ -292,3 +293,4 @@ class Result:
     retried: bool = False
     trace_id: str = ""
     trace_path: str | None = None
+    not_in_corpus: tuple[str, ...] = ()  # documents the question names that the corpus does not hold

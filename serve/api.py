@@ -67,6 +67,9 @@ class Citation(BaseModel):
     is_example: bool
     source: str | None
     source_span: list[int] | None
+    path: str | None = None
+    pages: list[int] | None = None
+    original: str | None = None
 
 
 class Claim(BaseModel):
@@ -98,6 +101,7 @@ class AnswerResponse(BaseModel):
     nearest: list[dict[str, Any]]
     trace_id: str
     trace_path: str | None
+    not_in_corpus: list[str] = []
     trace: dict[str, Any] | None = None
 
 

@@ -23,7 +23,7 @@ from pipeline.backends import make_embedder, make_generator, make_judge, make_re
 from pipeline.config import Profile, load_profile
 from pipeline.corpus import Corpus
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
-from pipeline.types import Candidate, Chunk, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from pipeline.types import Candidate, Chunk, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 from .handles import handle_embedder
 
@@ -243,6 +243,11 @@ class RetrieverDeployment:
         async with self._lock:
             self._need()
             return await self.chunks.references(chunk_ids)
+
+    async def documents(self) -> list[Document]:
+        async with self._lock:
+            self._need()
+            return await self.chunks.documents()
 
     async def coverage(self) -> dict:
         """What is ingested: the basis for telling a user "no source for that"."""

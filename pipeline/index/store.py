@@ -261,3 +261,6 @@ class StoreChunkSource:
 
     async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         return self.store.referenced_chunks(chunk_ids)
+
+    async def documents(self) -> list[Document]:
+        return [d for d, _ in self.store.documents()]

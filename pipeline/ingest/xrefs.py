@@ -430,6 +430,22 @@ def resolve(ref: Reference, here: Chunk, documents: Sequence[Document],
     return _locate(ref, here.doc_id, m["base"], parts, chunks_of(here.doc_id))
 
 
+def documents_named(text: str, lang: str = "id") -> list[Reference]:
+    """The documents a text (a question) names — "PMK 12/2024", "Peraturan Pemerintah Nomor 34
+    Tahun 2011", "PSAK 71" — one reference per document."""
+    out: dict[str, Reference] = {}
+    for ref in extract_references(text, lang):
+        label = ref.document_label
+        if ref.scope == "external" and label and (ref.number or ref.standard) and label not in out:
+            out[label] = ref
+    return list(out.values())
+
+
+def held_by(ref: Reference, documents: Sequence[Document]) -> str | None:
+    """The id of the ingested document a reference names, or None."""
+    return next((d.doc_id for d in documents if _matches(ref, d)), None)
+
+
 def _parts(ref: Reference) -> dict[str, str]:
     """The levels below the Pasal (or the paragraph), in order."""
     if ref.paragraph:

@@ -211,3 +211,40 @@ def test_real_lite_profile_cites_the_definition_pasal(tmp_path, profile):
     assert first.citations[0].path == "PMK 98/2025 › Pasal 1" and first.citations[0].page == (2, 2)
     source = Path(first.citations[0].source).read_text(encoding="utf-8")
     assert first.citations[0].quote in source
+
+
+def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_missing(regulations, tmp_path):
+    from pipeline.replay import replay
+    from pipeline.trace import load_trace
+
+    corpus, _ = regulations
+    orchestrator = corpus.orchestrator(trace_dir=tmp_path)
+    ask = "berapa lama Bea Masuk Tindakan Pengamanan atas impor kain tenunan dari kapas dikenakan?"
+
+    held = asyncio.run(orchestrator.answer(f"Menurut PMK 98/2025, {ask}"))
+    assert held.outcome == "answer" and held.not_in_corpus == ()
+    assert {x.doc_id for c in held.claims for x in c.citations} == {"pmk-098-2025"}
+    trace = load_trace(Path(held.trace_path))
+    assert trace.named_documents == (("PMK 98/2025", "pmk-098-2025"),) and trace.scoped_to == ("pmk-098-2025",)
+
+    other = asyncio.run(orchestrator.answer(f"Menurut PMK 99/2025, {ask}"))  # held, but says nothing of it
+    assert other.outcome == "refusal"
+    attempt = load_trace(Path(other.trace_path)).parts[0].attempts[0]
+    outside = [c for c in attempt.candidates if c.chunk.doc_id != "pmk-099-2025"]
+    assert outside and all(c.dropped for c in outside)  # none goes further (some were capped already)
+    assert any(c.dropped == "outside the document(s) the question names" for c in outside)
+
+    missing = asyncio.run(orchestrator.answer(f"Menurut Peraturan Pemerintah Nomor 34 Tahun 2011, {ask}"))
+    assert missing.outcome == "refusal" and missing.not_in_corpus == ("PP 34/2011",)
+    assert "Korpus tidak memuat PP 34/2011" in missing.reason
+    trace = load_trace(Path(missing.trace_path))
+    assert trace.named_documents == (("PP 34/2011", None),) and trace.scoped_to == ()
+    replayed = asyncio.run(replay(trace, corpus.query_analyzer))
+    assert replayed.same and replayed.result.not_in_corpus == ("PP 34/2011",)
+
+    # naming a document without asking within it only adds the note
+    mention = asyncio.run(orchestrator.answer(
+        "Berapa lama Bea Masuk Tindakan Pengamanan atas impor kain tenunan dari kapas dikenakan, "
+        "dan apa kaitannya dengan Peraturan Pemerintah Nomor 34 Tahun 2011?"))
+    assert mention.not_in_corpus == ("PP 34/2011",)
+    assert load_trace(Path(mention.trace_path)).scoped_to is None

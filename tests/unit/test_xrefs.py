@@ -427,3 +427,16 @@ def test_real_pmk_098_2025():
     assert labels.count("Pasal 6 ayat (1)") == 1 and "Pasal 6 ayat (5)" in labels
     assert not any(" ini" in r.raw or "Lembaran" in r.raw or "Berita" in r.raw for r in found)
     assert "Pasal 1" not in labels and "Pasal 9" not in labels  # headings, never referred to
+
+
+def test_documents_a_question_names_and_whether_the_corpus_holds_them():
+    from pipeline.ingest.xrefs import documents_named, held_by
+
+    docs = [Document(doc_id="pmk-098-2025", title="PENGENAAN BEA MASUK", path="/x", lang="id", content_hash="h",
+                     doc_type="Peraturan Menteri Keuangan", number="98", year=2025, cite_as="PMK 98/2025")]
+    named = documents_named("Menurut PMK 98/2025 dan Peraturan Pemerintah Nomor 34 Tahun 2011, berapa tarifnya? "
+                            "Bagaimana dengan PMK 98/2025 Pasal 3?")
+    assert [r.document_label for r in named] == ["PMK 98/2025", "PP 34/2011"]  # each document once
+    assert [held_by(r, docs) for r in named] == ["pmk-098-2025", None]
+    assert documents_named("Berapa tarif bea masuk menurut Peraturan Menteri ini?") == []
+    assert documents_named("Berapa tarif menurut Pasal 3 ayat (1)?") == []  # a Pasal alone names no document
