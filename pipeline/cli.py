@@ -168,7 +168,7 @@ def cmd_corpus(args) -> int:
                 return 0
             print(f"{data_dir}: {len(rows)} documents, {sum(r['chunks'] for r in rows)} chunks")
             for r in rows:
-                name = r["cite_as"] or r["doc_id"]
+                name = r["cite_as"] or "—"
                 extra = [f"v{r['version']}", f"{r['chunks']} chunks"]
                 if r["pasal"]:
                     extra.append(f"{r['pasal']} Pasal")

@@ -18,9 +18,9 @@ for c in r["claims"]:
     head = f"[{c['band']} {c['confidence']}]" if c["status"] == "supported" else "[NOT SUPPORTED]"
     print(wrap(f"{head} {c['text']}", "  "))
     for q in c["citations"]:
-        print(wrap(f"“{q['quote']}” — {q['document']}, {q['location']}", "      "))
+        print(wrap(f"“{q['quote']}” — {q.get('path') or q['document'] + ', ' + q['location']}", "      "))
 for x in r.get("conflicts", []):
     print(wrap(f"conflict: {x['detail']}", "  "))
 for n in r["nearest"]:
-    print(wrap(f"nearest {n['score']}: {n['document']}, {n['location']}", "  "))
+    print(wrap(f"nearest {n['score']}: {n.get('path') or n['document'] + ', ' + n['location']}", "  "))
 print(f"  trace: {r['trace_id']}  (GET /v1/traces/{r['trace_id']})")
