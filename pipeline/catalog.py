@@ -96,7 +96,8 @@ def xrefs(corpus: Corpus, query: str | None = None, status: str | None = None) -
             continue
         c = chunks.get(r["chunk_id"])
         ref = r["reference"]
-        rows.append({"doc_id": r["doc_id"], "from": cite_path(c) if c else r["chunk_id"], "text": ref["raw"],
+        rows.append({"doc_id": r["doc_id"], "from": cite_path(c) if c else r["chunk_id"],
+                     "text": " ".join(ref["raw"].split()),
                      "status": r["status"], "target": _target(r, names),
                      "target_doc": r["target_doc"], "target_chunk": r["target_chunk"], "reason": r["reason"]})
     return rows

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Callable
@@ -119,6 +120,9 @@ def main(argv: list[str] | None = None, extend: Callable[[argparse._SubParsersAc
     except KeyboardInterrupt:
         print("saksi: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`saksi corpus xrefs | head`): nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:  # a bug or an engine failure: say so plainly, details with -v
         log.debug("unexpected error", exc_info=True)
         print(f"saksi: unexpected {type(e).__name__}: {e} (run with -v for details)", file=sys.stderr)

@@ -467,8 +467,12 @@ def _locate(ref: Reference, doc_id: str, base: str, parts: dict[str, str], chunk
                 return Resolution(ref, "resolved", doc_id, c.chunk_id, m.group(0), None)
         word = "paragraph" if ref.lang == "en" else "paragraf"
         return Resolution(ref, "unresolved", doc_id, None, None, f"no {word} {parts['paragraph']} in {doc_id}")
-    # "Pasal 5" or its pieces "Pasal 5 ayat (1)–(3)", "Pasal 5 (bagian 1/2)"; never "Penjelasan Pasal 5"
-    body = [c for c in chunks if c.location == base or c.location.startswith((f"{base} ayat (", f"{base} ("))]
+    # the chunks of the unit "Pasal 5", whatever their pieces are named ("Pasal 5 ayat (1)–(3)", "Pasal 5
+    # huruf a (bagian 1/2)"); never "Penjelasan Pasal 5". In an amending regulation, an article it
+    # quotes in full ("Pasal I angka 2 › Pasal 15A") is that Pasal's current text.
+    body = [c for c in chunks if c.unit.split("#", 1)[-1] == base]
+    if not body:
+        body = [c for c in chunks if c.unit.split("#", 1)[-1].endswith(f" › {base}")]
     if not body:
         return Resolution(ref, "unresolved", doc_id, None, None, f"no {base} in {doc_id}")
     keys = list(parts)

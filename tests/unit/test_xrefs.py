@@ -1,6 +1,8 @@
 """Cross-references: what counts as one (real phrasing from PMK texts), and which chunk it points at."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pipeline.ingest.xrefs import Reference, extract_references, resolve
@@ -260,8 +262,9 @@ def chunk(doc_id: str, location: str, text: str, spans: dict[str, str] | None = 
     """A chunk whose spans are given as {label: the text it covers}."""
     found = tuple(Span(label, text.index(part), text.index(part) + len(part))
                   for label, part in (spans or {}).items())
+    unit = re.sub(r" (?:ayat \(.*|\(bagian .*)$", "", location)  # a split Pasal's pieces share its unit
     return Chunk(chunk_id=f"{doc_id}#{location}", doc_id=doc_id, title=doc_id, location=location, text=text,
-                 lang="id", unit=f"{doc_id}#{location}", ordinal=0, start=0, end=len(text), spans=found)
+                 lang="id", unit=f"{doc_id}#{unit}", ordinal=0, start=0, end=len(text), spans=found)
 
 
 def document(doc_id: str, doc_type: str, number: str, year: int | None, cite_as: str, issuer: str | None = None):
@@ -440,3 +443,14 @@ def test_documents_a_question_names_and_whether_the_corpus_holds_them():
     assert [held_by(r, docs) for r in named] == ["pmk-098-2025", None]
     assert documents_named("Berapa tarif bea masuk menurut Peraturan Menteri ini?") == []
     assert documents_named("Berapa tarif menurut Pasal 3 ayat (1)?") == []  # a Pasal alone names no document
+
+
+def test_a_reference_to_an_article_an_amending_regulation_quotes_resolves_to_the_quote():
+    quoted = chunk("pmk-96", "Pasal I angka 2 › Pasal 15A", "Pasal 15A\nPenelitian dilakukan oleh Tim Peneliti.")
+    here = chunk("pmk-96", "Pasal I angka 5 › Pasal 20", "Pasal 20\nHasil penelitian sebagaimana dimaksud dalam "
+                 "Pasal 15A disampaikan kepada Direktur.")
+    (ref,) = [r for r in extract_references(here.text) if r.pasal == "15A"]
+    r = resolve(ref, here, [], lambda doc_id: [quoted, here])
+    assert (r.status, r.chunk_id) == ("resolved", quoted.chunk_id)
+    (missing,) = [r for r in extract_references("sebagaimana dimaksud dalam Pasal 13 ayat (1)")]
+    assert resolve(missing, here, [], lambda doc_id: [quoted, here]).reason == "no Pasal 13 in pmk-96"
