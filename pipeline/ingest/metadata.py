@@ -546,4 +546,31 @@ def describe(path: Path, text: str, declared: dict, sidecar: dict | None = None)
     host = urlparse(str(fields["url"])).hostname if fields["url"] else None
     if host:
         fields["domain"], provenance["domain"] = host, provenance["url"]
+        tier = authority_of_domain(host)
+        if tier and "authority" not in provenance:  # only when nothing said otherwise
+            fields["authority"], provenance["authority"] = tier, "domain"
     return DocumentMeta(fields=fields, provenance=provenance)
+
+
+_OFFICIAL_HOST = re.compile(r"(?:^|\.)(?:go\.id|gov|gov\.[a-z]{2}|gob\.[a-z]{2}|europa\.eu)$")
+_ACADEMIC_HOST = re.compile(r"(?:^|\.)(?:ac\.id|edu|ac\.[a-z]{2}|edu\.[a-z]{2})$")
+_INSTITUTIONAL_HOST = re.compile(r"(?:^|\.)(?:or\.id|ifrs\.org|iaiglobal\.or\.id|oecd\.org|imf\.org|worldbank\.org)$")
+_MEDIA_HOSTS = {"kompas.com", "detik.com", "tempo.co", "kontan.co.id", "bisnis.com", "cnbcindonesia.com",
+                "cnnindonesia.com", "antaranews.com", "katadata.co.id", "republika.co.id", "liputan6.com",
+                "thejakartapost.com", "reuters.com", "bloomberg.com", "ft.com", "wsj.com"}
+
+
+def authority_of_domain(host: str) -> str | None:
+    """The authority tier a publisher's domain implies: government (go.id, .gov) official,
+    universities academic, standard setters and associations institutional, news media media;
+    None when the domain says nothing."""
+    host = host.lower().removeprefix("www.")
+    if _OFFICIAL_HOST.search(host):
+        return "official"
+    if _ACADEMIC_HOST.search(host):
+        return "academic"
+    if _INSTITUTIONAL_HOST.search(host):
+        return "institutional"
+    if any(host == m or host.endswith("." + m) for m in _MEDIA_HOSTS):
+        return "media"
+    return None

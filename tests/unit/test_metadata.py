@@ -284,3 +284,20 @@ def test_sidecar_files(tmp_path):
     assert bad.value.path == str(tmp_path / "bad.meta.yaml") and "not valid YAML" in bad.value.reason
     with pytest.raises(IngestError, match="sidecar must be a YAML mapping"):
         read_sidecar(_write(tmp_path / "list.meta.yaml", "- 98\n"))
+
+
+@pytest.mark.parametrize("url, tier", [
+    ("https://jdih.kemenkeu.go.id/dok/pmk-98-2025", "official"),
+    ("https://www.irs.gov/pub/irs-pdf/p15.pdf", "official"),
+    ("https://lib.ui.ac.id/thesis/123", "academic"),
+    ("https://web.iaiglobal.or.id/psak", "institutional"),
+    ("https://money.kompas.com/read/2025/01/02/pajak", "media"),
+    ("https://blog.example.com/pajak", "unknown"),
+])
+def test_the_publishers_domain_gives_an_authority_tier_when_nothing_else_does(tmp_path, url, tier):
+    path = tmp_path / "page.html"
+    meta = describe(path, "Isi halaman tentang pajak penghasilan.", {"url": url})
+    assert meta.fields["authority"] == tier
+    assert meta.provenance.get("authority") == ("domain" if tier != "unknown" else None)
+    declared = describe(path, "Isi halaman.", {"url": url, "authority": "media"})
+    assert declared.fields["authority"] == "media" and declared.provenance["authority"] == "declared"
