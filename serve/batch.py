@@ -91,7 +91,7 @@ def run_batch(questions: Path, out: Path, profile: str, data_dir: Path, concurre
     say(f"answering {len(rows)} questions with a pool of {concurrency} actor(s) …")
     ds = ray.data.from_items(rows).map_batches(
         Answerer, fn_constructor_kwargs={"profile": profile, "data_dir": str(data_dir.resolve())},
-        concurrency=concurrency, batch_size=batch_size)
+        compute=ray.data.ActorPoolStrategy(size=concurrency), batch_size=batch_size)
     out.parent.mkdir(parents=True, exist_ok=True)
     n = 0
     with out.open("w", encoding="utf-8") as f:

@@ -131,7 +131,7 @@ def _prepared_and_embedded(files: list[Path], profile_name: str, data_dir: Path,
           .flat_map(parse, fn_kwargs={"profile_name": profile_name, "data_dir": str(data_dir.resolve())})
           .map_batches(EmbedActor, fn_constructor_kwargs={"profile_name": profile_name,
                                                           "embedder_factory": embedder_factory},
-                       concurrency=concurrency, batch_size=batch_size))
+                       compute=ray.data.ActorPoolStrategy(size=concurrency), batch_size=batch_size))
     for _, rows in itertools.groupby(ds.iter_rows(), key=lambda r: r["path"]):
         yield list(rows)
 
