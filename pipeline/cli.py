@@ -149,6 +149,9 @@ def print_ingest_report(data_dir: Path, report, as_json: bool, strict: bool) -> 
               f"{report.total_chunks} chunks ({report.embedded} newly embedded)")
         for e in report.errors:
             print(f"  skipped {e.path}: {e.reason}", file=sys.stderr)
+        for path, pages in report.needs_ocr.items():
+            print(f"  {path}: page(s) {', '.join(map(str, pages))} have no text layer (need OCR, not read)",
+                  file=sys.stderr)
     if report.errors and (strict or not (report.ingested or report.unchanged)):
         return 1
     return 0

@@ -70,6 +70,7 @@ class IngestReport:
     removed_from_dense: int = 0
     total_documents: int = 0
     total_chunks: int = 0
+    needs_ocr: dict[str, list[int]] = field(default_factory=dict)  # file -> pages without a text layer (not read)
 
     def as_dict(self) -> dict:
         return {
@@ -78,7 +79,20 @@ class IngestReport:
             "chunks_written": self.chunks_written, "embedded": self.embedded,
             "removed_from_dense": self.removed_from_dense,
             "total_documents": self.total_documents, "total_chunks": self.total_chunks,
+            "needs_ocr": self.needs_ocr,
         }
+
+    def committed(self, prepared: PreparedDocument, say: Callable[[str], None]) -> None:
+        """Count one written document and say so (pages that need OCR included)."""
+        doc = prepared.document
+        self.ingested.append(doc.path)
+        self.chunks_written += len(prepared.chunks)
+        self.embedded += prepared.manifest.get("embedded", 0)
+        ocr = ""
+        if doc.pages_without_text:
+            self.needs_ocr[doc.path] = list(doc.pages_without_text)
+            ocr = f"; page(s) {', '.join(map(str, doc.pages_without_text))} have no text layer (need OCR, not read)"
+        say(f"  {doc.doc_id}: {len(prepared.chunks)} chunks ({doc.path}){ocr}")
 
 
 class Corpus:
@@ -198,10 +212,7 @@ class Corpus:
                 prepared = preparer.prepare(path)
                 self.claim(prepared.document, claimed)
                 self.commit(prepared)
-                report.ingested.append(prepared.document.path)
-                report.chunks_written += len(prepared.chunks)
-                report.embedded += prepared.manifest.get("embedded", 0)
-                say(f"  {prepared.document.doc_id}: {len(prepared.chunks)} chunks ({prepared.document.path})")
+                report.committed(prepared, say)
             except IngestError as e:
                 report.errors.append(e)
                 say(f"  skipped {e.path}: {e.reason}")

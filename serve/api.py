@@ -156,6 +156,7 @@ class IngestResponse(BaseModel):
     removed_from_dense: int
     total_documents: int
     total_chunks: int
+    needs_ocr: dict[str, list[int]] = {}
 
 
 class CorpusResponse(BaseModel):

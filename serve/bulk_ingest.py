@@ -186,10 +186,7 @@ def bulk_ingest(paths: Sequence[Path], profile_name: str, data_dir: Path, concur
                     skip(e)
                     continue
                 corpus.commit(prepared, vectors={r["chunk_id"]: (r["vector"], _weights(r["weights"])) for r in rows})
-                report.ingested.append(prepared.document.path)
-                report.chunks_written += len(prepared.chunks)
-                report.embedded += prepared.manifest.get("embedded", 0)
-                say(f"  {prepared.document.doc_id}: {len(prepared.chunks)} chunks ({prepared.document.path})")
+                report.committed(prepared, say)
         if not reported and embedder_factory:  # the corpus records which embedder wrote its vectors
             corpus.use_embedder(embedder_factory())
         corpus.finalize(report, say, force=bool(report.ingested))

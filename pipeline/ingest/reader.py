@@ -39,6 +39,8 @@ class SourceFile:
 
     def pages(self, start: int, end: int) -> tuple[int, int] | None:
         first, last = self.clean.page_of(start), self.clean.page_of(max(start, end - 1))
+        if first is None and self.document.pages == 1:  # one page: no break to count from
+            return 1, 1
         return (first, last) if first is not None and last is not None else None
 
     def page_breaks(self, start: int, end: int) -> tuple[int, ...]:

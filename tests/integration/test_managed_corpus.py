@@ -134,6 +134,7 @@ def test_broken_pdfs_are_reported_and_every_good_format_is_ingested(formats):
                                                               "pmk-7-2024.pdf"]
     fmts = {d.doc_id: d.fmt for d, _ in corpus.store.documents()}
     assert fmts == {"pmk-7-2024": "pdf", "panduan": "html", "pedoman": "docx", "catatan": "markdown"}
+    assert {Path(p).name: pages for p, pages in report.needs_ocr.items()} == {"pmk-7-2024.pdf": [2]}
     corpus.check()
 
 

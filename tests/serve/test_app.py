@@ -3,6 +3,8 @@ typed errors, concurrency, a killed judge replica, and the judge taken away."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -108,6 +110,9 @@ def test_corpus_reports_what_is_ingested(app):
     ("POST", "/v1/ingest", {"files": [{"name": "../evil.md", "content": "x"}]}, 422, "invalid_request"),
     ("POST", "/v1/ingest", {"files": [{"name": "a.pdf", "content": "x"}]}, 422, "invalid_request"),
     ("POST", "/v1/ingest", {"files": [{"name": "big.md", "content": "x" * 2_000_001}]}, 413, "too_large"),
+    ("POST", "/v1/ingest", {"files": [{"name": "a.pdf", "content_base64": "not base64!"}]}, 422, "invalid_request"),
+    ("POST", "/v1/ingest", {"files": [{"name": "a.md", "content": "x", "content_base64": "eA=="}]}, 422,
+     "invalid_request"),
 ])
 def test_bad_requests_get_typed_errors_with_a_message(app, method, path, payload, code, kind):
     status, body, _ = app.call(method, path, payload)
@@ -140,6 +145,31 @@ def test_small_upload_is_ingested_and_answerable(app):
     assert any("Rp10.000" in c["text"] for c in body["claims"] if c["status"] == "supported")
     status, again, _ = app.call("POST", "/v1/ingest", {"files": [{"name": "uji-unggahan.md", "content": doc}]})
     assert status == 200 and again["unchanged"] and again["embedded"] == 0  # idempotent
+
+
+def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app):
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf, pagesize=A4)
+    y = 800
+    for line in ("PERATURAN MENTERI KEUANGAN REPUBLIK INDONESIA", "NOMOR 41 TAHUN 2024", "TENTANG",
+                 "BEA METERAI ELEKTRONIK UJI", "Pasal 1",
+                 "Bea meterai elektronik uji atas dokumen lelang gudang adalah Rp12.000 per dokumen."):
+        pdf.drawString(60, y, line)
+        y -= 18
+    pdf.showPage()
+    pdf.save()
+    files = [{"name": "pmk-41-2024.pdf", "content_base64": base64.b64encode(buf.getvalue()).decode()},
+             {"name": "rusak.pdf", "content_base64": base64.b64encode(b"%PDF-1.4 rusak").decode()}]
+    status, report, _ = app.call("POST", "/v1/ingest", {"files": files})
+    assert status == 200, report
+    assert [Path(e["path"]).name for e in report["errors"]] == ["rusak.pdf"] and len(report["ingested"]) == 1
+    body = answer(app, "Berapa bea meterai elektronik uji atas dokumen lelang gudang?")
+    assert body["outcome"] == "answer", body["reason"]
+    cited = [x for c in body["claims"] if c["status"] == "supported" for x in c["citations"]]
+    assert any(x["path"] == "PMK 41/2024 › Pasal 1" and x["pages"] == [1, 1] for x in cited), [(x["path"], x["pages"]) for x in cited]
 
 
 def test_32_concurrent_questions_are_all_answered_or_refused_correctly(app, in_process):
