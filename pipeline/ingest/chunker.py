@@ -30,6 +30,8 @@ _PENJELASAN = re.compile(r"^\s*(PENJELASAN|ELUCIDATION)\b")
 _LAMPIRAN = re.compile(r"^\s*(LAMPIRAN|ATTACHMENT|APPENDIX)\b")
 _AYAT = re.compile(r"^\s*\((\d{1,2}[a-z]?)\)(?=\s|$)")
 _HURUF = re.compile(r"^\s*([a-z])\.(?=\s|$)")
+# the explanation of a Pasal heads its parts "Ayat (1)", "Huruf a", "Angka 1" on their own lines
+_EXPLAINED_PART = re.compile(r"^\s*(Ayat|Huruf|Angka|Paragraph|Letter|Point)\s+(\(\w+\)|\w+)\s*$")
 _ANGKA = re.compile(r"^\s*(\d{1,2})\.(?=\s|$)")
 # an amending regulation's "Pasal I" lists its changes as numbered instructions, each quoting
 # the amended article in full: "1. Ketentuan Pasal 14 diubah sehingga berbunyi sebagai berikut:"
@@ -207,7 +209,13 @@ class Chunker:
             if current is not None:
                 if not ln.blank:
                     m = _AYAT.match(t)
-                    if m:
+                    e = _EXPLAINED_PART.match(t) if section == "explanation" else None
+                    if e:
+                        level = {"ayat": 0, "paragraph": 0, "huruf": 1, "letter": 1}.get(e.group(1).lower(), 2)
+                        parent = current.location if level == 0 else (open_.get(level - 1) or open_.get(0)
+                                                                       or current.location)
+                        open_span(level, f"{parent} {e.group(1).lower()} {e.group(2)}", ln, t, e.group(1))
+                    elif m:
                         open_span(0, f"{current.location} {labels['ayat']} ({m.group(1)})", ln, t, "(")
                     elif (m := _HURUF.match(t)) is not None:
                         parent = open_.get(0, current.location)

@@ -602,3 +602,15 @@ def test_quote_pages_follow_the_page_breaks_inside_a_chunk():
     assert quote_pages(c, (50, 70)) == (3, 4)
     assert quote_pages(c, (60, 90)) == (4, 4)
     assert quote_pages(c, None) == (3, 4)
+
+
+def test_an_explained_pasal_cites_its_ayat_huruf_and_angka(tmp_path):
+    text = (REGULATION + "Ayat (2)\nCukup jelas.\nPasal 3\nAyat (1)\nHuruf a\n"
+            "Yang dimaksud dengan pemotong adalah pemberi kerja.\n")
+    _, chunks = _chunk_file(_write(tmp_path, "reg.md", text))
+    p2 = next(c for c in chunks if c.location == "Penjelasan Pasal 2")
+    assert [s.label for s in p2.spans] == ["Penjelasan Pasal 2 ayat (1)", "Penjelasan Pasal 2 ayat (2)"]
+    assert p2.text[p2.spans[0].start:p2.spans[0].end].startswith("Ayat (1)\nYang dimaksud dengan jumlah bruto")
+    p3 = next(c for c in chunks if c.location == "Penjelasan Pasal 3")
+    assert [s.label for s in p3.spans] == ["Penjelasan Pasal 3 ayat (1)", "Penjelasan Pasal 3 ayat (1) huruf a"]
+    assert cite_path(p3, p3.spans[-1].label).endswith("PENJELASAN › Penjelasan Pasal 3 › ayat (1) › huruf a")
