@@ -206,8 +206,10 @@ def cmd_corpus(args) -> int:
                 print(f"  pages without a text layer (need OCR, not read): {d['pages_without_text']}")
             print("outline:")
             for o in report["outline"]:
-                pages = f"  p. {o['pages'][0]}–{o['pages'][1]}" if o["pages"] else ""
-                print(f"  {o['path']}{pages}  ({len(o['spans'])} spans)")
+                pages = "" if not o["pages"] else (f"  p. {o['pages'][0]}" if o["pages"][0] == o["pages"][1]
+                                                   else f"  pp. {o['pages'][0]}–{o['pages'][1]}")
+                spans = f"  ({len(o['spans'])} ayat/huruf/angka)" if o["spans"] else ""
+                print(f"  {o['path']}{pages}{spans}")
             refs = report["references"]
             print(f"references: {refs['resolved']} resolved, {refs['unresolved']} unresolved; "
                   f"cited by {len(refs['in'])} passages elsewhere")
