@@ -470,9 +470,10 @@ def _locate(ref: Reference, doc_id: str, base: str, parts: dict[str, str], chunk
     # the chunks of the unit "Pasal 5", whatever their pieces are named ("Pasal 5 ayat (1)–(3)", "Pasal 5
     # huruf a (bagian 1/2)"); never "Penjelasan Pasal 5". In an amending regulation, an article it
     # quotes in full ("Pasal I angka 2 › Pasal 15A") is that Pasal's current text.
-    body = [c for c in chunks if c.unit.split("#", 1)[-1] == base]
+    # (an English document's "Article 5 paragraph (2) letter a" is compared as "Pasal 5 ayat (2) huruf a")
+    body = [c for c in chunks if _id_words(c.unit.split("#", 1)[-1]) == base]
     if not body:
-        body = [c for c in chunks if c.unit.split("#", 1)[-1].endswith(f" › {base}")]
+        body = [c for c in chunks if _id_words(c.unit.split("#", 1)[-1]).endswith(f" › {base}")]
     if not body:
         return Resolution(ref, "unresolved", doc_id, None, None, f"no {base} in {doc_id}")
     keys = list(parts)
@@ -480,10 +481,27 @@ def _locate(ref: Reference, doc_id: str, base: str, parts: dict[str, str], chunk
         label = " ".join([base, _structure_label(None, *(parts.get(k) if k in keys[:n] else None
                                                          for k in _REG_LEVELS[1:]))])
         for c in body:
-            if (any(s.label == label or s.label.startswith(label + " ") for s in c.spans)
-                    or (keys[n - 1] == "ayat" and _piece_holds(c.location[len(base):], parts["ayat"]))):
-                return Resolution(ref, "resolved", doc_id, c.chunk_id, label, None)
-    return Resolution(ref, "resolved", doc_id, body[0].chunk_id, base, None)
+            own = _en_words(label) if c.unit.split("#", 1)[-1].startswith("Article") else label
+            if (any(_id_words(sp.label) == label or _id_words(sp.label).startswith(label + " ") for sp in c.spans)
+                    or (keys[n - 1] == "ayat" and _piece_holds(_id_words(c.location)[len(base):], parts["ayat"]))):
+                return Resolution(ref, "resolved", doc_id, c.chunk_id, own, None)
+    return Resolution(ref, "resolved", doc_id, body[0].chunk_id, body[0].unit.split("#", 1)[-1], None)
+
+
+_EN_WORDS = (("Article ", "Pasal "), (" paragraph (", " ayat ("), (" letter ", " huruf "), (" point ", " angka "))
+
+
+def _id_words(label: str) -> str:
+    """An English label in the Indonesian words references are parsed into."""
+    for en, id_ in _EN_WORDS:
+        label = label.replace(en, id_)
+    return label
+
+
+def _en_words(label: str) -> str:
+    for en, id_ in _EN_WORDS:
+        label = label.replace(id_, en)
+    return label
 
 
 def _piece_holds(suffix: str, ayat: str) -> bool:

@@ -454,3 +454,17 @@ def test_a_reference_to_an_article_an_amending_regulation_quotes_resolves_to_the
     assert (r.status, r.chunk_id) == ("resolved", quoted.chunk_id)
     (missing,) = [r for r in extract_references("sebagaimana dimaksud dalam Pasal 13 ayat (1)")]
     assert resolve(missing, here, [], lambda doc_id: [quoted, here]).reason == "no Pasal 13 in pmk-96"
+
+
+def test_an_english_regulation_resolves_article_paragraph_and_letter_references():
+    art = Chunk(chunk_id="en#2", doc_id="en", title="en", location="Article 2",
+                text="Article 2\n(1) The duty is 5%.\n(2) It is payable on:\na. goods by sea; and\nb. goods by air.",
+                lang="en", unit="en#Article 2", ordinal=0, start=0, end=0,
+                spans=(Span("Article 2 paragraph (1)", 10, 27), Span("Article 2 paragraph (2)", 28, 80),
+                       Span("Article 2 paragraph (2) letter b", 64, 80)))
+    here = Chunk(chunk_id="en#3", doc_id="en", title="en", location="Article 3",
+                 text="Article 3\nThe duty referred to in Article 2 paragraph (2) letter b is paid monthly.",
+                 lang="en", unit="en#Article 3", ordinal=1, start=0, end=0)
+    (ref,) = extract_references(here.text, "en")
+    r = resolve(ref, here, [], lambda doc_id: [art, here])
+    assert (r.status, r.chunk_id, r.label) == ("resolved", "en#2", "Article 2 paragraph (2) letter b")
