@@ -401,14 +401,18 @@ def _regional(kind: _Kind, m: re.Match[str], text: str, segment_end: int) -> tup
 
 # --- citation names --------------------------------------------------------------------------
 
-_SHORT = {
+# how citations abbreviate a document type; cross-references (xrefs.py) read the same table
+SHORT_NAMES = {
+    "Undang-Undang": "UU", "Undang-Undang Dasar": "UUD", "Undang-Undang Darurat": "UU Darurat",
+    "Peraturan Pemerintah Pengganti Undang-Undang": "Perppu", "Peraturan Pemerintah": "PP",
+    "Peraturan Presiden": "Perpres", "Keputusan Presiden": "Keppres", "Instruksi Presiden": "Inpres",
     "Peraturan Menteri Keuangan": "PMK", "Keputusan Menteri Keuangan": "KMK",
-    "Peraturan Direktur Jenderal Pajak": "Perdirjen Pajak", "Peraturan Pemerintah": "PP",
-    "Peraturan Pemerintah Pengganti Undang-Undang": "Perppu", "Peraturan Presiden": "Perpres",
-    "Undang-Undang": "UU", "Peraturan Menteri Dalam Negeri": "Permendagri",
+    "Peraturan Menteri Dalam Negeri": "Permendagri", "Peraturan Otoritas Jasa Keuangan": "POJK",
+    "Peraturan Direktur Jenderal Pajak": "Perdirjen Pajak",
 }
-_REGIONAL_SHORT = {"Peraturan Bupati": "Perbup", "Peraturan Walikota": "Perwali", "Peraturan Wali Kota": "Perwali",
-                   "Peraturan Gubernur": "Pergub", "Peraturan Daerah": "Perda"}
+REGIONAL_SHORT_NAMES = {"Peraturan Daerah": "Perda", "Peraturan Bupati": "Perbup", "Peraturan Walikota": "Perwali",
+                        "Peraturan Gubernur": "Pergub"}
+_REGIONAL_SHORT = {**REGIONAL_SHORT_NAMES, "Peraturan Wali Kota": "Perwali"}
 _ISSUER_PLACE = re.compile(r"^(?:Bupati|Wali\s*[Kk]ota|Gubernur|Pemerintah\s+(?P<level>Kabupaten|Kota|Provinsi|Daerah))"
                            r"\s+(?P<place>.+)$")
 
@@ -422,7 +426,7 @@ def citation(doc_type: str | None, number: str | None, year: int | None, issuer:
         return f"{doc_type} {number}" if number else None
     if number and _CODED_NUMBER.match(number):
         return number
-    name, regional = _SHORT.get(doc_type, doc_type), doc_type in _REGIONAL_SHORT
+    name, regional = SHORT_NAMES.get(doc_type, doc_type), doc_type in _REGIONAL_SHORT
     if regional:
         m = _ISSUER_PLACE.match(issuer or "")
         place = (_PLACE_PREFIX.get(m["level"] or "", "") + m["place"]) if m else ""

@@ -19,21 +19,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..types import Chunk, Document
+from .metadata import REGIONAL_SHORT_NAMES, SHORT_NAMES
 
 # --- reference -------------------------------------------------------------------------
 
-_ABBREVIATION = {
-    "Undang-Undang": "UU", "Undang-Undang Dasar": "UUD", "Undang-Undang Darurat": "UU Darurat",
-    "Peraturan Pemerintah Pengganti Undang-Undang": "Perppu", "Peraturan Pemerintah": "PP",
-    "Peraturan Presiden": "Perpres", "Keputusan Presiden": "Keppres", "Instruksi Presiden": "Inpres",
-    "Peraturan Menteri Keuangan": "PMK", "Keputusan Menteri Keuangan": "KMK",
-    "Peraturan Menteri Dalam Negeri": "Permendagri", "Peraturan Otoritas Jasa Keuangan": "POJK",
-    "Peraturan Daerah": "Perda", "Peraturan Bupati": "Perbup", "Peraturan Walikota": "Perwali",
-    "Peraturan Gubernur": "Pergub",
-}
+_ABBREVIATION = {**SHORT_NAMES, **REGIONAL_SHORT_NAMES}
 _ALIASES = {"perpu": "Peraturan Pemerintah Pengganti Undang-Undang", "perwal": "Peraturan Walikota"}
 _BY_ABBREVIATION = {**{a.casefold(): t for t, a in _ABBREVIATION.items()}, **_ALIASES}
-_REGIONAL = {"Peraturan Daerah", "Peraturan Bupati", "Peraturan Walikota", "Peraturan Gubernur"}
+_REGIONAL = set(REGIONAL_SHORT_NAMES)
 _REG_LEVELS = ("pasal", "ayat", "huruf", "angka")
 _RANK = {"pasal": 0, "ayat": 1, "huruf": 2, "angka": 3, "standard": 0, "paragraph": 1}
 _FAMILY = {"pasal": "reg", "ayat": "reg", "huruf": "reg", "angka": "reg", "standard": "std", "paragraph": "std"}
