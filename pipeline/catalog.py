@@ -88,10 +88,11 @@ def show(corpus: Corpus, query: str) -> dict:
 def xrefs(corpus: Corpus, query: str | None = None, status: str | None = None) -> list[dict]:
     """Every extracted reference with where it is, what it points at and whether that is in the corpus."""
     doc_id = find_document(corpus, query).doc_id if query else None
-    chunks = corpus.store.get(r["chunk_id"] for r in corpus.store.references(doc_id))
+    references = corpus.store.references(doc_id)
+    chunks = corpus.store.get(r["chunk_id"] for r in references)
     names = {d.doc_id: d.cite_as or d.doc_id for d, _ in corpus.store.documents()}
     rows = []
-    for r in corpus.store.references(doc_id):
+    for r in references:
         if status and r["status"] != status:
             continue
         c = chunks.get(r["chunk_id"])

@@ -329,9 +329,11 @@ class Corpus:
                 cache[doc_id] = self.store.doc_chunks(doc_id)
             return cache[doc_id]
 
+        references = self.store.references()
+        by_id = self.store.get(r["chunk_id"] for r in references)
         rows = []
-        for ref in self.store.references():
-            here = next((c for c in chunks_of(ref["doc_id"]) if c.chunk_id == ref["chunk_id"]), None)
+        for ref in references:
+            here = by_id.get(ref["chunk_id"])
             if here is None:
                 continue
             r = resolve(Reference(**ref["reference"]), here, documents, chunks_of)
