@@ -189,7 +189,7 @@ class Orchestrator:
         live = [c for c in candidates if not c.dropped]
         t = time.perf_counter()
         reranked = await self.c.reranker.rerank(plan, live, route.authority_weight, route.freshness_weight) if live else []
-        reranked = order_versions(reranked)
+        reranked = order_versions(reranked, self.settings.reranker.authority_values)
         timings["rerank"] = _ms(t)
         by_id = {c.chunk.chunk_id: c for c in reranked}
         candidates = [by_id.get(c.chunk.chunk_id, c) for c in candidates]

@@ -6,12 +6,12 @@ other too), so a trace shows why each candidate ranked where it did.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 from dataclasses import replace
 from typing import Mapping, Sequence
 
-from .config import RetrievalSettings
-from .ingest.near_dup import preference
+from .config import RerankerSettings, RetrievalSettings
 from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex, SparseEmbedder, SparseIndex
 from .text import normalise
 from .types import Candidate, QueryPlan
@@ -68,10 +68,17 @@ def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source:
     return out
 
 
-def order_versions(ranked: Sequence[Candidate]) -> list[Candidate]:
+def order_versions(ranked: Sequence[Candidate], authority_values: Mapping[str, float] | None = None
+                   ) -> list[Candidate]:
     """Among near-duplicates from different documents (versions of one provision), the more
-    authoritative, then the fresher, takes the better places the group holds; every other
-    candidate keeps its rank."""
+    authoritative (by the reranker's `authority_values`), then the newer, takes the better places
+    the group holds; every other candidate keeps its rank."""
+    values = authority_values if authority_values is not None else RerankerSettings().authority_values
+
+    def preference(c: Candidate) -> tuple[float, int]:
+        published = dt.date.fromisoformat(c.chunk.published).toordinal() if c.chunk.published else 0
+        return -values.get(c.chunk.authority, 0.0), -published
+
     out = list(ranked)
     ids = [c.chunk.chunk_id for c in out]
     root = {i: i for i in ids}
@@ -89,8 +96,7 @@ def order_versions(ranked: Sequence[Candidate]) -> list[Candidate]:
         groups.setdefault(find(i), []).append(pos)
     for places in groups.values():
         if len(places) > 1:
-            members = sorted((ranked[p] for p in places), key=lambda c: preference(c.chunk))
-            for p, c in zip(places, members):
+            for p, c in zip(places, sorted((ranked[p] for p in places), key=preference)):
                 out[p] = c
     return out
 

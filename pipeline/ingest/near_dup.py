@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
@@ -69,16 +69,3 @@ def near_duplicate_pairs(chunks: Iterable[Chunk], threshold: float = 0.8) -> lis
                     out.append((a.chunk_id, b.chunk_id, a.doc_id, b.doc_id, round(sim, 4)))
     return sorted(out)
 
-
-AUTHORITY_RANK = {"official": 0, "primary": 1, "institutional": 2, "academic": 3, "media": 4, "unknown": 5}
-
-
-def preference(chunk: Chunk) -> tuple[int, str]:
-    """Sort key among versions of one provision: more authoritative first, then the newest."""
-    date = chunk.published or "0000-00-00"
-    inverted = "".join(chr(0x39 - ord(ch) + 0x30) if ch.isdigit() else ch for ch in date)
-    return AUTHORITY_RANK.get(chunk.authority, 5), inverted
-
-
-def prefer(chunks: Sequence[Chunk]) -> list[Chunk]:
-    return sorted(chunks, key=preference)
