@@ -499,8 +499,7 @@ def parse_metadata(text: str) -> ParsedMetadata:
 
 _H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _RANK = {"filename": 0, "document": 1, "declared": 2, "sidecar": 3}
-_FIELDS = ("id", "title", "doc_type", "issuer", "number", "year", "cite_as", "authority", "published",
-           "effective", "promulgated", "lang", "url", "domain", "illustrative")
+_FIELDS = (*MetadataOverrides.model_fields, "domain")  # what may be declared, plus what the URL gives
 _DEFAULTS: dict[str, object] = {"authority": "unknown", "illustrative": False}
 _FRONT_MATTER_SUFFIXES = {".md", ".markdown", ".txt"}
 
