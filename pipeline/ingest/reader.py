@@ -18,7 +18,7 @@ from ..errors import IngestError
 from ..types import Document
 from .clean import CleanText, clean_text
 from .metadata import DocumentMeta, describe, read_sidecar, sidecar_for
-from .parsers import SUPPORTED_SUFFIXES, ParsedText, parse_file
+from .parsers import SUPPORTED_SUFFIXES, ParsedText, parse_file, read_bytes
 
 
 @dataclass(frozen=True)
@@ -55,27 +55,28 @@ def slugify(name: str) -> str:
 
 def source_hash(path: Path) -> str:
     """What decides whether a file changed: its bytes and its sidecar's, if any."""
-    h = hashlib.sha256()
-    try:
-        h.update(path.read_bytes())
-        side = sidecar_for(path)
-        if side is not None:
-            h.update(b"\x00sidecar\x00" + side.read_bytes())
-    except OSError as e:
-        raise IngestError(str(path), f"cannot read: {e.strerror or e}") from None
+    side = sidecar_for(path)
+    return _digest(read_bytes(path), read_bytes(side) if side else None)
+
+
+def _digest(data: bytes, sidecar: bytes | None) -> str:
+    h = hashlib.sha256(data)
+    if sidecar is not None:
+        h.update(b"\x00sidecar\x00" + sidecar)
     return h.hexdigest()
 
 
 def read_source(path: Path) -> SourceFile:
-    """Parse, clean and describe one file; raise IngestError with a reason a user can act on."""
-    digest = source_hash(path)
-    parsed: ParsedText = parse_file(path)
+    """Parse, clean and describe one file (read once); raise IngestError with a reason a user can act on."""
+    data = read_bytes(path)
+    side = sidecar_for(path)
+    digest = _digest(data, read_bytes(side) if side else None)
+    parsed: ParsedText = parse_file(path, data)
     body = parsed.text[parsed.body_start:]
     extracted = True if parsed.fmt == "pdf" else None  # a PDF's text is always extracted layout
     clean = clean_text(body, extracted=extracted)
     if not clean.text.strip():
         raise IngestError(str(path), "no text after cleaning")
-    side = sidecar_for(path)
     meta = describe(path, clean.text, parsed.meta, read_sidecar(side) if side else None)
     f = meta.fields
     if meta.provenance.get("title") == "filename" and parsed.meta.get("file_title"):
@@ -86,7 +87,7 @@ def read_source(path: Path) -> SourceFile:
         title=str(f.get("title") or path.stem).strip(),
         path=str(path.resolve()),  # receipts must open from anywhere
         lang=f.get("lang") or "id",
-        content_hash=hashlib.sha256(path.read_bytes()).hexdigest(),
+        content_hash=hashlib.sha256(data).hexdigest(),
         doc_type=f.get("doc_type"), issuer=f.get("issuer"), authority=f.get("authority") or "unknown",
         published=f.get("published"), effective=f.get("effective"), illustrative=bool(f.get("illustrative")),
         url=f.get("url"), number=f.get("number"), year=f.get("year"), cite_as=f.get("cite_as"),

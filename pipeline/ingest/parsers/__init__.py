@@ -30,16 +30,22 @@ PARSERS: dict[str, str] = {  # suffix -> format
 SUPPORTED_SUFFIXES = tuple(PARSERS)
 
 
-def parse_file(path: Path) -> ParsedText:
-    """Read and parse one file by its suffix; IngestError with an actionable reason otherwise."""
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise IngestError(str(path), f"cannot read: {e.strerror or e}") from None
+
+
+def parse_file(path: Path, data: bytes | None = None) -> ParsedText:
+    """Parse one file by its suffix (`data`: its bytes, when already read); IngestError with an
+    actionable reason otherwise."""
     fmt = PARSERS.get(path.suffix.lower())
     if fmt is None:
         raise IngestError(str(path), f"unsupported file type {path.suffix or '(none)'} "
                                      f"(supported: {', '.join(SUPPORTED_SUFFIXES)})")
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise IngestError(str(path), f"cannot read: {e.strerror or e}") from None
+    if data is None:
+        data = read_bytes(path)
     if fmt == "pdf":
         from .pdf import parse_pdf
         return parse_pdf(path, data)
