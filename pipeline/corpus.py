@@ -266,9 +266,9 @@ class Corpus:
             tmp.write_text(prepared.text, encoding="utf-8")
             os.replace(tmp, rendition)
         before = self.store.document(doc.doc_id)
-        if before is not None and (before.title, before.cite_as) == (doc.title, doc.cite_as):
+        if before is not None and before.title == doc.title:
             present = self.dense.present([c.chunk_id for c in prepared.chunks])
-        else:  # the title is part of what is embedded (embedding_text): a new title means new vectors
+        else:  # the id hashes location and text; embedding_text adds the title: a new title, new vectors
             present = set()
         todo = [c for c in prepared.chunks if c.chunk_id not in present]
         for k in range(0, len(todo), 64):
