@@ -7,6 +7,7 @@ exactly the same chunks and ids.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -20,6 +21,8 @@ from .categories import CategoryTagger
 from .chunker import Chunker
 from .reader import read_source
 from .xrefs import extract_references
+
+log = logging.getLogger(__name__)
 
 TEXTS_DIR = "texts"
 _TOP_PASAL = re.compile(r"^(?:Pasal|Article) \w+$")
@@ -53,6 +56,17 @@ class DocumentPreparer:
         self.analyzers = build_analyzers(profile.analysis)
 
     def prepare(self, path: Path) -> PreparedDocument:
+        """IngestError for a file that cannot be read, whatever the reason: one odd file is
+        reported and skipped, never the end of an ingest (the cause is logged with -v)."""
+        try:
+            return self._prepare(path)
+        except IngestError:
+            raise
+        except Exception as e:
+            log.debug("preparing %s failed", path, exc_info=True)
+            raise IngestError(str(path), f"could not be read ({type(e).__name__}: {e})") from None
+
+    def _prepare(self, path: Path) -> PreparedDocument:
         source = read_source(path)
         doc = replace(source.document, rendition=str(rendition_path(self.data_dir, source.document.doc_id,
                                                                     source.text)))

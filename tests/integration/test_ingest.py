@@ -163,3 +163,22 @@ def test_changed_category_rules_require_and_trigger_reprocessing(tmp_path, profi
         report = c.ingest([SAMPLE])
         assert len(report.ingested) == 4 and report.embedded == 0  # same chunks, new tags, no re-embedding
         c.check()
+
+
+def test_a_file_that_breaks_a_stage_unexpectedly_is_reported_and_the_rest_ingests(corpus, monkeypatch):
+    """A bug or an odd input deep in cleaning must cost that one file, not the ingest."""
+    import pipeline.ingest.reader as reader
+
+    real = reader.clean_text
+
+    def breaks_on_the_standard(text, extracted=None):
+        if "Tujuan Standar ini" in text:
+            raise ValueError("boom")
+        return real(text, extracted=extracted)
+
+    monkeypatch.setattr(reader, "clean_text", breaks_on_the_standard)
+    report = corpus.ingest([SAMPLE])
+    assert [(Path(e.path).name, e.reason) for e in report.errors] == [
+        ("standar-ilustratif-172-pendapatan.md", "could not be read (ValueError: boom)")]
+    assert len(report.ingested) == 3
+    corpus.check()
