@@ -11,7 +11,7 @@ from dataclasses import asdict
 
 from .corpus import Corpus
 from .errors import SaksiError
-from .ingest.chunker import cite_path
+from .citations import cite_path
 from .types import Document
 
 

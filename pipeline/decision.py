@@ -10,7 +10,7 @@ from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
 from .config import Route
-from .ingest.chunker import cite_path
+from .citations import cite_path
 from .numbers import extract_figures
 from .retrieval import jaccard
 from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Sufficiency, VerifiedClaim

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from .claims import ParseFailure, parse_claims
 from .config import ConfidenceSettings, JudgeSettings
-from .ingest.chunker import cite_path, quote_pages
+from .citations import cite_path, cited_location, quote_pages
 from .instructions import overlaps_instruction
 from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
@@ -84,18 +84,8 @@ def compute_confidence(verdict: Verdict | None, retrieval: float, generator: flo
                       raw=round(raw, 4), cap=cap, value=value, band=band_for(value, settings))
 
 
-def _cited_location(chunk: Chunk, where: tuple[int, int] | None) -> str:
-    """The most precise location of a quote found at `where`: the innermost ayat/huruf/angka
-    span holding all of it, else the chunk's."""
-    if where:
-        inside = [s for s in chunk.spans if s.start <= where[0] and where[1] <= s.end]
-        if inside:
-            return min(inside, key=lambda s: s.end - s.start).label
-    return chunk.location
-
-
 def _check(cit, chunk: Chunk, where: tuple[int, int] | None, ok: bool, reason: str | None) -> CitationCheck:
-    label = _cited_location(chunk, where) if ok else chunk.location
+    label = cited_location(chunk, where) if ok else chunk.location
     return CitationCheck(cit.chunk_id, cit.quote, chunk.title, label, ok, reason, chunk.is_example, chunk.doc_id,
                          chunk.source_path, (chunk.start, chunk.end), cite_path(chunk, label), quote_pages(chunk, where),
                          chunk.document_path or None)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..citations import chunk_path
 from ..text import split_sentences
 from ..types import Chunk, Document, Span
 
@@ -362,7 +363,7 @@ class Chunker:
                     is_example=unit.is_example or bool(_EXAMPLE_WORDS.match(body)),
                     heading=unit.heading, spans=rel_spans, authority=document.authority,
                     published=document.published, source_path=document.rendition or document.path,
-                    path=_path(doc_name, document.title, unit.heading),
+                    path=chunk_path(doc_name, document.title, unit.heading),
                     page=source.pages(start, end) if source else None,
                     page_breaks=source.page_breaks(start, end) if source else (),
                     origin=source.origin(start, end) if source else None, document_path=document.path,
@@ -436,33 +437,3 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
-
-
-_LEVELS = re.compile(r" (?=(?:ayat|huruf|angka|paragraph|letter|point) [(\w])")
-
-
-def _path(doc_name: str, title: str, heading: str) -> str:
-    """Document › headings, without repeating a first heading that is the document's title."""
-    parts = [h for h in heading.split(" › ") if h] if heading else []
-    first = parts[0].strip().lower() if parts else ""
-    if first and (first == title.strip().lower() or first.startswith(doc_name.strip().lower())):
-        parts = parts[1:]
-    return " › ".join([doc_name, *parts])
-
-
-def quote_pages(chunk: Chunk, where: tuple[int, int] | None) -> tuple[int, int] | None:
-    """The pages a quote at `where` (offsets in chunk.text) sits on; the chunk's when unknown."""
-    if chunk.page is None or where is None:
-        return chunk.page
-    first = chunk.page[0] + sum(1 for b in chunk.page_breaks if b <= where[0])
-    last = chunk.page[0] + sum(1 for b in chunk.page_breaks if b < where[1])
-    return first, last
-
-
-def cite_path(chunk: Chunk, label: str | None = None) -> str:
-    """The receipt a reviewer checks: "PMK 98/2025 › BAB II › Pasal 3 › ayat (2)"."""
-    label = label or chunk.location
-    if label == chunk.heading:  # a block named after its section: the path already says it
-        return chunk.path
-    steps = _LEVELS.split(label)
-    return " › ".join(p for p in (chunk.path, *steps) if p)

@@ -9,8 +9,8 @@ import pytest
 
 from pipeline.config import load_profile
 from pipeline.errors import IngestError
-from pipeline.ingest import CategoryTagger, Chunker, chunk_id, cite_path, expand_paths, read_source
-from pipeline.ingest.chunker import quote_pages
+from pipeline.citations import cite_path, cited_location, quote_pages
+from pipeline.ingest import CategoryTagger, Chunker, chunk_id, expand_paths, read_source
 from pipeline.types import Chunk
 
 pytestmark = pytest.mark.unit
@@ -559,14 +559,12 @@ def test_spans_nest_huruf_and_angka_and_amended_articles_sit_under_their_instruc
 
 
 def test_a_quote_is_cited_to_the_innermost_span_holding_all_of_it(tmp_path):
-    from pipeline.gates import _cited_location
-
     _, chunks = _chunk_file(_write(tmp_path, "perbup-uji.md", AMENDING))
     quoted = next(c for c in chunks if c.location == "Pasal I angka 1 › Pasal 4")
     at = quoted.text.index("jabatan struktural")
-    assert _cited_location(quoted, (at, at + 10)).endswith("huruf b angka 1")
+    assert cited_location(quoted, (at, at + 10)).endswith("huruf b angka 1")
     across = quoted.text.index("tunjangan keluarga")
-    assert _cited_location(quoted, (across, quoted.text.index("fungsional"))).endswith("Pasal 4 ayat (2)")
+    assert cited_location(quoted, (across, quoted.text.index("fungsional"))).endswith("Pasal 4 ayat (2)")
 
 
 def test_english_regulation_headings_and_levels(tmp_path):
