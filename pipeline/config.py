@@ -46,6 +46,8 @@ class RetrievalSettings(_Strict):
     follow_references: int = Field(2, ge=0, description="passages the context's cross-references point at, added "
                                                         "to the context marked as referenced (0: none)")
     sparse_k: int = Field(30, ge=1, description="hits from the sparse lane (embedder.sparse)")
+    retry_widen: int = Field(2, ge=1, description="the corrective retry searches this many times deeper (every "
+                                                  "lane's hits, the fused candidates and the context)")
 
 
 class ModelSettings(_Strict):

@@ -1,6 +1,8 @@
-"""From verified claims to the decision: sufficiency, conflicts, answer or refusal.
+"""From verified claims to the decision: sufficiency, each attempt's and each part's
+outcome, conflicts, and the answer or refusal.
 
-Pure functions over recorded data, so the orchestrator and replay decide identically.
+Pure functions over recorded data, so the orchestrator and replay decide identically:
+both call `sufficiency`, `AttemptSummary.of`, `decide_part` and `conclude`, nothing else.
 """
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
-from .config import Route
 from .citations import cite_path
+from .config import Route
 from .numbers import extract_figures
 from .retrieval import jaccard
-from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Sufficiency, VerifiedClaim
+from .trace import PartTrace
+from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Result, Sufficiency, VerifiedClaim
 
 _REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|nomor|no\.)\s*\(?$", re.IGNORECASE)
 
@@ -78,12 +81,17 @@ class AttemptSummary:
 
     supported: int
     sufficiency: Sufficiency
-    parse_error: str | None
+    failure: str | None  # the generator failed, or its output could not be parsed
     had_candidates: bool
+
+    @classmethod
+    def of(cls, claims: Sequence[VerifiedClaim], sufficiency: Sufficiency, failure: str | None,
+           had_context: bool) -> "AttemptSummary":
+        return cls(sum(c.status == "supported" for c in claims), sufficiency, failure, had_context)
 
     @property
     def ok(self) -> bool:
-        return self.supported > 0 and self.sufficiency.ok and self.parse_error is None
+        return self.supported > 0 and self.sufficiency.ok and self.failure is None
 
 
 def decide_part(index: int, question: str, route: Route, attempts: Sequence[AttemptSummary]) -> PartOutcome:
@@ -92,8 +100,8 @@ def decide_part(index: int, question: str, route: Route, attempts: Sequence[Atte
         if a.ok:
             return PartOutcome(index, question, route.name, True, i, None)
     last = attempts[-1]
-    if last.parse_error:
-        code = last.parse_error
+    if last.failure:
+        code = last.failure
     elif not last.had_candidates:
         code = NO_CANDIDATES
     elif last.supported and last.sufficiency.missing:
@@ -160,3 +168,54 @@ def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400)
         if len(out) >= n:
             break
     return out
+
+
+def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Callable[[str], frozenset[str]],
+             min_overlap: float, n_nearest: int, trace_id: str,
+             named: Sequence[tuple[str, str | None]] = ()) -> Result:
+    """Assemble the result from decided parts.
+
+    `named` are the documents the question names: those the corpus does not hold are said
+    (`not_in_corpus`), so an answer drawn from other records is never taken for theirs."""
+    absent = tuple(label for label, doc_id in named if doc_id is None)
+    claims: list[VerifiedClaim] = []
+    chunks: dict[str, Chunk] = {}
+    for p in parts:
+        used = p.attempts[p.outcome.attempt_used] if p.outcome.answered else p.attempts[-1]
+        claims.extend(used.claims)
+        for a in p.attempts:
+            chunks.update({c.chunk.chunk_id: c.chunk for c in a.candidates})
+    claims.sort(key=lambda c: c.status != "supported")  # stable: supported first, in generator order
+    conflicts = tuple(find_conflicts(claims, chunks, tokens, min_overlap))
+    outcomes = tuple(p.outcome for p in parts)
+    retried = any(len(p.attempts) > 1 for p in parts)
+    refused = [p for p in parts if not p.outcome.answered]
+    if not refused:
+        return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id,
+                      not_in_corpus=absent)
+    missing = tuple(dict.fromkeys(m for p in refused for m in p.outcome.missing_categories))
+    reasons = []
+    for p in refused:
+        text = reason_text(p.outcome.reason or "", lang, p.outcome.missing_categories)
+        reasons.append(text if len(parts) == 1 else f"({p.index + 1}) {p.question}: {text}")
+    if absent:
+        reasons.append(reason_text(DOCUMENT_NOT_IN_CORPUS, lang, absent))
+    nearest = []
+    for p in refused:
+        last = p.attempts[-1]
+        by_id = {c.chunk.chunk_id: c for c in last.candidates}
+        ranked = dict.fromkeys([*last.reranked, *last.referenced])  # referenced ones after every reranked one
+        nearest.extend(nearest_records([by_id[i] for i in ranked if i in by_id], n_nearest))
+    return Result("refusal", question, lang, tuple(claims), outcomes, conflicts,
+                  reason_code=refused[0].outcome.reason, reason=" ".join(reasons), missing_categories=missing,
+                  nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent)
+
+
+def explain(result: Result) -> str:
+    """One sentence for the trace: the decision and why."""
+    supported = sum(c.status == "supported" for c in result.claims)
+    demoted = len(result.claims) - supported
+    if result.outcome == "answer":
+        return (f"answered: {supported} supported claim(s), {demoted} demoted, every part satisfied its required "
+                f"evidence{' after a corrective retry' if result.retried else ''}")
+    return f"refused ({result.reason_code}): {result.reason}"

@@ -22,7 +22,7 @@ from .instructions import overlaps_instruction
 from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
 from .text import contains_normalised, locate, normalise
-from .types import (Band, Chunk, CitationCheck, Confidence, GenerationOutput, JudgeInput, Verdict,
+from .types import (Band, Chunk, CitationCheck, Confidence, GenerationOutput, JudgeCall, JudgeInput, Verdict,
                     VerifiedClaim)
 
 log = logging.getLogger(__name__)
@@ -36,15 +36,6 @@ JUDGE_CONTRADICTED = "judge_contradicted"
 JUDGE_NOT_ENTAILED = "judge_not_entailed"
 JUDGE_BELOW_THRESHOLD = "judge_below_threshold"
 CONFIDENCE_BELOW_MINIMUM = "confidence_below_minimum"
-
-
-@dataclass(frozen=True)
-class JudgeCall:
-    """A judge verdict as recorded, keyed so replay can find it again."""
-
-    claim: str
-    premise_sha256: str
-    verdict: Verdict
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .analysis import QueryAnalyzer
-from .config import ConfidenceSettings, JudgeSettings, Route
-from .decision import decide_part, reason_text, sufficiency
+from .config import ConfidenceSettings, JudgeSettings
+from .decision import AttemptSummary, conclude, decide_part, reason_text, sufficiency
 from .gates import RecordedJudge, verify
-from .orchestrator import conclude, summarise
-from .trace import Decision, Trace, context_chunks, decision_of
+from .trace import AttemptTrace, Decision, Trace, context_chunks, decision_of
 from .types import PartOutcome, Result
 
 
@@ -56,21 +55,22 @@ async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
     confidence_settings = ConfidenceSettings(**trace.settings["confidence"])
     parts = []
     for p in trace.parts:
-        route = Route(name=p.route.name, required=p.route.required, examples_satisfy=p.route.examples_satisfy,
-                      authority_weight=p.route.authority_weight, freshness_weight=p.route.freshness_weight)
-        attempts = []
+        route = p.route.as_route()
+        attempts: list[AttemptTrace] = []
+        summaries: list[AttemptSummary] = []
         for a in p.attempts:
             ctx = context_chunks(a)
-            claims, calls, parse_error = (), a.judge_calls, a.parse_error
+            claims, failure = (), a.failure
             if a.generator_output is not None:
                 scores = {c.chunk.chunk_id: c.rerank_score or 0.0 for c in a.candidates if c.chunk.chunk_id in ctx}
                 v = await verify(a.generator_output, ctx, a.paragraphs, scores, RecordedJudge(a.judge_calls),
                                  judge_settings, confidence_settings, part=p.index)
-                claims, parse_error = v.claims, v.parse_error
-            replayed = replace(a, claims=claims, parse_error=parse_error, judge_calls=calls,
-                               sufficiency=sufficiency(route, claims, ctx))
-            attempts.append(replace(replayed, ok=summarise(replayed).ok))
-        outcome = decide_part(p.index, p.question, route, [summarise(a) for a in attempts])
+                claims, failure = v.claims, v.parse_error
+            enough = sufficiency(route, claims, ctx)
+            summary = AttemptSummary.of(claims, enough, failure, bool(a.context))
+            attempts.append(replace(a, claims=claims, failure=failure, sufficiency=enough, ok=summary.ok))
+            summaries.append(summary)
+        outcome = decide_part(p.index, p.question, route, summaries)
         parts.append(replace(p, attempts=tuple(attempts), outcome=outcome))
     result = conclude(parts, trace.question, trace.lang, analyzer.all_tokens,
                       trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,

@@ -116,10 +116,6 @@ class HybridRetriever:
         self.settings = settings
         self.sparse = sparse
 
-    @property
-    def lanes(self) -> int:
-        return 3 if self.sparse is not None else 2
-
     async def retrieve(self, plan: QueryPlan, widen: int = 1) -> list[Candidate]:
         """Fused candidates, best first; dropped ones (duplicates, over the cap) are marked."""
         s = self.settings

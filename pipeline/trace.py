@@ -16,12 +16,12 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from .config import Route
 from .errors import TraceError
-from .gates import JudgeCall
-from .types import (Candidate, Chunk, Conflict, GenerationOutput, GenerationRequest, PartOutcome, QueryPlan, Result,
-                    Sufficiency, VerifiedClaim)
+from .types import (Candidate, Chunk, Conflict, GenerationOutput, GenerationRequest, JudgeCall, PartOutcome, QueryPlan,
+                    Result, Sufficiency, VerifiedClaim)
 
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # 2: an attempt's `failure` (was `parse_error`), `referenced` apart from `reranked`
 
 
 @dataclass(frozen=True)
@@ -32,24 +32,36 @@ class RouteRecord:
     authority_weight: float
     freshness_weight: float
 
+    @classmethod
+    def of(cls, route: Route) -> "RouteRecord":
+        return cls(route.name, tuple(route.required), route.examples_satisfy, route.authority_weight,
+                   route.freshness_weight)
+
+    def as_route(self) -> Route:
+        """The route as the decision needs it (replay has no route table)."""
+        return Route(name=self.name, required=self.required, examples_satisfy=self.examples_satisfy,
+                     authority_weight=self.authority_weight, freshness_weight=self.freshness_weight)
+
 
 @dataclass(frozen=True)
 class AttemptTrace:
     attempt: int
     query: QueryPlan
-    candidates: tuple[Candidate, ...]          # fused, with lane scores; dropped ones marked
-    reranked: tuple[str, ...]                  # chunk ids in rerank order
+    candidates: tuple[Candidate, ...]          # fused, with lane scores; dropped ones marked; referenced ones added
+    reranked: tuple[str, ...]                  # chunk ids the reranker ordered, best first (and nothing else)
     context: tuple[str, ...]                   # chunk ids the generator read
     paragraphs: dict[str, str]                 # chunk id -> full paragraph the judge read
     generator_request: GenerationRequest | None
     generator_output: GenerationOutput | None
-    parse_error: str | None
-    parse_detail: str | None
+    failure: str | None                        # why the generator's output could not be verified at all:
+    failure_detail: str | None                 # generator_failed, generator_output_truncated / _invalid_json / _off_schema
     claims: tuple[VerifiedClaim, ...]
     judge_calls: tuple[JudgeCall, ...]
     sufficiency: Sufficiency
-    ok: bool
+    ok: bool                                   # the attempt answers its part (decision.AttemptSummary.ok)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    referenced: tuple[str, ...] = ()           # chunk ids added to the context because its cross-references
+                                               # point at them (marked `referenced_from`; never reranked)
 
 
 @dataclass(frozen=True)
@@ -136,10 +148,30 @@ def load_trace(path: Path) -> Trace:
     except (OSError, json.JSONDecodeError) as e:
         raise TraceError(f"{path} is not a readable trace: {e}") from None
     try:
-        return _ADAPTER.validate_python(data)
+        return _ADAPTER.validate_python(upgrade(data))
     except ValidationError as e:
         raise TraceError(f"{path} does not match the trace schema: {str(e).splitlines()[0]} "
                          f"({e.error_count()} errors)") from None
+
+
+def upgrade(data: Any) -> Any:
+    """A trace written by an earlier version, in today's field names (same meaning).
+
+    Version 1 called an attempt's failure `parse_error`/`parse_detail` and listed the chunks
+    pulled in by cross-references at the end of `reranked`; it keeps that list (nothing it
+    recorded was lost), and `referenced` stays empty."""
+    if not isinstance(data, dict) or data.get("version", TRACE_VERSION) >= TRACE_VERSION:
+        return data
+    for part in data.get("parts") or ():
+        for attempt in (part.get("attempts") or ()) if isinstance(part, dict) else ():
+            if isinstance(attempt, dict):
+                for old, new in _RENAMED_V1.items():
+                    if old in attempt:
+                        attempt[new] = attempt.pop(old)
+    return data
+
+
+_RENAMED_V1 = {"parse_error": "failure", "parse_detail": "failure_detail"}
 
 
 def find_trace(ref: str, data_dir: Path) -> Path:

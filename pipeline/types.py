@@ -186,6 +186,16 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class JudgeCall:
+    """A judge verdict as recorded, keyed by the normalised claim and the premise's hash, so
+    replay finds it again for exactly the claim and paragraph it was given for."""
+
+    claim: str
+    premise_sha256: str
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
 class CitationCheck:
     chunk_id: str
     quote: str

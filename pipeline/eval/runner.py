@@ -229,7 +229,7 @@ def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = Non
                     "skipped": list(evalset.skipped)},
         "limit": limit,
         "profile": s.profile,
-        "components": orchestrator.c.names(),
+        "components": orchestrator.components.names(),
         "corpus": corpus_info,
         "metrics": gated,
         "ungated": ungated,

@@ -111,7 +111,7 @@ def test_a_crashing_generator_is_a_refusal_not_an_exception(fake_corpus):
 
     result, trace = ask(fake_corpus, generator=FakeScriptedGenerator(boom))
     assert result.outcome == "refusal" and result.reason_code == "generator_failed"
-    assert "did not answer" in trace.parts[0].attempts[0].parse_detail
+    assert "did not answer" in trace.parts[0].attempts[0].failure_detail
 
 
 def test_judge_outage_caps_every_claim_below_the_top_band(fake_corpus):

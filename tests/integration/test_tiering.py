@@ -38,7 +38,7 @@ def _run(corpus, generator, rewrite: str):
     settings = orch.settings.model_copy(update={"generator": orch.settings.generator.model_copy(
         update={"rewrite": rewrite})})
     profile = orch.profile.model_copy(update={"settings": settings})
-    tiered = Orchestrator(profile, orch.c, orch.analyzer)
+    tiered = Orchestrator(profile, orch.components, orch.analyzer)
     return asyncio.run(tiered.run("Berapa tarif PPh final atas sewa tanah dan bangunan?"))
 
 

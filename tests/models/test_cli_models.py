@@ -28,7 +28,7 @@ def test_models_check_ingest_ask_and_replay_with_real_backends(tiny_config_dir, 
     assert trace["components"]["generator"].startswith("transformers/")
     assert trace["components"]["embedder"].startswith("bge-m3/")
     first = trace["parts"][0]["attempts"][0]
-    assert first["parse_error"] is not None or first["claims"] == []
+    assert first["failure"] is not None or first["claims"] == []
     assert any(c["sparse_rank"] is not None for c in first["candidates"])
     assert all("cross_encoder" in c["rerank_components"] for c in first["candidates"] if c["rerank_score"] is not None)
 

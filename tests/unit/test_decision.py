@@ -52,8 +52,8 @@ def test_unsupported_claims_never_satisfy_anything():
     assert sufficiency(RATE, [demoted], chunks).missing == ("rate",)
 
 
-def _summary(supported=0, missing=(), parse_error=None, had=True):
-    return AttemptSummary(supported, Sufficiency(("rate",), {}, tuple(missing)), parse_error, had)
+def _summary(supported=0, missing=(), failure=None, had=True):
+    return AttemptSummary(supported, Sufficiency(("rate",), {}, tuple(missing)), failure, had)
 
 
 def test_first_successful_attempt_answers():
@@ -65,7 +65,7 @@ def test_first_successful_attempt_answers():
     (_summary(0, ["rate"]), NO_SUPPORTED_CLAIMS),
     (_summary(2, ["rate"]), MISSING_EVIDENCE),
     (_summary(0, ["rate"], had=False), NO_CANDIDATES),
-    (_summary(0, ["rate"], parse_error="generator_output_invalid_json"), "generator_output_invalid_json"),
+    (_summary(0, ["rate"], failure="generator_output_invalid_json"), "generator_output_invalid_json"),
 ])
 def test_refusal_reason_comes_from_the_last_attempt(attempt, code):
     out = decide_part(0, "q", RATE, [_summary(0, ["rate"]), attempt])
