@@ -19,7 +19,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from Sastrawi.Stemmer.StemmerFactory import StemmerFactory
 from Sastrawi.StopWordRemover.StopWordRemoverFactory import StopWordRemoverFactory
 
-from .config import AnalysisRules, Glossary, Normalisation
+from .config import AnalysisRules, Glossary, Normalisation, Profile
 from .text import detect_language
 from .types import Term
 
@@ -84,6 +84,11 @@ def coverage(groups: Iterable[Term], tokens: set[str] | frozenset[str]) -> float
     if total <= 0:
         return 0.0
     return sum(g.weight for g in groups if g.matched_by(tokens)) / total
+
+
+def query_analyzer(profile: Profile) -> QueryAnalyzer:
+    """The question analyser a profile defines: its analysers, glossary and normalisation."""
+    return QueryAnalyzer(build_analyzers(profile.analysis), profile.glossary, profile.normalisation)
 
 
 class QueryAnalyzer:

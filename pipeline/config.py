@@ -5,7 +5,6 @@ here with `extra="forbid"`, so a misspelt key is an error rather than a silent d
 """
 from __future__ import annotations
 
-import os
 import re
 from functools import cached_property
 from pathlib import Path
@@ -14,15 +13,10 @@ from typing import Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .environment import config_dir
 from .errors import ConfigError
 
 DEFAULT_PROFILE = "lite"
-
-
-def config_dir() -> Path:
-    """`SAKSI_CONFIG_DIR`, else the repository's `configs/` beside the package."""
-    env = os.environ.get("SAKSI_CONFIG_DIR")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "configs"
 
 
 class StrictConfig(BaseModel):

@@ -23,7 +23,8 @@ import numpy as np
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus
 from pipeline.errors import SaksiError
-from pipeline.render import result_json
+from pipeline.index import is_milvus_lite
+from pipeline.responses import result_json
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ def run_batch(questions: Path, out: Path, profile: str, data_dir: Path, concurre
     rows = read_questions(questions)
     with Corpus(data_dir, load_profile(profile)) as corpus:  # fail here, with the reason, not in an actor;
         corpus.check()                                       # closing hands the Milvus Lite file over
-        lite = corpus.milvus_uri.endswith(".db")
+        lite = is_milvus_lite(corpus.milvus_uri)
     if concurrency > 1 and lite:
         raise BatchInputError("Milvus Lite lets one process own the index file: use --concurrency 1 with a "
                               "local data directory (a Milvus server lets the pool grow)")

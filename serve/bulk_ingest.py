@@ -2,9 +2,10 @@
 
 Each file is prepared by the same `DocumentPreparer` as `saksi ingest`, so both paths produce
 exactly the same chunks and ids. Ray tasks parse files in parallel; an actor pool embeds the
-chunks, each actor loading the embedder once. The driver then commits the documents one by one,
-in input order, and finalises the corpus once: Milvus Lite lets one process own its file (and
-the chunk store is a SQLite file), so every write happens in the driver.
+chunks, each actor loading the embedder once. The driver runs the same `Ingestor` loop as
+`saksi ingest` over what the pool hands back (`RayPreparation`): it commits the documents one by
+one, in input order, and finalises the corpus once. Milvus Lite lets one process own its file
+(and the chunk store is a SQLite file), so every write happens in the driver.
 
 Rows, from stage to stage:
   {path}                                     one per changed file
@@ -38,12 +39,12 @@ import numpy as np
 
 from pipeline.backends import make_embedder
 from pipeline.config import load_profile
-from pipeline.corpus import Corpus, IngestReport
+from pipeline.corpus import Corpus, IngestReport, Ingestor
+from pipeline.corpus.ingestor import Prepared
 from pipeline.errors import IngestError
-from pipeline.index import embedding_text
-from pipeline.ingest import expand_paths
 from pipeline.ingest.prepare import DocumentPreparer
 from pipeline.protocols import Embedder
+from pipeline.text import embedding_text
 
 log = logging.getLogger(__name__)
 
@@ -117,79 +118,60 @@ def _weights(value: str) -> dict[int, float] | None:
     return {int(k): float(v) for k, v in json.loads(value).items()} if value else None
 
 
-def _prepared_and_embedded(files: list[Path], profile_name: str, data_dir: Path, concurrency: int,
-                           batch_size: int, embedder_factory: EmbedderFactory | None,
-                           say: Callable[[str], None]) -> Iterator[list[dict]]:
-    """The Ray Data pipeline; yields each file's rows (its chunks, or its one error row), in input order."""
-    import ray
+class RayPreparation:
+    """The Ingestor's documents, parsed by Ray tasks and embedded by an actor pool: each changed
+    file's PreparedDocument with its vectors, or the IngestError that skips it, in input order.
 
-    if not ray.is_initialized():
-        ray.init(include_dashboard=False, log_to_driver=False)
-    ray.data.DataContext.get_current().execution_options.preserve_order = True
-    say(f"preparing {len(files)} files; embedding with a pool of {concurrency} actor(s) …")
-    ds = (ray.data.from_items([{"path": str(p)} for p in files])
-          .flat_map(parse, fn_kwargs={"profile_name": profile_name, "data_dir": str(data_dir.resolve())})
-          .map_batches(EmbedActor, fn_constructor_kwargs={"profile_name": profile_name,
-                                                          "embedder_factory": embedder_factory},
-                       compute=ray.data.ActorPoolStrategy(size=concurrency), batch_size=batch_size))
-    for _, rows in itertools.groupby(ds.iter_rows(), key=lambda r: r["path"]):
-        yield list(rows)
+    Before the first document it hands the corpus the embedder the actors reported (name and
+    dimension), so the dense index opens with the actors' dimension and the driver loads no model;
+    when nothing changed, the factory's embedder, so the state still names who wrote the vectors."""
+
+    def __init__(self, corpus: Corpus, profile_name: str, concurrency: int, batch_size: int,
+                 embedder_factory: EmbedderFactory | None, say: Callable[[str], None]):
+        self.corpus, self.profile_name, self.say = corpus, profile_name, say
+        self.concurrency, self.batch_size, self.embedder_factory = concurrency, batch_size, embedder_factory
+
+    def prepared(self, files: Sequence[Path]) -> Iterator[Prepared]:
+        reported = False
+        if files:
+            factory = self.embedder_factory or functools.partial(make_embedder, self.corpus.profile)
+            for rows in self._rows(files):
+                first = rows[0]
+                if first["error"]:
+                    yield IngestError(**json.loads(first["error"]))
+                    continue
+                if not reported:  # before the first write opens the dense index with this dimension
+                    self.corpus.use_embedder(_ReportedEmbedder(str(first["embedder"]), len(first["vector"]), factory))
+                    reported = True
+                yield (pickle.loads(first["prepared"]),
+                       {r["chunk_id"]: (r["vector"], _weights(r["weights"])) for r in rows})
+        if not reported and self.embedder_factory:
+            self.corpus.use_embedder(self.embedder_factory())
+
+    def _rows(self, files: Sequence[Path]) -> Iterator[list[dict]]:
+        """The Ray Data pipeline; yields each file's rows (its chunks, or its one error row), in input order."""
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(include_dashboard=False, log_to_driver=False)
+        ray.data.DataContext.get_current().execution_options.preserve_order = True
+        self.say(f"preparing {len(files)} files; embedding with a pool of {self.concurrency} actor(s) …")
+        ds = (ray.data.from_items([{"path": str(p)} for p in files])
+              .flat_map(parse, fn_kwargs={"profile_name": self.profile_name,
+                                          "data_dir": str(self.corpus.data_dir.resolve())})
+              .map_batches(EmbedActor, fn_constructor_kwargs={"profile_name": self.profile_name,
+                                                              "embedder_factory": self.embedder_factory},
+                           compute=ray.data.ActorPoolStrategy(size=self.concurrency), batch_size=self.batch_size))
+        for _, rows in itertools.groupby(ds.iter_rows(), key=lambda r: r["path"]):
+            yield list(rows)
 
 
 def bulk_ingest(paths: Sequence[Path], profile_name: str, data_dir: Path, concurrency: int = 1,
                 batch_size: int = 64, rebuild: bool = False, progress: Callable[[str], None] | None = None,
                 embedder_factory: EmbedderFactory | None = None) -> IngestReport:
-    """Ingest files and directories like `Corpus.ingest` (same report, same corpus), with parsing
-    and embedding on Ray. `embedder_factory` (picklable) replaces the profile's embedder."""
+    """Ingest files and directories like `saksi ingest` (the same Ingestor loop, report and corpus),
+    with parsing and embedding on Ray. `embedder_factory` (picklable) replaces the profile's embedder."""
     say = progress or (lambda m: log.info(m))
-    profile = load_profile(profile_name)
-    data_dir = Path(data_dir)
-    with Corpus(data_dir, profile) as corpus:
-        if rebuild:
-            corpus.clear()
-        files, problems = expand_paths([Path(p) for p in paths])
-        report = IngestReport(files=len(files), errors=list(problems))
-
-        def skip(e: IngestError) -> None:
-            report.errors.append(e)
-            say(f"  skipped {e.path}: {e.reason}")
-
-        claimed: dict[str, str] = {}
-        changed: list[Path] = []
-        for path in files:
-            try:
-                doc_id = corpus.unchanged(path)
-            except IngestError as e:
-                skip(e)
-                continue
-            if doc_id is None:
-                changed.append(path)
-            else:
-                claimed[doc_id] = str(path.resolve())
-                report.unchanged.append(str(path.resolve()))
-        reported = False
-        if changed:
-            factory = embedder_factory or functools.partial(make_embedder, profile)
-            for rows in _prepared_and_embedded(changed, profile_name, data_dir, concurrency, batch_size,
-                                               embedder_factory, say):
-                first = rows[0]
-                if first["error"]:
-                    skip(IngestError(**json.loads(first["error"])))
-                    continue
-                if not reported:  # before the first write opens the dense index with this dimension
-                    corpus.use_embedder(_ReportedEmbedder(str(first["embedder"]), len(first["vector"]), factory))
-                    reported = True
-                prepared = pickle.loads(first["prepared"])
-                try:
-                    corpus.claim(prepared.document, claimed)
-                except IngestError as e:
-                    skip(e)
-                    continue
-                corpus.commit(prepared, vectors={r["chunk_id"]: (r["vector"], _weights(r["weights"])) for r in rows})
-                report.committed(prepared, say)
-        if not reported and embedder_factory:  # the corpus records which embedder wrote its vectors
-            corpus.use_embedder(embedder_factory())
-        corpus.finalize(report, say, force=bool(report.ingested))
-        report.total_documents = len(corpus.store.documents())
-        report.total_chunks = corpus.store.count()
-    return report
+    with Corpus(Path(data_dir), load_profile(profile_name)) as corpus:
+        preparation = RayPreparation(corpus, profile_name, concurrency, batch_size, embedder_factory, say)
+        return Ingestor(corpus, say).ingest(paths, rebuild=rebuild, preparation=preparation)

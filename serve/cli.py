@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pipeline import cli as base
 from pipeline.config import DEFAULT_PROFILE
-from pipeline.corpus import resolve_data_dir
+from pipeline import environment
 
 
 def _extend(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +54,7 @@ def cmd_serve(args) -> int:
 
     from .app import build_app, serve_config_v2
 
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = environment.data_dir(args.data_dir)
     if args.print_config:
         print(yaml.safe_dump(serve_config_v2(args.profile, str(data_dir)), sort_keys=False))
         return 0
@@ -88,7 +88,7 @@ def cmd_serve(args) -> int:
 def cmd_batch(args) -> int:
     from .batch import run_batch
 
-    run_batch(args.questions, args.out, args.profile, resolve_data_dir(args.data_dir), args.concurrency,
+    run_batch(args.questions, args.out, args.profile, environment.data_dir(args.data_dir), args.concurrency,
               args.batch_size, progress=lambda m: print(m, file=sys.stderr))
     return 0
 
@@ -97,7 +97,7 @@ def cmd_bulk_ingest(args) -> int:
     """Prints what `saksi ingest` prints, and exits as it does."""
     from .bulk_ingest import bulk_ingest
 
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = environment.data_dir(args.data_dir)
     progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
     report = bulk_ingest(args.paths, args.profile, data_dir, args.concurrency, args.batch_size,
                          rebuild=args.rebuild, progress=progress)

@@ -138,7 +138,7 @@ def _displayed(claims: tuple[VerifiedClaim, ...], checker: SourceChecker, golds:
         quotes = [x.quote for x in c.citations if x.ok]
         for x in c.citations:
             checked += 1
-            exact += x.ok if every_claim else checker.exact(x.source, x.span, x.quote)
+            exact += x.ok if every_claim else checker.exact(x.rendition, x.chunk_span, x.quote)
         basis = quotes if not every_claim else [x.quote for x in c.citations]
         unbacked += bool(figures_without_basis(c.text, basis))
         if golds and any(contains_answer(x.quote, golds) for x in c.citations if every_claim or x.ok):

@@ -1,6 +1,6 @@
 """The chunk store and the two retrieval lanes written from it."""
-from .dense import MilvusDenseIndex
+from .dense import MilvusDenseIndex, is_milvus_lite
 from .lexical import Bm25LexicalIndex
-from .store import ChunkStore, StoreChunkSource, embedding_text
+from .store import ChunkStore, StoreChunkSource
 
-__all__ = ["MilvusDenseIndex", "Bm25LexicalIndex", "ChunkStore", "StoreChunkSource", "embedding_text"]
+__all__ = ["MilvusDenseIndex", "is_milvus_lite", "Bm25LexicalIndex", "ChunkStore", "StoreChunkSource"]

@@ -23,6 +23,12 @@ _MAX_LIMIT = 16384  # Milvus's ceiling on one query/search result
 _EMPTY_SPARSE = {2**32 - 2: 1e-9}
 
 
+def is_milvus_lite(uri: str) -> bool:
+    """Whether `uri` names a Milvus Lite file (pymilvus's own rule: a path ending in .db), which
+    one process at a time may own; anything else is a server that many processes share."""
+    return uri.endswith(".db")
+
+
 def _sparse_row(weights: dict[int, float]) -> dict[int, float]:
     row = {int(k): float(v) for k, v in weights.items() if v > 0}
     return row or dict(_EMPTY_SPARSE)

@@ -24,9 +24,10 @@ from pipeline import catalog
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.cli import main as saksi
 from pipeline.corpus import Corpus
-from pipeline.index import Bm25LexicalIndex, ChunkStore, embedding_text
+from pipeline.index import Bm25LexicalIndex, ChunkStore
+from pipeline.text import embedding_text
 from pipeline.ingest.prepare import TEXTS_DIR, DocumentPreparer
-from pipeline.render import result_json
+from pipeline.responses import result_json
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +45,7 @@ def with_retrieval(profile, **changes):
 
 
 def rendition_slice(chunk) -> str:
-    return Path(chunk.source_path).read_text(encoding="utf-8")[chunk.start:chunk.end]
+    return Path(chunk.rendition).read_text(encoding="utf-8")[chunk.start:chunk.end]
 
 
 def lexical_ids(corpus: Corpus) -> set[str]:
@@ -145,7 +146,7 @@ def test_a_pdf_regulation_knows_its_pages_name_and_structure(formats):
     assert (doc.pages, doc.pages_without_text) == (3, (2,))
     assert (entry["pages"], entry["pages_without_text"], entry["format"]) == (3, [2], "pdf")
     assert (doc.cite_as, doc.number, doc.year, doc.doc_type) == ("PMK 7/2024", "7", 2024, "Peraturan Menteri Keuangan")
-    assert doc.title == "TARIF UJI" and doc.path == str((src / "pmk-7-2024.pdf").resolve())
+    assert doc.title == "TARIF UJI" and doc.original == str((src / "pmk-7-2024.pdf").resolve())
     assert entry["pasal"] == 2 and entry["metadata_from"]["cite_as"] == "document"
     chunks = {c.location: c for c in corpus.store.doc_chunks("pmk-7-2024")}
     pasal_1, pasal_2 = chunks["Pasal 1"], chunks["Pasal 2"]
@@ -153,7 +154,7 @@ def test_a_pdf_regulation_knows_its_pages_name_and_structure(formats):
     ayat_2 = pasal_1.spans[1]
     assert pasal_1.text[ayat_2.start:ayat_2.end].startswith("(2) Tarif uji kalibrasi timbangan")
     assert pasal_1.page == (1, 1) and pasal_2.page == (3, 3)
-    assert pasal_1.path == "PMK 7/2024" and pasal_1.document_path == doc.path
+    assert pasal_1.path == "PMK 7/2024" and pasal_1.original == doc.original
     # the running page numbers were cleaned away, and counted
     assert entry["cleaning"]["page_numbers"] >= 2
     assert not any("- 1 -" in c.text or "- 3 -" in c.text for c in chunks.values())
@@ -181,14 +182,14 @@ def test_every_chunk_is_an_exact_slice_of_its_rendition(formats):
         chunks = corpus.store.doc_chunks(doc.doc_id)
         assert len(chunks) == count > 0
         for c in chunks:
-            assert c.source_path == doc.rendition
+            assert c.rendition == doc.rendition
             assert rendition_slice(c) == c.text
             n += 1
     assert n >= 6
     # a text format also maps back to the original file's own characters
     original = (src / "catatan.md").read_text(encoding="utf-8")
     (note,) = corpus.store.doc_chunks("catatan")
-    assert original[note.origin[0]:note.origin[1]] == note.text
+    assert original[note.original_span[0]:note.original_span[1]] == note.text
 
 
 def test_an_answer_from_the_pdf_cites_the_ayat_and_its_page(formats):
@@ -202,11 +203,11 @@ def test_an_answer_from_the_pdf_cites_the_ayat_and_its_page(formats):
     assert receipt.ok and "Rp250.000" in receipt.quote
     assert receipt.path == "PMK 7/2024 › Pasal 1 › ayat (2)"
     assert receipt.page == (1, 1)
-    assert receipt.origin == str((src / "pmk-7-2024.pdf").resolve())
-    assert receipt.source == corpus.store.document("pmk-7-2024").rendition
+    assert receipt.original == str((src / "pmk-7-2024.pdf").resolve())
+    assert receipt.rendition == corpus.store.document("pmk-7-2024").rendition
     shown = next(x for c in result_json(result)["claims"] for x in c["citations"] if x["doc_id"] == "pmk-7-2024")
     assert (shown["path"], shown["pages"], shown["original"], shown["source"]) == (
-        receipt.path, [1, 1], receipt.origin, receipt.source)
+        receipt.path, [1, 1], receipt.original, receipt.rendition)
     start, end = shown["source_span"]
     assert receipt.quote in Path(shown["source"]).read_text(encoding="utf-8")[start:end]
 
@@ -247,10 +248,10 @@ def test_only_a_changed_file_is_ingested_again(tmp_path, profile):
         assert old != new and new.is_file() and not old.exists()
         assert any("Belanja modal" in c.text for c in corpus.store.doc_chunks("belanja"))
         corpus.check()
-        state = (corpus.data_dir / Corpus.STATE).read_bytes()
+        state = corpus.dir.state_file.read_bytes()
         third = corpus.ingest([src])
         assert third.ingested == [] and len(third.unchanged) == 3 and third.embedded == 0
-        assert (corpus.data_dir / Corpus.STATE).read_bytes() == state
+        assert corpus.dir.state_file.read_bytes() == state
         assert [e["version"] for e in corpus.store.manifest()] == [1, 2, 1]
 
 

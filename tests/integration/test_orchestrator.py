@@ -13,6 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from pipeline.analysis import query_analyzer
 from pipeline.backends.fakes import FakeScriptedGenerator, FakeScriptedJudge
 from pipeline.replay import replay
 from pipeline.trace import dump_trace, load_trace, trace_schema
@@ -146,7 +147,7 @@ def test_trace_validates_against_its_schema_and_reads_back_identically(fake_corp
 
 def test_replay_reproduces_the_decision_and_catches_an_altered_quote(fake_corpus):
     result, trace = ask(fake_corpus)
-    analyzer = fake_corpus.query_analyzer
+    analyzer = query_analyzer(fake_corpus.profile)
     same = asyncio.run(replay(trace, analyzer))
     assert same.same and same.replayed.outcome == "answer"
 

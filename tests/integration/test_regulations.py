@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from pipeline import catalog
+from pipeline.analysis import query_analyzer
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.corpus import Corpus
 from pipeline.ingest import read_source
@@ -57,7 +58,7 @@ def test_every_regulation_ingests_and_is_listed_with_number_year_and_title(regul
     files = sorted(require_regulations().glob("*.md"))
     assert not report.errors and len(report.ingested) == len(files) == report.total_documents == 16
     corpus.check()
-    rows = {r["doc_id"]: r for r in catalog.listing(corpus)}
+    rows = {r.doc_id: r.model_dump() for r in catalog.listing(corpus)}
     for f in files:
         row = rows[f.stem]
         assert row["title"] and row["authority"] == "official" and row["cite_as"], row
@@ -80,11 +81,11 @@ def test_sampled_citations_point_at_the_pasal_the_raw_file_puts_them_under(regul
     rng = random.Random(6)
     sample = rng.sample(chunks, 40)
     for c in sample:
-        raw = Path(c.document_path).read_text(encoding="utf-8")
-        before = raw[:c.origin[0] + len(c.location)]
+        raw = Path(c.original).read_text(encoding="utf-8")
+        before = raw[:c.original_span[0] + len(c.location)]
         headings = [m.group(1) for ln in before.splitlines() if (m := _HEADING.match(ln))]
         assert headings and f"Pasal {headings[-1]}" == c.location, (c.doc_id, c.location, headings[-3:])
-        rendition = Path(c.source_path).read_text(encoding="utf-8")
+        rendition = Path(c.rendition).read_text(encoding="utf-8")
         assert rendition[c.start:c.end] == c.text
         for s in c.spans:
             m = re.search(r"ayat \((\w+)\)$", s.label)
@@ -103,14 +104,14 @@ def test_an_answer_cites_document_pasal_and_ayat_with_quotes_found_in_the_source
     assert any(x.path == "PMK 98/2025 › Pasal 6 › ayat (1)" for x in cited), [x.path for x in cited]
     for x in cited:
         # verbatim in the rendition the receipt names, inside the cited chunk's span
-        rendition = Path(x.source).read_text(encoding="utf-8")
-        start, end = x.span
+        rendition = Path(x.rendition).read_text(encoding="utf-8")
+        start, end = x.chunk_span
         assert normalise(x.quote) in normalise(rendition[start:end])
         # and, mapped back through the cleaner's map, the same words in the same order in the raw file
-        src = read_source(Path(x.origin))
+        src = read_source(Path(x.original))
         at = src.text.index(x.quote)
         a, b = src.origin(at, at + len(x.quote))
-        raw = Path(x.origin).read_text(encoding="utf-8")
+        raw = Path(x.original).read_text(encoding="utf-8")
         assert _words(raw[a:b]) == _words(x.quote)
         assert x.page is not None and 1 <= x.page[0] <= x.page[1]
 
@@ -209,7 +210,7 @@ def test_real_lite_profile_cites_the_definition_pasal(tmp_path, profile):
     assert "yang dimaksud dengan Bea Masuk Tindakan Pengamanan adalah" in first.text
     assert first.citations[0].doc_id == "pmk-098-2025" and first.citations[0].location == "Pasal 1"
     assert first.citations[0].path == "PMK 98/2025 › Pasal 1" and first.citations[0].page == (2, 2)
-    source = Path(first.citations[0].source).read_text(encoding="utf-8")
+    source = Path(first.citations[0].rendition).read_text(encoding="utf-8")
     assert first.citations[0].quote in source
 
 
@@ -239,7 +240,7 @@ def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_
     assert "Korpus tidak memuat PP 34/2011" in missing.reason
     trace = load_trace(Path(missing.trace_path))
     assert trace.named_documents == (("PP 34/2011", None),) and trace.scoped_to == ()
-    replayed = asyncio.run(replay(trace, corpus.query_analyzer))
+    replayed = asyncio.run(replay(trace, query_analyzer(corpus.profile)))
     assert replayed.same and replayed.result.not_in_corpus == ("PP 34/2011",)
 
     # naming a document without asking within it only adds the note

@@ -18,8 +18,8 @@ pytestmark = pytest.mark.integration
 
 def test_retriever_reloads_when_another_writer_ingests(tmp_path, monkeypatch):
     # the fake embedder on both sides: the state file names the embedder, and both must agree
-    monkeypatch.setattr("pipeline.corpus.make_embedder", lambda profile: FakeHashEmbedder())
-    monkeypatch.setattr("pipeline.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
+    monkeypatch.setattr("pipeline.corpus.corpus.make_embedder", lambda profile: FakeHashEmbedder())
+    monkeypatch.setattr("pipeline.corpus.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
     data = tmp_path / "data"
     with Corpus(data, load_profile()) as c:
         c.ingest([SAMPLE])

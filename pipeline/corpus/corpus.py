@@ -1,0 +1,185 @@
+"""An opened corpus: a data directory's chunk store and indexes, and the embedder they were written with.
+
+Reading and writing go through it: `Ingestor` (ingestor.py) writes documents into it,
+`build_orchestrator` (pipeline/assemble.py) answers from it, and `check` refuses to answer
+from indexes that disagree with the chunk store. Nothing is opened until it is used, and
+reading needs no model: the state file names the embedder and its dimension.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .. import environment
+from ..assemble import build_orchestrator
+from ..backends import embedder_name, make_embedder
+from ..config import Profile
+from ..errors import CorpusIndexError
+from ..index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex
+from ..protocols import Embedder, Generator, Judge
+from .datadir import CorpusState, DataDir
+from .ingestor import IngestReport, Ingestor
+
+CHUNKER_VERSION = 2  # bump when a code change alters chunks, tags or tokens for the same input
+
+
+def rules_fingerprint(profile: Profile) -> str:
+    """What chunks, categories and tokens depend on besides the file: a change means re-ingest."""
+    rules = {"chunker": CHUNKER_VERSION, "chunking": profile.settings.chunking.model_dump(),
+             "categories": profile.categories.model_dump(), "analysis": profile.analysis.model_dump()}
+    return hashlib.sha256(json.dumps(rules, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Corpus:
+    def __init__(self, data_dir: str | Path, profile: Profile, embedder: Embedder | None = None):
+        self.dir = DataDir(data_dir)
+        self.data_dir = self.dir.root
+        self.profile = profile
+        self.rules = rules_fingerprint(profile)
+        self._embedder = embedder
+        self._store: ChunkStore | None = None
+        self._dense: MilvusDenseIndex | None = None
+
+    # -- parts, opened on first use ------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.profile)
+        return self._embedder
+
+    @property
+    def embedder_name(self) -> str:
+        return self._embedder.name if self._embedder is not None else embedder_name(self.profile.settings.embedder)
+
+    def use_embedder(self, embedder: Embedder) -> None:
+        """Embed with this one (a Serve retriever hands over the Embedder deployment's handle)."""
+        self._embedder = embedder
+
+    @property
+    def store(self) -> ChunkStore:
+        if self._store is None:
+            self._store = ChunkStore(self.data_dir)
+        return self._store
+
+    @property
+    def dense(self) -> MilvusDenseIndex:
+        if self._dense is None:
+            self._dense = MilvusDenseIndex(self.milvus_uri, self.vector_dim(), token=environment.milvus_token(),
+                                           sparse=self.sparse)
+        return self._dense
+
+    def vector_dim(self) -> int:
+        """The vectors' dimension: from the corpus's state when no model is loaded (reading needs none)."""
+        if self._embedder is None:
+            try:
+                state = self.dir.state()
+            except CorpusIndexError:  # a damaged state file: the model knows its dimension
+                state = None
+            if state is not None and state.embedder == self.embedder_name and state.dim:
+                return state.dim
+        return self.embedder.dim
+
+    @property
+    def sparse(self) -> bool:
+        """Whether the profile adds the sparse lane (BGE-M3 lexical weights in the same collection)."""
+        return self.profile.settings.embedder.sparse
+
+    @property
+    def milvus_uri(self) -> str:
+        return self.dir.milvus_uri(self.profile.settings.index)
+
+    @property
+    def trace_dir(self) -> Path:
+        return self.dir.traces
+
+    def exists(self) -> bool:
+        return self.dir.exists()
+
+    def close(self) -> None:
+        if self._dense is not None:
+            self._dense.close()
+            self._dense = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> "Corpus":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def clear(self) -> None:
+        """Drop the corpus and its indexes (--rebuild)."""
+        self.close()
+        self.dir.clear()
+
+    # -- consistency ---------------------------------------------------------------------------
+
+    def require_embedder(self, state: CorpusState) -> None:
+        """The dense lane holds one embedder's vectors: asking or changing it with another is refused."""
+        if state.embedder != self.embedder_name:
+            raise CorpusIndexError(
+                f"{self.data_dir} was embedded with {state.embedder}, but this profile uses {self.embedder_name}; "
+                "use the profile that built it (--profile), or re-ingest with --rebuild")
+
+    def consistent(self) -> bool:
+        """Both lanes were written from exactly the store's chunks by this embedder (else an ingest
+        was interrupted, or the state file is damaged: the next ingest repairs it)."""
+        try:
+            state = self.dir.state()
+        except CorpusIndexError:
+            return False
+        return (state is not None and state.fingerprint == self.store.fingerprint()
+                and self.dense.count() == self.store.count() and state.embedder == self.embedder_name)
+
+    def check(self) -> str:
+        """Refuse to answer from indexes that disagree with the chunk store; returns its fingerprint."""
+        state = self.dir.state()
+        if state is None:
+            raise CorpusIndexError(f"no corpus in {self.data_dir}: run `saksi ingest PATH --data-dir {self.data_dir}`")
+        self.require_embedder(state)
+        fingerprint = self.store.fingerprint()
+        if state.fingerprint != fingerprint:
+            raise CorpusIndexError(f"the indexes in {self.data_dir} do not match its chunk store (an ingest was "
+                                   "interrupted?); run `saksi ingest` again to repair them")
+        stale = self.store.stale_documents(self.rules)
+        if stale:
+            raise CorpusIndexError(
+                f"{len(stale)} document(s) in {self.data_dir} were ingested under other chunking, category or "
+                f"analysis rules ({', '.join(stale[:3])}{', …' if len(stale) > 3 else ''}); ingest them again "
+                "(unchanged files are re-processed automatically) or use --rebuild")
+        n = self.store.count()
+        if self.dense.count() != n:
+            raise CorpusIndexError(f"the dense index in {self.data_dir} holds {self.dense.count()} chunks, the store "
+                                   f"{n}; run `saksi ingest` again to repair it")
+        return fingerprint
+
+    def lexical(self) -> Bm25LexicalIndex:
+        """The checked corpus's lexical lane, refused when it was built from another chunk set."""
+        fingerprint = self.check()
+        lexical = Bm25LexicalIndex.load(self.dir.bm25)
+        if lexical.fingerprint != fingerprint:
+            raise CorpusIndexError(f"the lexical index in {self.data_dir} does not match its chunk store; "
+                                   "run `saksi ingest` again to repair it")
+        return lexical
+
+    # -- the usual ways in ---------------------------------------------------------------------
+
+    def ingest(self, paths: Sequence[Path], rebuild: bool = False,
+               progress: Callable[[str], None] | None = None) -> IngestReport:
+        """`Ingestor(self).ingest(…)`: files and directories in; an IngestReport out."""
+        return Ingestor(self, progress).ingest(paths, rebuild=rebuild)
+
+    def delete(self, doc_id: str, progress: Callable[[str], None] | None = None) -> bool:
+        """`Ingestor(self).delete(…)`: a document out, indexes and references brought along."""
+        return Ingestor(self, progress).delete(doc_id)
+
+    def orchestrator(self, generator: Generator | None = None, judge: Judge | None = None,
+                     write_traces: bool = True, trace_dir: Path | None = None):
+        """`build_orchestrator(self, …)`: the orchestrator answering from this corpus."""
+        return build_orchestrator(self, generator=generator, judge=judge, write_traces=write_traces,
+                                  trace_dir=trace_dir)

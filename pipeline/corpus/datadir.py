@@ -1,0 +1,112 @@
+"""A data directory's layout, and its state file read in one place.
+
+    chunks.sqlite3   canonical chunks and documents (what both lanes are written from): the manifest,
+                     cross-references and near-duplicate pairs
+    texts/           each document's rendition (its cleaned text), named by content; chunks slice it
+    milvus.db        dense lane (Milvus Lite; or a Milvus server: index.milvus_uri / $SAKSI_MILVUS_URI)
+    bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
+    state.json       what both lanes were last written from (CorpusState); written last by every ingest
+    traces/          one JSON trace per question asked
+    uploads/         files sent to POST /v1/ingest
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .. import environment
+from ..config import IndexSettings
+from ..errors import CorpusIndexError
+from ..index.store import ChunkStore
+from ..ingest.prepare import TEXTS_DIR
+
+
+class CorpusState(BaseModel):
+    """What both lanes were last written from: the chunk set's fingerprint, and the embedder
+    whose vectors the dense lane holds (a reader checks it without loading the model)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fingerprint: str
+    chunks: int
+    embedder: str
+    dim: int | None = None  # absent in the first releases' state files
+    profile: str | None = None
+
+
+class DataDir:
+    STATE = "state.json"
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / self.STATE
+
+    @property
+    def bm25(self) -> Path:
+        return self.root / "bm25"
+
+    @property
+    def texts(self) -> Path:
+        return self.root / TEXTS_DIR
+
+    @property
+    def traces(self) -> Path:
+        return self.root / "traces"
+
+    @property
+    def uploads(self) -> Path:
+        return self.root / "uploads"
+
+    def milvus_uri(self, settings: IndexSettings) -> str:
+        """A Milvus server when one is configured ($SAKSI_MILVUS_URI, then index.milvus_uri), else
+        the Milvus Lite file in this directory."""
+        return environment.milvus_uri() or settings.milvus_uri or str(self.root / "milvus.db")
+
+    def exists(self) -> bool:
+        """Whether a corpus was built here (the state file is written last by every ingest)."""
+        return self.state_file.exists()
+
+    def state(self) -> CorpusState | None:
+        """The state, or None when no corpus was built here; a state file that cannot be read
+        is one clear error, naming the file and the repair."""
+        try:
+            raw = self.state_file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise CorpusIndexError(f"cannot read {self.state_file}: {e}") from None
+        try:
+            return CorpusState.model_validate(json.loads(raw))
+        except (ValueError, ValidationError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise CorpusIndexError(f"{self.state_file} is not a corpus state file ({first}); run `saksi ingest` "
+                                   f"again to rewrite it, or `--rebuild`") from None
+
+    def state_mtime(self) -> float | None:
+        """When the state was last written: a reader reloads when another writer changed it."""
+        try:
+            return self.state_file.stat().st_mtime
+        except OSError:
+            return None
+
+    def write_state(self, state: CorpusState) -> None:
+        """Atomically: a reader sees the old state or the new one."""
+        tmp = self.root / (self.STATE + ".tmp")
+        tmp.write_text(json.dumps(state.model_dump(), indent=1))
+        os.replace(tmp, self.state_file)
+
+    def clear(self) -> None:
+        """Drop the corpus and its indexes (--rebuild); traces and uploads stay."""
+        for target in (self.root / ChunkStore.FILENAME, self.root / "milvus.db", self.bm25, self.texts,
+                       self.state_file):
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)

@@ -1,0 +1,280 @@
+"""Writing documents into a corpus: the one ingest loop, whoever parses and embeds.
+
+`saksi ingest` and `/v1/ingest` prepare each changed file here and embed its new chunks with
+the corpus's embedder (`LocalPreparation`); `saksi bulk-ingest` prepares and embeds on Ray
+and hands over documents with their vectors (serve/bulk_ingest.py). Either way the loop is
+`Ingestor.ingest`: a file whose bytes, sidecar and rules are unchanged is not parsed again; a
+changed document is embedded first and then swapped into the chunk store in one transaction,
+so a query sees its old version or its new one, never half; a bad file is reported and
+skipped; and `finalize` brings cross-references, near-duplicates, both lanes and the state
+file along, which also completes an ingest that was killed midway.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Protocol, Sequence, Union
+
+import numpy as np
+
+from ..errors import IngestError
+from ..index import Bm25LexicalIndex
+from ..index.store import fingerprint_of
+from ..ingest import expand_paths
+from ..ingest.near_dup import near_duplicate_pairs
+from ..ingest.prepare import DocumentPreparer, PreparedDocument
+from ..ingest.reader import source_hash
+from ..ingest.xrefs import Reference, resolve
+from ..text import embedding_text
+from ..types import Chunk, Document
+from .datadir import CorpusState
+
+if TYPE_CHECKING:
+    from .corpus import Corpus
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 64  # chunks per embedding call and per Milvus upsert
+
+Vectors = Mapping[str, tuple[Sequence[float], dict | None]]  # chunk id -> (dense vector, sparse weights or None)
+Prepared = Union[tuple[PreparedDocument, Union[Vectors, None]], IngestError]
+
+
+class Preparation(Protocol):
+    """Where documents come from: each changed file prepared, with its vectors when they were
+    computed elsewhere (None: embed the new chunks here), or the IngestError that skips it."""
+
+    def prepared(self, files: Sequence[Path]) -> Iterator[Prepared]:
+        ...
+
+
+class LocalPreparation:
+    """In this process, one file at a time (`saksi ingest`, `/v1/ingest`)."""
+
+    def __init__(self, preparer: DocumentPreparer):
+        self.preparer = preparer
+
+    def prepared(self, files: Sequence[Path]) -> Iterator[Prepared]:
+        for path in files:
+            try:
+                yield self.preparer.prepare(path), None
+            except IngestError as e:
+                yield e
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    ingested: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    errors: list[IngestError] = field(default_factory=list)
+    chunks_written: int = 0
+    embedded: int = 0
+    removed_from_dense: int = 0
+    total_documents: int = 0
+    total_chunks: int = 0
+    needs_ocr: dict[str, list[int]] = field(default_factory=dict)  # file -> pages without a text layer (not read)
+
+    def as_dict(self) -> dict:
+        """The documented JSON (`saksi ingest --json`, `POST /v1/ingest`): pipeline/responses.py."""
+        from ..responses import IngestResponse
+
+        return IngestResponse.of(self).model_dump(mode="json")
+
+
+class Ingestor:
+    def __init__(self, corpus: "Corpus", progress: Callable[[str], None] | None = None):
+        self.corpus = corpus
+        self.say = progress or (lambda msg: log.info(msg))
+
+    def ingest(self, paths: Sequence[Path], rebuild: bool = False,
+               preparation: Preparation | None = None) -> IngestReport:
+        """Ingest files and directories; a bad file is reported and skipped, the rest goes in."""
+        corpus = self.corpus
+        if rebuild:
+            corpus.clear()
+        files, problems = expand_paths([Path(p) for p in paths])
+        report = IngestReport(files=len(files), errors=list(problems))
+        owners: dict[str, str] = {}  # document id -> the file that holds it, in this ingest and the corpus
+        changed = []
+        for path in files:
+            try:
+                doc_id = self.unchanged(path)
+            except IngestError as e:
+                self._skip(report, e)
+                continue
+            if doc_id is None:
+                changed.append(path)
+            else:
+                owners[doc_id] = str(path.resolve())
+                report.unchanged.append(str(path.resolve()))
+        preparation = preparation or LocalPreparation(DocumentPreparer(corpus.profile, corpus.data_dir))
+        for item in preparation.prepared(changed):
+            try:
+                if isinstance(item, IngestError):
+                    raise item
+                prepared, vectors = item
+                self._reserve_id(prepared.document, owners)
+                self._commit(prepared, vectors)
+            except IngestError as e:
+                self._skip(report, e)
+                continue
+            self._committed(report, prepared)
+        self.finalize(report, force=bool(report.ingested))
+        report.total_documents = len(corpus.store.documents())
+        report.total_chunks = corpus.store.count()
+        return report
+
+    def delete(self, doc_id: str) -> bool:
+        """Remove a document (one store transaction), then bring the indexes and references along."""
+        state = self.corpus.dir.state()
+        if state is not None:  # refuse before touching anything: the indexes must stay one embedder's
+            self.corpus.require_embedder(state)
+        if not self.corpus.store.delete_document(doc_id):
+            return False
+        self.finalize(IngestReport(), force=True)
+        return True
+
+    def unchanged(self, path: Path) -> str | None:
+        """The document id when this file's bytes, sidecar and rules are what the corpus holds:
+        incremental ingest skips it without parsing. IngestError when it cannot be read."""
+        known = self.corpus.store.document_by_path(str(Path(path).resolve()))
+        if known and known[1] == source_hash(Path(path)) and known[2] == self.corpus.rules:
+            return known[0].doc_id
+        return None
+
+    def _reserve_id(self, doc: Document, owners: dict[str, str]) -> None:
+        """One file per document id, in this ingest and in the corpus."""
+        owner = owners.get(doc.doc_id)
+        if owner and owner != doc.original:
+            raise IngestError(doc.original, f"document id {doc.doc_id!r} is also used by {owner} in this "
+                                        "ingest; give one of them a distinct `id:` in its front matter or sidecar")
+        existing = self.corpus.store.document(doc.doc_id)
+        if existing and existing.original != doc.original:
+            raise IngestError(doc.original, f"document id {doc.doc_id!r} already belongs to {existing.original}; "
+                                        "give this file a distinct `id:` in its front matter or sidecar")
+        owners[doc.doc_id] = doc.original
+
+    def _commit(self, prepared: PreparedDocument, vectors: Vectors | None) -> None:
+        """Write one prepared document: rendition file, vectors for its new chunks, then the store swap."""
+        corpus, doc = self.corpus, prepared.document
+        rendition = Path(doc.rendition)
+        rendition.parent.mkdir(parents=True, exist_ok=True)
+        if not rendition.exists():
+            tmp = rendition.with_suffix(".tmp")
+            tmp.write_text(prepared.text, encoding="utf-8")
+            os.replace(tmp, rendition)
+        before = corpus.store.document(doc.doc_id)
+        if before is not None and before.title == doc.title:
+            present = corpus.dense.present([c.chunk_id for c in prepared.chunks])
+        else:  # the id hashes location and text; embedding_text adds the title: a new title, new vectors
+            present = set()
+        todo = [c for c in prepared.chunks if c.chunk_id not in present]
+        prepared.manifest["embedded"] = self._write_vectors(todo, vectors)
+        corpus.store.replace_document(doc, prepared.chunks, prepared.tokens, corpus.rules, prepared.source_hash,
+                                      prepared.manifest, prepared.references)
+
+    def _write_vectors(self, chunks: Sequence[Chunk], given: Vectors | None = None) -> int:
+        """Upsert the chunks' vectors, `given` or embedded here, a batch at a time; how many."""
+        corpus = self.corpus
+        for k in range(0, len(chunks), EMBED_BATCH):
+            part = chunks[k:k + EMBED_BATCH]
+            if given is not None:
+                dense = np.asarray([given[c.chunk_id][0] for c in part], dtype=np.float32)
+                weights = [given[c.chunk_id][1] for c in part] if corpus.sparse else None
+            else:
+                dense, weights = self._embed([embedding_text(c) for c in part])
+            corpus.dense.upsert([c.chunk_id for c in part], [c.doc_id for c in part], dense, weights)
+        return len(chunks)
+
+    def _embed(self, texts: list[str]) -> tuple[np.ndarray, list | None]:
+        embedder = self.corpus.embedder
+        if self.corpus.sparse:  # one pass gives both vectors
+            return asyncio.run(embedder.embed_passages_hybrid(texts))
+        return asyncio.run(embedder.embed_passages(texts)), None
+
+    def _committed(self, report: IngestReport, prepared: PreparedDocument) -> None:
+        """Count one written document and say so (pages that need OCR included)."""
+        doc = prepared.document
+        report.ingested.append(doc.original)
+        report.chunks_written += len(prepared.chunks)
+        report.embedded += prepared.manifest.get("embedded", 0)
+        ocr = ""
+        if doc.pages_without_text:
+            report.needs_ocr[doc.original] = list(doc.pages_without_text)
+            ocr = f"; page(s) {', '.join(map(str, doc.pages_without_text))} have no text layer (need OCR, not read)"
+        self.say(f"  {doc.doc_id}: {len(prepared.chunks)} chunks ({doc.original}){ocr}")
+
+    def _skip(self, report: IngestReport, e: IngestError) -> None:
+        report.errors.append(e)
+        self.say(f"  skipped {e.path}: {e.reason}")
+
+    # -- after the documents: everything derived from the store ----------------------------------
+
+    def finalize(self, report: IngestReport, force: bool = False) -> None:
+        """Cross-references, near-duplicates, both lanes and the state file, from the store.
+
+        Runs when something changed, and whenever the indexes disagree with the store (an
+        ingest was interrupted), so running the ingest again completes it.
+        """
+        corpus = self.corpus
+        if not force and corpus.exists() and corpus.consistent():
+            return
+        self._resolve_references()
+        store = corpus.store
+        store.set_near_duplicates(near_duplicate_pairs(c for d, _ in store.documents()
+                                                       for c in store.doc_chunks(d.doc_id)))
+        self._sync_indexes(report)
+        self._remove_unused_renditions()
+
+    def _resolve_references(self) -> None:
+        store = self.corpus.store
+        documents = [d for d, _ in store.documents()]
+        cache: dict[str, list[Chunk]] = {}
+
+        def chunks_of(doc_id: str) -> list[Chunk]:
+            if doc_id not in cache:
+                cache[doc_id] = store.doc_chunks(doc_id)
+            return cache[doc_id]
+
+        references = store.references()
+        by_id = store.get(r["chunk_id"] for r in references)
+        rows = []
+        for ref in references:
+            here = by_id.get(ref["chunk_id"])
+            if here is None:
+                continue
+            r = resolve(Reference(**ref["reference"]), here, documents, chunks_of)
+            rows.append((ref["chunk_id"], ref["ordinal"], r.status, r.doc_id, r.chunk_id, r.label, r.reason))
+        store.set_resolutions(rows)
+
+    def _sync_indexes(self, report: IngestReport) -> None:
+        """Bring both lanes to exactly the store's chunk set (also repairs an interrupted ingest)."""
+        corpus = self.corpus
+        store_ids = corpus.store.ids()
+        present = corpus.dense.all_ids()
+        stale = present - set(store_ids)
+        if stale:
+            corpus.dense.delete(sorted(stale))
+            report.removed_from_dense = len(stale)
+        todo = [cid for cid in store_ids if cid not in present]
+        if todo:
+            self.say(f"  embedding {len(todo)} chunks with {corpus.embedder.name} …")
+            chunks = corpus.store.get(todo)
+            report.embedded += self._write_vectors([chunks[cid] for cid in todo])
+        ids, tokens = corpus.store.all_tokens()
+        fingerprint = fingerprint_of(ids)
+        Bm25LexicalIndex.build(corpus.dir.bm25, ids, tokens, fingerprint)
+        corpus.dir.write_state(CorpusState(fingerprint=fingerprint, chunks=len(ids), embedder=corpus.embedder_name,
+                                           dim=corpus.vector_dim(), profile=corpus.profile.settings.profile))
+
+    def _remove_unused_renditions(self) -> None:
+        used = {Path(d.rendition).name for d, _ in self.corpus.store.documents() if d.rendition}
+        folder = self.corpus.dir.texts
+        if folder.is_dir():
+            for f in folder.iterdir():
+                if f.name not in used:
+                    f.unlink(missing_ok=True)
