@@ -11,6 +11,7 @@ from dataclasses import asdict
 
 from .corpus import Corpus
 from .errors import SaksiError
+from .responses import DocumentRow
 from .citations import cite_path
 from .types import Document
 
@@ -34,7 +35,7 @@ def find_document(corpus: Corpus, query: str) -> Document:
     raise UnknownDocument(query, [d.cite_as or d.doc_id for d in docs])
 
 
-def listing(corpus: Corpus) -> list[dict]:
+def listing(corpus: Corpus) -> list[DocumentRow]:
     """One row per document: number, year, title, version and counts."""
     unresolved = Counter(r["doc_id"] for r in corpus.store.references() if r["status"] == "unresolved")
     related: dict[str, set[str]] = {}
@@ -44,15 +45,13 @@ def listing(corpus: Corpus) -> list[dict]:
     rows = []
     for entry in corpus.store.manifest():
         d: Document = entry["document"]
-        rows.append({
-            "doc_id": d.doc_id, "cite_as": d.cite_as, "doc_type": d.doc_type, "number": d.number, "year": d.year,
-            "title": d.title, "authority": d.authority, "published": d.published, "effective": d.effective,
-            "lang": d.lang, "format": d.fmt, "version": entry["version"], "chunks": entry["chunks"],
-            "pasal": entry.get("pasal"), "pages": d.pages, "pages_without_text": list(d.pages_without_text),
-            "unresolved_references": unresolved.get(d.doc_id, 0), "path": d.path,
-            "near_duplicates_with": sorted(related.get(d.doc_id, ())),
-            "ingested_at": entry["ingested_at"], "source_hash": entry["source_hash"],
-        })
+        rows.append(DocumentRow(
+            doc_id=d.doc_id, cite_as=d.cite_as, doc_type=d.doc_type, number=d.number, year=d.year, title=d.title,
+            authority=d.authority, published=d.published, effective=d.effective, lang=d.lang, format=d.fmt,
+            version=entry["version"], chunks=entry["chunks"], pasal=entry.get("pasal"), pages=d.pages,
+            pages_without_text=list(d.pages_without_text), unresolved_references=unresolved.get(d.doc_id, 0),
+            original=d.original, near_duplicates_with=sorted(related.get(d.doc_id, ())),
+            ingested_at=entry["ingested_at"], source_hash=entry["source_hash"]))
     return rows
 
 

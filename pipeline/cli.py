@@ -17,7 +17,8 @@ from typing import Callable
 
 from . import __version__
 from .config import DEFAULT_PROFILE, load_profile
-from .corpus import Corpus, resolve_data_dir
+from .corpus import Corpus
+from . import environment, render_corpus
 from .errors import SaksiError
 
 log = logging.getLogger("saksi")
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None, extend: Callable[[argparse._SubParsersAc
 
 def cmd_ingest(args) -> int:
     profile = load_profile(args.profile)
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = environment.data_dir(args.data_dir)
     progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
     with Corpus(data_dir, profile) as corpus:
         report = corpus.ingest(args.paths, rebuild=args.rebuild, progress=progress)
@@ -144,14 +145,10 @@ def print_ingest_report(data_dir: Path, report, as_json: bool, strict: bool) -> 
     if as_json:
         print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1))
     else:
-        print(f"{data_dir}: {len(report.ingested)} ingested, {len(report.unchanged)} unchanged, "
-              f"{len(report.errors)} skipped; corpus has {report.total_documents} documents, "
-              f"{report.total_chunks} chunks ({report.embedded} newly embedded)")
-        for e in report.errors:
-            print(f"  skipped {e.path}: {e.reason}", file=sys.stderr)
-        for path, pages in report.needs_ocr.items():
-            print(f"  {path}: page(s) {', '.join(map(str, pages))} have no text layer (need OCR, not read)",
-                  file=sys.stderr)
+        summary, problems = render_corpus.ingest_text(data_dir, report)
+        print(summary)
+        for line in problems:
+            print(line, file=sys.stderr)
     if report.errors and (strict or not (report.ingested or report.unchanged)):
         return 1
     return 0
@@ -163,84 +160,38 @@ def cmd_corpus(args) -> int:
     if args.action in ("show", "rm") and not args.doc:
         print(f"saksi: corpus {args.action} needs a document id or citation name", file=sys.stderr)
         return 2
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = environment.data_dir(args.data_dir)
     with Corpus(data_dir, load_profile(args.profile)) as corpus:
         if not corpus.exists():
             print(f"saksi: no corpus in {data_dir}: run `saksi ingest PATH --data-dir {data_dir}`", file=sys.stderr)
             return 2
+        if args.action == "rm":
+            doc = catalog.find_document(corpus, args.doc)
+            corpus.delete(doc.doc_id, progress=lambda m: print(m, file=sys.stderr))
+            print(f"removed {doc.cite_as or doc.doc_id} ({doc.doc_id}); corpus has {corpus.store.count()} chunks")
+            return 0
         if args.action == "ls":
             rows = catalog.listing(corpus)
-            if args.json:
-                print(json.dumps(rows, ensure_ascii=False, indent=1))
-                return 0
-            print(f"{data_dir}: {len(rows)} documents, {sum(r['chunks'] for r in rows)} chunks")
-            for r in rows:
-                name = r["cite_as"] or "—"
-                extra = [f"v{r['version']}", f"{r['chunks']} chunks"]
-                if r["pasal"]:
-                    extra.append(f"{r['pasal']} Pasal")
-                if r["pages_without_text"]:
-                    extra.append(f"pages needing OCR: {', '.join(map(str, r['pages_without_text']))}")
-                if r["unresolved_references"]:
-                    extra.append(f"{r['unresolved_references']} unresolved references")
-                if r["near_duplicates_with"]:
-                    extra.append(f"passages also in {', '.join(r['near_duplicates_with'])}")
-                print(f"  {r['doc_id']:<22} {name:<26} no. {r['number'] or '—':<6} {r['year'] or '—':<5} "
-                      f"{r['title'][:70]}\n  {'':<22} {r['doc_type'] or 'document'}, {r['authority']}, "
-                      f"{', '.join(extra)}")
-            return 0
-        if args.action == "show":
-            report = catalog.show(corpus, args.doc)
-            if args.json:
-                print(json.dumps(report, ensure_ascii=False, indent=1))
-                return 0
-            d, m = report["document"], report["manifest"]
-            print(f"{d['cite_as'] or d['doc_id']} — {d['title']}")
-            for k in ("doc_id", "doc_type", "issuer", "number", "year", "authority", "published", "promulgated",
-                      "effective", "lang", "url", "fmt", "pages", "path", "rendition"):
-                if d.get(k) not in (None, "", []):
-                    source = m.get("metadata_from", {}).get(k)
-                    print(f"  {k:<12} {d[k]}{f'  ({source})' if source else ''}")
-            print(f"  version {m['version']}, {m['chunks']} chunks, {m.get('pasal', 0)} Pasal, ingested {m['ingested_at']}")
-            if d["pages_without_text"]:
-                print(f"  pages without a text layer (need OCR, not read): {d['pages_without_text']}")
-            print("outline:")
-            for o in report["outline"]:
-                pages = "" if not o["pages"] else (f"  p. {o['pages'][0]}" if o["pages"][0] == o["pages"][1]
-                                                   else f"  pp. {o['pages'][0]}–{o['pages'][1]}")
-                spans = f"  ({len(o['spans'])} ayat/huruf/angka)" if o["spans"] else ""
-                print(f"  {o['path']}{pages}{spans}")
-            refs = report["references"]
-            print(f"references: {refs['resolved']} resolved, {refs['unresolved']} unresolved; "
-                  f"cited by {len(refs['in'])} passages elsewhere")
-            for nd in report["near_duplicates"]:
-                print(f"near-duplicate passages shared with {nd['doc_id']}: {nd['passages']}")
-            return 0
-        if args.action == "xrefs":
-            rows = catalog.xrefs(corpus, args.doc, args.status)
-            if args.json:
-                print(json.dumps(rows, ensure_ascii=False, indent=1))
-                return 0
-            for r in rows:
-                where = r["target_chunk"][:12] if r["target_chunk"] else (r["target_doc"] or "")
-                tail = f"→ {r['target']} [{where}]" if r["status"] == "resolved" else f"({r['reason']})"
-                print(f"  {r['status']:<10} {r['from']}: \"{r['text']}\" {tail}")
-            print(f"{len(rows)} references, {sum(r['status'] == 'resolved' for r in rows)} resolved")
-            return 0
-        doc = catalog.find_document(corpus, args.doc)
-        corpus.delete(doc.doc_id, progress=lambda m: print(m, file=sys.stderr))
-        print(f"removed {doc.cite_as or doc.doc_id} ({doc.doc_id}); corpus has {corpus.store.count()} chunks")
-        return 0
+            data, text = [r.model_dump(mode="json") for r in rows], render_corpus.listing_text(data_dir, rows)
+        elif args.action == "show":
+            data = catalog.show(corpus, args.doc)
+            text = render_corpus.document_text(data)
+        else:
+            data = catalog.xrefs(corpus, args.doc, args.status)
+            text = render_corpus.xrefs_text(data)
+    print(json.dumps(data, ensure_ascii=False, indent=1) if args.json else text)
+    return 0
 
 
 def cmd_ask(args) -> int:
-    from .render import render_text, result_json
+    from .render import render_text
+    from .responses import result_json
 
     profile = load_profile(args.profile)
     if not args.question.strip():
         print("saksi: the question is empty", file=sys.stderr)
         return 2
-    with Corpus(resolve_data_dir(args.data_dir), profile) as corpus:
+    with Corpus(environment.data_dir(args.data_dir), profile) as corpus:
         orchestrator = corpus.orchestrator()
         result = asyncio.run(orchestrator.answer(args.question, lang=args.lang))
     if args.json:
@@ -251,20 +202,19 @@ def cmd_ask(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from .analysis import QueryAnalyzer, build_analyzers
+    from .analysis import query_analyzer
     from .render import render_text
     from .replay import replay
+    from .responses import ReplayResponse
     from .trace import find_trace, load_trace
 
     profile = load_profile(args.profile)
-    path = find_trace(args.trace, resolve_data_dir(args.data_dir))
+    path = find_trace(args.trace, environment.data_dir(args.data_dir))
     trace = load_trace(path)
-    analyzer = QueryAnalyzer(build_analyzers(profile.analysis), profile.glossary, profile.normalisation)
-    report = asyncio.run(replay(trace, analyzer))
+    report = asyncio.run(replay(trace, query_analyzer(profile)))
     if args.json:
-        print(json.dumps({"trace": str(path), "same": report.same, "recorded": report.recorded.outcome,
-                          "replayed": report.replayed.outcome, "differences": report.differences()},
-                         ensure_ascii=False, indent=1))
+        print(json.dumps(ReplayResponse.of(report, trace.trace_id).model_dump(mode="json"), ensure_ascii=False,
+                         indent=1))
     else:
         print(render_text(report.result))
         print()

@@ -1,11 +1,10 @@
-"""How a result is shown: the documented JSON view, and readable text in Indonesian or English."""
+"""How a result is shown as readable text, in Indonesian or English (its JSON: pipeline/responses.py)."""
 from __future__ import annotations
 
 import textwrap
-from typing import Any
 
 from .decision import DOCUMENT_NOT_IN_CORPUS, reason_text
-from .types import Result, VerifiedClaim
+from .types import Result
 
 LABELS = {
     "id": {
@@ -31,52 +30,6 @@ LABELS = {
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},
     },
 }
-
-
-def _claim_json(c: VerifiedClaim) -> dict[str, Any]:
-    return {
-        "text": c.text,
-        "status": c.status,
-        "confidence": c.confidence.value if c.confidence else None,
-        "band": c.confidence.band if c.confidence else None,
-        "is_example": c.is_example,
-        "part": c.part,
-        "reasons": list(c.reasons),
-        "verdict": ({"label": c.verdict.label, "score": c.verdict.score, "judge": c.verdict.judge}
-                    if c.verdict else None),
-        "confidence_breakdown": ({"judge": c.confidence.judge, "retrieval": c.confidence.retrieval,
-                                  "generator": c.confidence.generator, "weights": c.confidence.weights,
-                                  "raw": c.confidence.raw, "cap": c.confidence.cap}
-                                 if c.confidence else None),
-        "citations": [{"chunk_id": x.chunk_id, "document": x.document, "doc_id": x.doc_id, "location": x.location,
-                       "quote": x.quote, "verified": x.ok, "is_example": x.is_example, "source": x.source,
-                       "source_span": list(x.span) if x.span else None, "path": x.path,
-                       "pages": list(x.page) if x.page else None, "original": x.origin} for x in c.citations],
-    }
-
-
-def result_json(r: Result) -> dict[str, Any]:
-    """The documented JSON shape of `saksi ask --json` (see README, "Output")."""
-    return {
-        "outcome": r.outcome,
-        "question": r.question,
-        "lang": r.lang,
-        "claims": [_claim_json(c) for c in r.claims],
-        "conflicts": [{"kind": c.kind, "detail": c.detail, "claims": list(c.claims), "chunk_ids": list(c.chunk_ids)}
-                      for c in r.conflicts],
-        "parts": [{"index": p.index, "question": p.question, "route": p.route, "answered": p.answered,
-                   "attempt_used": p.attempt_used, "reason": p.reason, "missing_categories": list(p.missing_categories)}
-                  for p in r.parts],
-        "retried": r.retried,
-        "reason_code": r.reason_code,
-        "reason": r.reason,
-        "missing_categories": list(r.missing_categories),
-        "nearest": [{"chunk_id": n.chunk_id, "document": n.document, "location": n.location, "path": n.path,
-                     "text": n.text, "score": n.score} for n in r.nearest],
-        "trace_id": r.trace_id,
-        "trace_path": r.trace_path,
-        "not_in_corpus": list(r.not_in_corpus),
-    }
 
 
 def _wrap(text: str, indent: str, width: int = 100) -> str:

@@ -1,7 +1,10 @@
 """The HTTP API (FastAPI, versioned under /v1) and the Ingress deployment that hosts it.
 
-Schemas first, then the ingress. The ingress builds the pipeline's Components over
-deployment handles (serve/handles.py) and runs the one orchestrator from `pipeline/`.
+Request schemas first, then the error handlers, then the ingress. Every response is one of
+the models in `pipeline/responses.py` (the same ones `saksi ask --json` prints), so the
+OpenAPI schema documents exactly what is sent. The ingress builds the pipeline's
+Components over deployment handles (serve/handles.py) and runs the one orchestrator from
+`pipeline/`.
 
 Errors are JSON `{"error": {"type", "message"}}` with a 4xx status for a bad request, 404
 for what does not exist, 413 for an oversized upload, and 503 with `Retry-After` when the
@@ -15,35 +18,43 @@ import asyncio
 import base64
 import binascii
 import logging
-import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
+from fastapi import Path as PathParam
+from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ray import serve
 from ray.serve.handle import DeploymentHandle
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipeline import __version__
+from pipeline.analysis import query_analyzer
 from pipeline.config import load_profile
+from pipeline.corpus import DataDir
 from pipeline.orchestrator import Components, Orchestrator
-from pipeline.render import result_json
-from pipeline.trace import dump_trace, load_trace
+from pipeline.responses import (AnswerResponse, CorpusResponse, DeploymentReadiness, ErrorResponse, Health,
+                                IngestResponse, Readiness, ReplayResponse)
+from pipeline.trace import Trace, dump_trace, load_trace
 
-from .deployments import _analyzer
+from .config import RuntimeSettings
 from .handles import (HandleChunkSource, HandleDenseIndex, HandleGenerator, HandleJudge, HandleLexicalIndex,
                       HandleReranker, HandleSparseIndex, handle_embedder)
 
 log = logging.getLogger(__name__)
 
-# --- schemas ----------------------------------------------------------------------------------
+TRACE_ID = r"^[0-9a-f]{32}$"
+
+# --- request schemas ----------------------------------------------------------------------------
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Inputs are taken as the schema says: no unknown fields, no coercion (`0` is not `false`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class AnswerOptions(_In):
@@ -51,71 +62,21 @@ class AnswerOptions(_In):
 
 
 class AnswerRequest(_In):
-    question: str = Field(..., min_length=1, max_length=2000, description="the question, Indonesian or English")
+    question: str = Field(..., min_length=1, max_length=2000, pattern=r"\S",
+                          description="the question, Indonesian or English (not only whitespace)")
     lang: Literal["id", "en"] | None = Field(None, description="labels of the answer (default: the question's)")
     collection: str = Field("default", description="the corpus to ask; this deployment serves one, 'default'")
     options: AnswerOptions = AnswerOptions()
 
 
-class Citation(BaseModel):
-    chunk_id: str
-    document: str | None
-    doc_id: str | None
-    location: str | None
-    quote: str
-    verified: bool
-    is_example: bool
-    source: str | None
-    source_span: list[int] | None
-    path: str | None = None
-    pages: list[int] | None = None
-    original: str | None = None
+class AnswerWithTrace(AnswerResponse):
+    """The answer, and its trace when `options.include_trace` asked for it."""
 
-
-class Claim(BaseModel):
-    text: str
-    status: Literal["supported", "unsupported"]
-    confidence: float | None
-    band: str | None
-    is_example: bool
-    part: int
-    reasons: list[str]
-    verdict: dict[str, Any] | None
-    confidence_breakdown: dict[str, Any] | None
-    citations: list[Citation]
-
-
-class AnswerResponse(BaseModel):
-    """The same JSON as `saksi ask --json` (README, "ask --json")."""
-
-    outcome: Literal["answer", "refusal"]
-    question: str
-    lang: str
-    claims: list[Claim]
-    conflicts: list[dict[str, Any]]
-    parts: list[dict[str, Any]]
-    retried: bool
-    reason_code: str | None
-    reason: str | None
-    missing_categories: list[str]
-    nearest: list[dict[str, Any]]
-    trace_id: str
-    trace_path: str | None
-    not_in_corpus: list[str] = []
-    trace: dict[str, Any] | None = None
+    trace: Trace | None = None
 
 
 class ReplayRequest(_In):
-    trace_id: str = Field(..., pattern=r"^[0-9a-f]{32}$")
-
-
-class ReplayResponse(BaseModel):
-    trace_id: str
-    same: bool
-    recorded: str
-    replayed: str
-    differences: list[str]
-    result: AnswerResponse
+    trace_id: str = Field(..., pattern=TRACE_ID, description="32 lowercase hex characters")
 
 
 class UploadFile(_In):
@@ -146,46 +107,7 @@ class IngestRequest(_In):
     files: list[UploadFile] = Field(..., min_length=1, max_length=50)
 
 
-class IngestResponse(BaseModel):
-    files: int
-    ingested: list[str]
-    unchanged: list[str]
-    errors: list[dict[str, str]]
-    chunks_written: int
-    embedded: int
-    removed_from_dense: int
-    total_documents: int
-    total_chunks: int
-    needs_ocr: dict[str, list[int]] = {}
-
-
-class CorpusResponse(BaseModel):
-    data_dir: str
-    fingerprint: str | None
-    ready: bool
-    problem: str | None
-    documents: int
-    chunks: int
-    items: list[dict[str, Any]]
-
-
-class Health(BaseModel):
-    status: str
-    version: str
-
-
-class Readiness(BaseModel):
-    ready: bool
-    deployments: dict[str, Any]
-
-
-class ErrorBody(BaseModel):
-    type: str
-    message: str
-
-
-class ErrorResponse(BaseModel):
-    error: ErrorBody
+# --- errors -------------------------------------------------------------------------------------
 
 
 class ApiError(Exception):
@@ -201,9 +123,13 @@ app = FastAPI(title="saksi", version=__version__,
               description="Answers with exact quotes from the ingested records, or refuses and says what is missing.")
 
 
+def _error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"type": kind, "message": message}}, status_code=status, headers=headers)
+
+
 @app.exception_handler(ApiError)
 async def _api_error(request: Request, e: ApiError) -> JSONResponse:
-    return JSONResponse({"error": {"type": e.type, "message": e.message}}, status_code=e.status, headers=e.headers)
+    return _error(e.status, e.type, e.message, e.headers)
 
 
 @app.exception_handler(StarletteHTTPException)
@@ -213,38 +139,36 @@ async def _http_error(request: Request, e: StarletteHTTPException) -> JSONRespon
     message = e.detail if isinstance(e.detail, str) else "request failed"
     if e.status_code == 404 and message == "Not Found":
         message = f"no endpoint {request.url.path} (see /docs)"
-    return JSONResponse({"error": {"type": kind, "message": message}}, status_code=e.status_code,
-                        headers=getattr(e, "headers", None))
+    return _error(e.status_code, kind, message, getattr(e, "headers", None))
 
 
 @app.exception_handler(RequestValidationError)
 async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
-    first = e.errors()[0] if e.errors() else {"loc": (), "msg": "invalid request"}
+    """422 naming the field and why; a malformed trace id in the path is a 400 of its own."""
+    errors = e.errors()
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    if tuple(first.get("loc", ()))[:2] == ("path", "trace_id"):
+        return _error(400, "invalid_trace_id", "a trace id is 32 lowercase hex characters")
     where = ".".join(str(x) for x in first.get("loc", ()) if x != "body") or "body"
-    n = len(e.errors())
-    more = f" (and {n - 1} more)" if n > 1 else ""
-    return JSONResponse({"error": {"type": "invalid_request", "message": f"{where}: {first['msg']}{more}"}},
-                        status_code=422)
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return _error(422, "invalid_request", f"{where}: {first['msg']}{more}")
 
 
 # --- the ingress --------------------------------------------------------------------------------
-
-_TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
 @serve.deployment(name="Ingress")
 @serve.ingress(app)
 class Ingress:
-    def __init__(self, profile: str, data_dir: str, settings: dict, embedder: DeploymentHandle,
+    def __init__(self, profile: str, data_dir: str, runtime: RuntimeSettings, embedder: DeploymentHandle,
                  retriever: DeploymentHandle, reranker: DeploymentHandle, generator: DeploymentHandle,
                  judge: DeploymentHandle):
         self.profile = load_profile(profile)
-        self.data_dir = Path(data_dir)
-        self.trace_dir = self.data_dir / "traces"
-        self.settings = settings
+        self.data_dir = DataDir(data_dir)
+        self.runtime = runtime
         self.handles = {"Embedder": embedder, "Retriever": retriever, "Reranker": reranker,
                         "Generator": generator, "Judge": judge}
-        self.analyzer = _analyzer(self.profile)
+        self.analyzer = query_analyzer(self.profile)
         self._orchestrator: Orchestrator | None = None
         self._building = asyncio.Lock()
         self.in_flight = 0
@@ -252,7 +176,7 @@ class Ingress:
     async def _get_orchestrator(self) -> Orchestrator:
         async with self._building:
             if self._orchestrator is None:
-                h, t = self.handles, float(self.settings["request_timeout_s"])
+                h, t = self.handles, self.runtime.request_timeout_s
                 emb, rr, gen, jd = await asyncio.gather(*(h[n].info.remote() for n in
                                                           ("Embedder", "Reranker", "Generator", "Judge")))
                 sparse = self.profile.settings.embedder.sparse
@@ -263,96 +187,91 @@ class Ingress:
                     chunks=HandleChunkSource(h["Retriever"], t),
                     reranker=HandleReranker(h["Reranker"], rr["name"], t),
                     generator=HandleGenerator(h["Generator"], gen["name"], t),
-                    judge=HandleJudge(h["Judge"], jd["name"], min(t, 10.0)))
-                self._orchestrator = Orchestrator(self.profile, components, self.analyzer, self.trace_dir)
+                    judge=HandleJudge(h["Judge"], jd["name"], min(t, self.runtime.judge_timeout_s)))
+                self._orchestrator = Orchestrator(self.profile, components, self.analyzer, self.data_dir.traces)
             return self._orchestrator
 
     def _overloaded(self) -> ApiError:
         return ApiError(503, "overloaded", "too many questions in progress; retry shortly",
-                        {"Retry-After": str(self.settings["retry_after_s"])})
+                        {"Retry-After": str(self.runtime.retry_after_s)})
 
     def _unavailable(self, what: str, e: BaseException) -> ApiError:
         log.warning("%s unavailable: %r", what, e)
         return ApiError(503, "unavailable", f"{what} is not available right now ({type(e).__name__}); retry shortly",
-                        {"Retry-After": str(self.settings["retry_after_s"])})
+                        {"Retry-After": str(self.runtime.retry_after_s)})
+
+    def _trace_file(self, trace_id: str) -> Path:
+        path = self.data_dir.traces / f"{trace_id}.json"
+        if not path.is_file():
+            raise ApiError(404, "not_found", f"no trace {trace_id}")
+        return path
 
     @app.get("/healthz", response_model=Health, summary="the ingress process is alive")
-    async def healthz(self) -> dict:
-        return {"status": "ok", "version": __version__}
+    async def healthz(self) -> Health:
+        return Health(status="ok", version=__version__)
 
     @app.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}},
              summary="ready when every deployment answers and the indexes are loaded")
     async def readyz(self):
-        async def probe(name: str, h: DeploymentHandle):
+        async def probe(name: str, h: DeploymentHandle) -> tuple[str, DeploymentReadiness]:
             try:
-                return name, await asyncio.wait_for(h.ready.remote(), 5)
+                got = await asyncio.wait_for(h.ready.remote(), self.runtime.readiness_timeout_s)
             except Exception as e:
-                return name, {"ready": False, "problem": f"{type(e).__name__}: {e}"[:300]}
-        got = dict(await asyncio.gather(*(probe(n, h) for n, h in self.handles.items())))
-        status = {n: (v if isinstance(v, dict) else {"ready": bool(v)}) for n, v in got.items()}
-        ready = all(v.get("ready") for v in status.values())
-        return JSONResponse({"ready": ready, "deployments": status}, status_code=200 if ready else 503)
+                return name, DeploymentReadiness(ready=False, problem=f"{type(e).__name__}: {e}"[:300])
+            return name, DeploymentReadiness(**got) if isinstance(got, dict) else DeploymentReadiness(ready=bool(got))
+        deployments = dict(await asyncio.gather(*(probe(n, h) for n, h in self.handles.items())))
+        status = Readiness(ready=all(d.ready for d in deployments.values()), deployments=deployments)
+        return JSONResponse(status.model_dump(mode="json"), status_code=200 if status.ready else 503)
 
-    @app.post("/v1/answer", response_model=AnswerResponse, responses=ERRORS,
+    @app.post("/v1/answer", response_model=AnswerWithTrace, responses=ERRORS,
               summary="answer with receipts, or refuse saying what is missing")
-    async def answer(self, body: AnswerRequest) -> dict:
+    async def answer(self, body: AnswerRequest) -> AnswerWithTrace:
         if body.collection != "default":
             raise ApiError(404, "unknown_collection", f"no collection {body.collection!r}; this deployment serves "
                                                       "'default'")
         if not body.question.strip():
             raise ApiError(422, "invalid_request", "question: the question is empty")
-        if self.in_flight >= int(self.settings["max_in_flight"]):
+        if self.in_flight >= self.runtime.max_in_flight:
             raise self._overloaded()
         self.in_flight += 1
         try:
             orch = await self._get_orchestrator()
-            result, trace = await orch.run_within(body.question, body.lang, float(self.settings["request_timeout_s"]))
+            result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s)
         except ApiError:
             raise
         except Exception as e:  # the retriever or the embedder is down: nothing can be verified
             raise self._unavailable("a pipeline component", e) from None
         finally:
             self.in_flight -= 1
-        out = result_json(result)
-        if body.options.include_trace:
-            out["trace"] = dump_trace(trace)
-        return out
+        answer = AnswerResponse.of(result)
+        return AnswerWithTrace(**dict(answer), trace=trace if body.options.include_trace else None)
 
-    @app.get("/v1/traces/{trace_id}", responses=ERRORS, summary="a trace, as written for the answer it explains")
-    async def get_trace(self, trace_id: str) -> dict:
-        if not _TRACE_ID.match(trace_id):
-            raise ApiError(400, "invalid_trace_id", "a trace id is 32 lowercase hex characters")
-        path = self.trace_dir / f"{trace_id}.json"
-        if not path.is_file():
-            raise ApiError(404, "not_found", f"no trace {trace_id}")
-        return dump_trace(load_trace(path))
+    @app.get("/v1/traces/{trace_id}", response_model=Trace, responses=ERRORS,
+             summary="a trace, as written for the answer it explains")
+    async def get_trace(self, trace_id: Annotated[str, PathParam(pattern=TRACE_ID)]) -> dict:
+        return dump_trace(load_trace(self._trace_file(trace_id)))
 
     @app.post("/v1/replay", response_model=ReplayResponse, responses=ERRORS,
               summary="re-run the gates on a trace's recorded generator output; same decision?")
-    async def replay(self, body: ReplayRequest) -> dict:
+    async def replay(self, body: ReplayRequest) -> ReplayResponse:
         from pipeline.replay import replay
 
-        path = self.trace_dir / f"{body.trace_id}.json"
-        if not path.is_file():
-            raise ApiError(404, "not_found", f"no trace {body.trace_id}")
-        report = await replay(load_trace(path), self.analyzer)
-        return {"trace_id": body.trace_id, "same": report.same, "recorded": report.recorded.outcome,
-                "replayed": report.replayed.outcome, "differences": report.differences(),
-                "result": result_json(report.result)}
+        report = await replay(load_trace(self._trace_file(body.trace_id)), self.analyzer)
+        return ReplayResponse.of(report, body.trace_id)
 
     @app.get("/v1/corpus", response_model=CorpusResponse, responses=ERRORS,
              summary="what is ingested: documents, chunks, readiness")
-    async def corpus(self) -> dict:
+    async def corpus(self) -> CorpusResponse:
         try:
-            return await asyncio.wait_for(self.handles["Retriever"].coverage.remote(), 10)
+            return await asyncio.wait_for(self.handles["Retriever"].coverage.remote(), self.runtime.corpus_timeout_s)
         except Exception as e:
             raise self._unavailable("the retriever", e) from None
 
     @app.post("/v1/ingest", response_model=IngestResponse, responses=ERRORS,
               summary="ingest a few small files (large corpora: `saksi ingest` or a Ray job)")
-    async def ingest(self, body: IngestRequest) -> dict:
+    async def ingest(self, body: IngestRequest) -> IngestResponse:
         size = sum(len(f.data()) for f in body.files)
-        limit = int(self.settings["max_upload_bytes"])
+        limit = self.runtime.max_upload_bytes
         if size > limit:
             raise ApiError(413, "too_large", f"{size} bytes uploaded; the limit is {limit} (use `saksi ingest` for "
                                              "large corpora)")

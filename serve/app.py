@@ -4,6 +4,8 @@
 path `serve run` / `serve deploy` and KubeRay's serveConfigV2 use:
 
     serve run serve.app:app_builder profile=lite data_dir=data/sample
+
+(without `data_dir`: $SAKSI_DATA_DIR, else ./data, as every command).
 """
 from __future__ import annotations
 
@@ -11,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ray.serve import Application, Deployment
+
+from pipeline import environment
+from pipeline.config import load_profile
+from pipeline.corpus import DataDir
 
 from .api import Ingress
 from .config import ServeConfig, load_serve_config
@@ -20,33 +26,33 @@ from .deployments import (EmbedderDeployment, GeneratorDeployment, JudgeDeployme
 IMPORT_PATH = "serve.app:app_builder"
 
 
-def build_app(profile: str = "lite", data_dir: str | Path = "data/sample", config: ServeConfig | None = None,
+def build_app(profile: str = "lite", data_dir: str | Path | None = None, config: ServeConfig | None = None,
               overrides: dict[str, Deployment] | None = None) -> Application:
-    """The application. `overrides` replaces model deployments by name ("Judge", "Generator", …):
-    tests use it to take the judge away or slow the generator down, with test doubles."""
+    """The application over `data_dir` (default: $SAKSI_DATA_DIR, else ./data). `overrides` replaces
+    model deployments by name ("Judge", "Generator", …): tests use it to take the judge away or
+    slow the generator down, with test doubles."""
     overrides = overrides or {}
     cfg = config or load_serve_config(profile)
     d = cfg.deployments
-    data_dir = str(Path(data_dir).resolve())
-
-    def batch(name: str) -> dict | None:
-        return d[name].batch.model_dump() if d[name].batch else None
+    data_dir = environment.data_dir(data_dir).resolve()
+    cfg.check_retrievers(DataDir(data_dir).milvus_uri(load_profile(profile).settings.index))
 
     def dep(name: str, default: Deployment) -> Deployment:
         return overrides.get(name, default).options(**d[name].serve_options())
 
-    embedder = dep("Embedder", EmbedderDeployment).bind(profile, batch("Embedder"))
-    reranker = dep("Reranker", RerankerDeployment).bind(profile, batch("Reranker"))
-    judge = dep("Judge", JudgeDeployment).bind(profile, batch("Judge"))
+    embedder = dep("Embedder", EmbedderDeployment).bind(profile, d["Embedder"].batch)
+    reranker = dep("Reranker", RerankerDeployment).bind(profile, d["Reranker"].batch)
+    judge = dep("Judge", JudgeDeployment).bind(profile, d["Judge"].batch)
     generator = dep("Generator", GeneratorDeployment).bind(profile)
-    retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(profile, data_dir, embedder)
+    retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(
+        profile, str(data_dir), cfg.runtime, embedder)
     return Ingress.options(**d["Ingress"].serve_options()).bind(
-        profile, data_dir, cfg.ingress.model_dump(), embedder, retriever, reranker, generator, judge)
+        profile, str(data_dir), cfg.runtime, embedder, retriever, reranker, generator, judge)
 
 
 def app_builder(args: dict[str, Any]) -> Application:
     """Application builder for `serve run serve.app:app_builder profile=… data_dir=…`."""
-    return build_app(str(args.get("profile", "lite")), str(args.get("data_dir", "data/sample")))
+    return build_app(str(args.get("profile", "lite")), args.get("data_dir"))
 
 
 def serve_config_v2(profile: str, data_dir: str, config: ServeConfig | None = None) -> dict:

@@ -1,8 +1,9 @@
 """Per-profile Ray Serve options (configs/serve/<profile>.yaml), validated like every config.
 
 One file says, for each deployment, its replicas or autoscaling, `max_ongoing_requests`,
-actor resources and (for the batched models) batch size and wait; the application builder
-and the generated KubeRay `serveConfigV2` both read it, so they cannot drift apart.
+actor resources and (for the batched models) batch size and wait, and (`runtime`) every
+deadline and limit the application applies; the application builder and the generated
+KubeRay `serveConfigV2` both read it, so they cannot drift apart.
 """
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from pipeline.config import StrictConfig as _Strict
-from pipeline.config import config_dir, load_config_file
+from pipeline.config import load_config_file
+from pipeline.environment import config_dir
 from pipeline.errors import ConfigError
+from pipeline.index import is_milvus_lite
 
 DEPLOYMENTS = ("Ingress", "Retriever", "Embedder", "Reranker", "Generator", "Judge")
 BATCHED = ("Embedder", "Reranker", "Judge")
@@ -69,11 +72,21 @@ class DeploymentOptions(_Strict):
         return out
 
 
-class IngressSettings(_Strict):
-    request_timeout_s: float = Field(30, gt=0)
-    max_in_flight: int = Field(64, ge=1)
+class RuntimeSettings(_Strict):
+    """The served application's deadlines and limits: every timeout and cap the ingress and the
+    retriever apply is here, none in the code."""
+
+    request_timeout_s: float = Field(30, gt=0, description="a question still running after this is answered with "
+                                                           "a refusal (reason: timeout)")
+    max_in_flight: int = Field(64, ge=1, description="questions in progress at once; more get 503 with Retry-After")
     retry_after_s: int = Field(2, ge=1)
-    max_upload_bytes: int = Field(2_000_000, ge=1)
+    max_upload_bytes: int = Field(2_000_000, ge=1, description="POST /v1/ingest is for small uploads")
+    judge_timeout_s: float = Field(10, gt=0, description="a judge call past this is no verdict (the claim is capped "
+                                                         "below the top band), never a yes; at most request_timeout_s")
+    readiness_timeout_s: float = Field(5, gt=0, description="GET /readyz: each deployment's answer to ready()")
+    corpus_timeout_s: float = Field(10, gt=0, description="GET /v1/corpus: the retriever's report")
+    ingest_embed_timeout_s: float = Field(600, gt=0, description="POST /v1/ingest: one batch of passages through "
+                                                                 "the Embedder deployment")
 
 
 class Application(_Strict):
@@ -84,7 +97,7 @@ class Application(_Strict):
 class ServeConfig(_Strict):
     profile: str
     application: Application = Application()
-    ingress: IngressSettings = IngressSettings()
+    runtime: RuntimeSettings = RuntimeSettings()
     deployments: dict[str, DeploymentOptions]
 
     @model_validator(mode="after")
@@ -97,10 +110,15 @@ class ServeConfig(_Strict):
         for name in BATCHED:
             if self.deployments[name].batch is None:
                 raise ValueError(f"{name} is batched: give it batch.max_batch_size and batch.batch_wait_timeout_s")
-        retr = self.deployments["Retriever"]
-        if self.profile == "lite" and retr.num_replicas != 1:
-            raise ValueError("in the lite profile exactly one Retriever replica owns the Milvus Lite file")
         return self
+
+    def check_retrievers(self, milvus_uri: str) -> None:
+        """Milvus Lite lets one process own its file: then exactly one Retriever replica may run
+        (a Milvus server lets the retrievers scale out)."""
+        if is_milvus_lite(milvus_uri) and self.deployments["Retriever"].num_replicas != 1:
+            raise ConfigError(f"the dense index is a Milvus Lite file ({milvus_uri}), which one process owns: the "
+                              f"{self.profile} serve config must give the Retriever exactly one replica (num_replicas: 1)"
+                              ", or set index.milvus_uri / $SAKSI_MILVUS_URI to a Milvus server")
 
 
 def load_serve_config(profile: str, directory: str | Path | None = None) -> ServeConfig:

@@ -9,7 +9,6 @@ hostings at once. The embedder, reranker and judge batch concurrent requests wit
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from pathlib import Path
 from typing import Sequence
@@ -18,26 +17,25 @@ import numpy as np
 from ray import serve
 from ray.serve.handle import DeploymentHandle
 
-from pipeline.analysis import QueryAnalyzer, build_analyzers
+from pipeline import catalog
+from pipeline.analysis import query_analyzer
 from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
-from pipeline.config import Profile, load_profile
+from pipeline.config import load_profile
 from pipeline.corpus import Corpus
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
+from pipeline.responses import CorpusResponse, IngestResponse
 from pipeline.types import Candidate, Chunk, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
+from .config import Batch, RuntimeSettings
 from .handles import handle_embedder
 
 log = logging.getLogger(__name__)
 
 
-def _analyzer(profile: Profile) -> QueryAnalyzer:
-    return QueryAnalyzer(build_analyzers(profile.analysis), profile.glossary, profile.normalisation)
-
-
-def _set_batch(method, batch: dict | None) -> None:
-    if batch:
-        method.set_max_batch_size(int(batch["max_batch_size"]))
-        method.set_batch_wait_timeout_s(float(batch["batch_wait_timeout_s"]))
+def _set_batch(method, batch: Batch | None) -> None:
+    if batch is not None:
+        method.set_max_batch_size(batch.max_batch_size)
+        method.set_batch_wait_timeout_s(batch.batch_wait_timeout_s)
 
 
 class _ModelDeployment:
@@ -56,7 +54,7 @@ class _ModelDeployment:
 class EmbedderDeployment(_ModelDeployment):
     """Query and passage embeddings; concurrent requests are batched into one forward pass."""
 
-    def __init__(self, profile: str, batch: dict | None = None):
+    def __init__(self, profile: str, batch: Batch | None = None):
         self.model = make_embedder(load_profile(profile))
         _set_batch(self._query, batch)
         _set_batch(self._passage, batch)
@@ -89,9 +87,9 @@ class EmbedderDeployment(_ModelDeployment):
 
 @serve.deployment(name="Reranker")
 class RerankerDeployment(_ModelDeployment):
-    def __init__(self, profile: str, batch: dict | None = None):
+    def __init__(self, profile: str, batch: Batch | None = None):
         p = load_profile(profile)
-        self.model = make_reranker(p, _analyzer(p))
+        self.model = make_reranker(p, query_analyzer(p))
         _set_batch(self._rerank, batch)
 
     @serve.batch
@@ -108,7 +106,7 @@ class RerankerDeployment(_ModelDeployment):
 class GeneratorDeployment(_ModelDeployment):
     def __init__(self, profile: str):
         p = load_profile(profile)
-        self.model = make_generator(p, _analyzer(p))
+        self.model = make_generator(p, query_analyzer(p))
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await self.model.generate(request)
@@ -123,7 +121,7 @@ class GeneratorDeployment(_ModelDeployment):
 class JudgeDeployment(_ModelDeployment):
     """Judges claims one by one; concurrent claims from all requests are batched."""
 
-    def __init__(self, profile: str, batch: dict | None = None):
+    def __init__(self, profile: str, batch: Batch | None = None):
         self.model = make_judge(load_profile(profile))
         _set_batch(self._judge, batch)
 
@@ -144,9 +142,11 @@ class RetrieverDeployment:
     reads and ingests: the store and Milvus Lite are touched by one thread at a time.
     """
 
-    def __init__(self, profile: str, data_dir: str, embedder: DeploymentHandle | None = None):
+    def __init__(self, profile: str, data_dir: str, runtime: RuntimeSettings | None = None,
+                 embedder: DeploymentHandle | None = None):
         self.profile = load_profile(profile)
         self.data_dir = Path(data_dir)
+        self.runtime = runtime or RuntimeSettings()
         # reading needs no model; an ingest embeds through the Embedder deployment when given one
         # (so a GPU model is not loaded a second time here), else with an in-process embedder
         self.corpus = Corpus(self.data_dir, self.profile)
@@ -158,18 +158,12 @@ class RetrieverDeployment:
         self.problem: str | None = None
         self._load()
 
-    def _state_mtime(self) -> float | None:
-        try:
-            return Corpus.state_path(self.data_dir).stat().st_mtime
-        except OSError:
-            return None
-
     def _load(self) -> None:
         """Load the indexes if the corpus is consistent; otherwise remember why not (readyz says it)."""
-        self._loaded_state = self._state_mtime()
+        self._loaded_state = self.corpus.dir.state_mtime()
         try:
-            self.fingerprint = self.corpus.check()
-            self.lexical = Bm25LexicalIndex.load(self.data_dir / "bm25")
+            self.lexical = self.corpus.lexical()
+            self.fingerprint = self.lexical.fingerprint
             self.chunks = StoreChunkSource(self.corpus.store)
             self.problem = None
         except Exception as e:  # an empty or inconsistent corpus: not ready, with the reason
@@ -187,7 +181,7 @@ class RetrieverDeployment:
     def _need(self) -> Bm25LexicalIndex:
         # an ingest by another replica or a job (shared data directory) rewrites state.json last;
         # reload then, so every replica answers from the same, whole chunk set
-        if self._state_mtime() != self._loaded_state:
+        if self.corpus.dir.state_mtime() != self._loaded_state:
             self._load()
         if self.lexical is None:
             raise RuntimeError(f"the corpus is not loaded: {self.problem}")
@@ -249,24 +243,20 @@ class RetrieverDeployment:
             self._need()
             return await self.chunks.documents()
 
-    async def coverage(self) -> dict:
+    async def coverage(self) -> CorpusResponse:
         """What is ingested: the basis for telling a user "no source for that"."""
         async with self._lock:
-            docs = self.corpus.store.documents()
-            return {"data_dir": str(self.data_dir), "fingerprint": self.fingerprint,
-                    "ready": self.lexical is not None, "problem": self.problem, "documents": len(docs),
-                    "chunks": self.corpus.store.count(),
-                    "items": [{"doc_id": d.doc_id, "title": d.title, "lang": d.lang, "authority": d.authority,
-                               "published": d.published, "doc_type": d.doc_type, "chunks": n,
-                               "cite_as": d.cite_as, "number": d.number, "year": d.year,
-                               "source": d.path} for d, n in docs]}
+            rows = catalog.listing(self.corpus)
+            return CorpusResponse(data_dir=str(self.data_dir), fingerprint=self.fingerprint,
+                                  ready=self.lexical is not None, problem=self.problem, documents=len(rows),
+                                  chunks=self.corpus.store.count(), items=rows)
 
-    async def ingest(self, files: list[tuple[str, bytes]]) -> dict:
+    async def ingest(self, files: list[tuple[str, bytes]]) -> IngestResponse:
         """Write uploaded files under <data dir>/uploads and ingest them. Requests wait meanwhile
         (the lock), so none sees half an ingest; ingest runs in a worker thread because it
         drives its own event loop for embedding."""
         async with self._lock:
-            target = self.data_dir / "uploads"
+            target = self.corpus.dir.uploads
             target.mkdir(parents=True, exist_ok=True)
             paths = []
             for name, data in files:
@@ -275,9 +265,9 @@ class RetrieverDeployment:
                 paths.append(path)
             if self._embedder is not None and not self._handed_over:
                 info = await self._embedder.info.remote()
-                self.corpus.use_embedder(handle_embedder(self._embedder, info, 600.0,
+                self.corpus.use_embedder(handle_embedder(self._embedder, info, self.runtime.ingest_embed_timeout_s,
                                                          self.profile.settings.embedder.sparse))
                 self._handed_over = True
             report = await asyncio.to_thread(self.corpus.ingest, paths)
             self._load()
-            return json.loads(json.dumps(report.as_dict()))
+            return IngestResponse.of(report)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.render import result_json
+from pipeline.responses import result_json
 from pipeline.text import contains_normalised
 
 from .conftest import Http
@@ -289,7 +289,7 @@ def test_overload_is_503_with_retry_after_and_a_timeout_is_a_refusal(app, served
             raise RuntimeError("too late (fake)")
 
     base = load_serve_config("lite")
-    cfg = base.model_copy(update={"ingress": base.ingress.model_copy(update={"max_in_flight": 2,
+    cfg = base.model_copy(update={"runtime": base.runtime.model_copy(update={"max_in_flight": 2,
                                                                              "request_timeout_s": 1.0})})
     data, _ = served_corpus
     copy = tmp_path / "data"

@@ -1,0 +1,276 @@
+"""The JSON a user gets, defined once: one pydantic model per response.
+
+`saksi ask --json`, `saksi batch`, `saksi ingest --json`, `saksi corpus ls --json` and the HTTP
+API (serve/api.py) all serialise through these models, so the documented fields (README,
+"ask --json"), the OpenAPI schema and what is actually sent cannot drift apart. The models
+are views built from the pipeline's frozen dataclasses (`AnswerResponse.of(result)`); the
+field names are the documented ones, kept even where the pipeline's own names differ
+(a citation's `source` is the chunk's rendition, `original` the ingested file).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .types import Band, CitationCheck, Conflict, NearestRecord, PartOutcome, Result, VerdictLabel, VerifiedClaim
+
+if TYPE_CHECKING:
+    from .corpus import IngestReport
+    from .replay import ReplayReport
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+# --- an answer ---------------------------------------------------------------------------------
+
+
+class Citation(_Out):
+    chunk_id: str
+    document: str | None  # the document's title
+    doc_id: str | None
+    location: str | None  # "Pasal 3 ayat (1)", "paragraf 12"
+    quote: str            # the exact words of the record
+    verified: bool        # passed the quote gate
+    is_example: bool
+    source: str | None    # the rendition (cleaned text) the chunk is a slice of
+    source_span: list[int] | None  # [start, end) of the chunk in it
+    path: str | None = None        # the receipt: "PMK 98/2025 › Pasal 6 › ayat (1)"
+    pages: list[int] | None = None  # [first, last] page of the quote in the original (paged sources)
+    original: str | None = None     # the ingested file
+
+    @classmethod
+    def of(cls, x: CitationCheck) -> "Citation":
+        return cls(chunk_id=x.chunk_id, document=x.document, doc_id=x.doc_id, location=x.location, quote=x.quote,
+                   verified=x.ok, is_example=x.is_example, source=x.rendition,
+                   source_span=list(x.chunk_span) if x.chunk_span else None, path=x.path,
+                   pages=list(x.page) if x.page else None, original=x.original)
+
+
+class VerdictOut(_Out):
+    label: VerdictLabel | None  # None: no verdict (never read as yes)
+    score: float | None
+    judge: str
+
+
+class ConfidenceBreakdown(_Out):
+    judge: float | None
+    retrieval: float
+    generator: float
+    weights: dict[str, float]
+    raw: float
+    cap: float | None
+
+
+class Claim(_Out):
+    text: str
+    status: Literal["supported", "unsupported"]
+    confidence: float | None  # None when not supported
+    band: Band | None
+    is_example: bool
+    part: int
+    reasons: list[str]        # why a claim was demoted ("quote_not_found: …", "number_without_basis: 15%")
+    verdict: VerdictOut | None
+    confidence_breakdown: ConfidenceBreakdown | None
+    citations: list[Citation]
+
+    @classmethod
+    def of(cls, c: VerifiedClaim) -> "Claim":
+        conf = c.confidence
+        return cls(
+            text=c.text, status=c.status, confidence=conf.value if conf else None, band=conf.band if conf else None,
+            is_example=c.is_example, part=c.part, reasons=list(c.reasons),
+            verdict=VerdictOut(label=c.verdict.label, score=c.verdict.score, judge=c.verdict.judge) if c.verdict else None,
+            confidence_breakdown=(ConfidenceBreakdown(judge=conf.judge, retrieval=conf.retrieval,
+                                                      generator=conf.generator, weights=conf.weights, raw=conf.raw,
+                                                      cap=conf.cap) if conf else None),
+            citations=[Citation.of(x) for x in c.citations])
+
+
+class ConflictOut(_Out):
+    kind: Literal["figures"]
+    detail: str            # both sides, with document, location and date
+    claims: list[int]      # indexes into the answer's claims
+    chunk_ids: list[str]
+
+    @classmethod
+    def of(cls, c: Conflict) -> "ConflictOut":
+        return cls(kind=c.kind, detail=c.detail, claims=list(c.claims), chunk_ids=list(c.chunk_ids))
+
+
+class PartOut(_Out):
+    index: int
+    question: str
+    route: str
+    answered: bool
+    attempt_used: int | None  # 0, or 1 after the corrective retry
+    reason: str | None
+    missing_categories: list[str]
+
+    @classmethod
+    def of(cls, p: PartOutcome) -> "PartOut":
+        return cls(index=p.index, question=p.question, route=p.route, answered=p.answered,
+                   attempt_used=p.attempt_used, reason=p.reason, missing_categories=list(p.missing_categories))
+
+
+class NearestOut(_Out):
+    chunk_id: str
+    document: str
+    location: str
+    path: str | None
+    text: str     # an excerpt
+    score: float  # the rerank score
+
+    @classmethod
+    def of(cls, n: NearestRecord) -> "NearestOut":
+        return cls(chunk_id=n.chunk_id, document=n.document, location=n.location, path=n.path, text=n.text,
+                   score=n.score)
+
+
+class AnswerResponse(_Out):
+    """An answer with receipts, or a refusal that says what is missing (README, "ask --json")."""
+
+    outcome: Literal["answer", "refusal"]
+    question: str
+    lang: Literal["id", "en"]
+    claims: list[Claim]  # supported first, then demoted ones
+    conflicts: list[ConflictOut]
+    parts: list[PartOut]
+    retried: bool
+    reason_code: str | None
+    reason: str | None
+    missing_categories: list[str]
+    nearest: list[NearestOut]
+    trace_id: str
+    trace_path: str | None
+    not_in_corpus: list[str]  # documents the question names that the corpus does not hold
+
+    @classmethod
+    def of(cls, r: Result) -> "AnswerResponse":
+        return cls(outcome=r.outcome, question=r.question, lang=r.lang, claims=[Claim.of(c) for c in r.claims],
+                   conflicts=[ConflictOut.of(c) for c in r.conflicts], parts=[PartOut.of(p) for p in r.parts],
+                   retried=r.retried, reason_code=r.reason_code, reason=r.reason,
+                   missing_categories=list(r.missing_categories), nearest=[NearestOut.of(n) for n in r.nearest],
+                   trace_id=r.trace_id, trace_path=r.trace_path, not_in_corpus=list(r.not_in_corpus))
+
+
+def result_json(r: Result) -> dict:
+    """The answer as JSON-ready data (`saksi ask --json`, `saksi batch`)."""
+    return AnswerResponse.of(r).model_dump(mode="json")
+
+
+# --- the corpus --------------------------------------------------------------------------------
+
+
+class IngestErrorOut(_Out):
+    path: str
+    reason: str
+
+
+class IngestResponse(_Out):
+    """What an ingest did (`saksi ingest --json`, `saksi bulk-ingest --json`, `POST /v1/ingest`)."""
+
+    files: int
+    ingested: list[str]
+    unchanged: list[str]
+    errors: list[IngestErrorOut]  # files reported and skipped; the rest went in
+    chunks_written: int
+    embedded: int
+    removed_from_dense: int
+    total_documents: int
+    total_chunks: int
+    needs_ocr: dict[str, list[int]]  # file -> pages without a text layer (not read)
+
+    @classmethod
+    def of(cls, r: "IngestReport") -> "IngestResponse":
+        return cls(files=r.files, ingested=list(r.ingested), unchanged=list(r.unchanged),
+                   errors=[IngestErrorOut(path=e.path, reason=e.reason) for e in r.errors],
+                   chunks_written=r.chunks_written, embedded=r.embedded, removed_from_dense=r.removed_from_dense,
+                   total_documents=r.total_documents, total_chunks=r.total_chunks,
+                   needs_ocr={k: list(v) for k, v in r.needs_ocr.items()})
+
+
+class DocumentRow(_Out):
+    """One ingested document (`saksi corpus ls`, `GET /v1/corpus`)."""
+
+    doc_id: str
+    cite_as: str | None  # how citations name it: "PMK 98/2025"
+    doc_type: str | None
+    number: str | None
+    year: int | None
+    title: str
+    authority: str
+    published: str | None
+    effective: str | None
+    lang: str
+    format: str
+    version: int
+    chunks: int
+    pasal: int | None
+    pages: int | None
+    pages_without_text: list[int]
+    unresolved_references: int
+    original: str  # the ingested file
+    near_duplicates_with: list[str]
+    ingested_at: str
+    source_hash: str | None
+
+
+class CorpusResponse(_Out):
+    """What the served corpus holds, and whether it can answer (`GET /v1/corpus`)."""
+
+    data_dir: str
+    fingerprint: str | None
+    ready: bool
+    problem: str | None
+    documents: int
+    chunks: int
+    items: list[DocumentRow]
+
+
+# --- checks and the service --------------------------------------------------------------------
+
+
+class ReplayResponse(_Out):
+    """A trace's recorded decision against the gates re-run on its generator output (`saksi replay --json`,
+    `POST /v1/replay`)."""
+
+    trace_id: str
+    same: bool
+    recorded: Literal["answer", "refusal"]
+    replayed: Literal["answer", "refusal"]
+    differences: list[str]
+    result: AnswerResponse  # the replayed result
+
+    @classmethod
+    def of(cls, report: "ReplayReport", trace_id: str) -> "ReplayResponse":
+        return cls(trace_id=trace_id, same=report.same, recorded=report.recorded.outcome,
+                   replayed=report.replayed.outcome, differences=report.differences(),
+                   result=AnswerResponse.of(report.result))
+
+
+class Health(_Out):
+    status: Literal["ok"]
+    version: str
+
+
+class DeploymentReadiness(_Out):
+    ready: bool
+    problem: str | None = None  # why not
+    chunks: int | None = None   # the retriever: chunks it answers from
+
+
+class Readiness(_Out):
+    ready: bool  # every deployment answers and the indexes are loaded
+    deployments: dict[str, DeploymentReadiness]
+
+
+class ErrorBody(_Out):
+    type: str     # invalid_request, invalid_trace_id, not_found, unknown_collection, too_large, overloaded, …
+    message: str  # which field or what, and why
+
+
+class ErrorResponse(_Out):
+    error: ErrorBody
