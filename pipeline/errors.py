@@ -41,10 +41,6 @@ class CorpusIndexError(SaksiError):
     stage = "index"
 
 
-class RetrievalError(SaksiError):
-    stage = "retrieval"
-
-
 class GenerationError(SaksiError):
     stage = "generation"
 

@@ -15,9 +15,9 @@ import logging
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from .citations import cite_path, cited_location, quote_pages
 from .claims import ParseFailure, parse_claims
 from .config import ConfidenceSettings, JudgeSettings
-from .citations import cite_path, cited_location, quote_pages
 from .instructions import overlaps_instruction
 from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
@@ -75,11 +75,15 @@ def compute_confidence(verdict: Verdict | None, retrieval: float, generator: flo
                       raw=round(raw, 4), cap=cap, value=value, band=band_for(value, settings))
 
 
-def _check(cit, chunk: Chunk, where: tuple[int, int] | None, ok: bool, reason: str | None) -> CitationCheck:
-    label = cited_location(chunk, where) if ok else chunk.location
-    return CitationCheck(cit.chunk_id, cit.quote, chunk.title, label, ok, reason, chunk.is_example, chunk.doc_id,
-                         chunk.source_path, (chunk.start, chunk.end), cite_path(chunk, label), quote_pages(chunk, where),
-                         chunk.document_path or None)
+@dataclass(frozen=True)
+class _Checked:
+    """One claim after the quote gate and the number check: what the judge and the confidence read next."""
+
+    text: str
+    citations: tuple[CitationCheck, ...]
+    reasons: tuple[str, ...]  # why it cannot be shown as supported, so far
+    figures: tuple[str, ...]
+    self_score: float | None
 
 
 async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragraphs: Mapping[str, str],
@@ -94,83 +98,94 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
         parsed = parse_claims(output.raw, output.finish_reason)
     except ParseFailure as e:
         return Verification(claims=(), judge_calls=(), parse_error=e.reason, parse_detail=e.detail)
+    checked = [_check_claim(claim, parsed.self_assessment, context) for claim in parsed.claims]
+    verdicts, calls = await _judge(checked, context, paragraphs, judge)
+    claims = tuple(_decide(c, verdicts.get(i), retrieval_scores, judge_settings, confidence_settings, part)
+                   for i, c in enumerate(checked))
+    return Verification(claims=claims, judge_calls=tuple(calls))
 
-    staged: list[tuple[str, tuple[CitationCheck, ...], list[str], tuple[str, ...], float | None]] = []
-    for claim in parsed.claims:
-        checks: list[CitationCheck] = []
-        reasons: list[str] = []
-        for cit in claim.citations:
-            chunk = context.get(cit.chunk_id)
-            if chunk is None:
-                checks.append(CitationCheck(cit.chunk_id, cit.quote, None, None, False, CITATION_NOT_RETRIEVED))
-                reasons.append(f"{CITATION_NOT_RETRIEVED}: {cit.chunk_id}")
-                continue
-            where = locate(chunk.text, cit.quote) if contains_normalised(chunk.text, cit.quote) else None
-            if where and overlaps_instruction(chunk.text, *where):
-                checks.append(_check(cit, chunk, where, False, QUOTE_IS_INSTRUCTION))
-                reasons.append(f"{QUOTE_IS_INSTRUCTION}: the quoted text in {chunk.title}, {chunk.location} "
-                               "addresses the model instead of stating anything")
-            elif where:
-                checks.append(_check(cit, chunk, where, True, None))
-            else:
-                checks.append(_check(cit, chunk, where, False, QUOTE_NOT_FOUND))
-                reasons.append(f"{QUOTE_NOT_FOUND}: quote is not in {chunk.title}, {chunk.location}")
-        figures = tuple(f.text for f in extract_figures(claim.text))
-        unbacked = figures_without_basis(claim.text, [c.quote for c in checks if c.ok])
-        for f in unbacked:
-            reasons.append(f"{NUMBER_WITHOUT_BASIS}: {f.text}")
-        self_score = claim.self_score if claim.self_score is not None else parsed.self_assessment
-        staged.append((claim.text, tuple(checks), reasons, figures, self_score))
 
-    # the judge reads each surviving claim against the full paragraphs it cites
-    to_judge: list[tuple[int, JudgeInput]] = []
-    for i, (text, checks, reasons, _, _) in enumerate(staged):
-        if reasons:
-            continue
-        premise = "\n\n".join(dict.fromkeys(paragraphs.get(c.chunk_id) or context[c.chunk_id].text for c in checks))
-        to_judge.append((i, JudgeInput(claim=text, premise=premise)))
-    verdicts: dict[int, Verdict] = {}
-    calls: list[JudgeCall] = []
-    if to_judge:
-        try:
-            got = await judge.judge([ji for _, ji in to_judge])
-            if len(got) != len(to_judge):
-                raise ValueError(f"judge returned {len(got)} verdicts for {len(to_judge)} claims")
-        except Exception as e:  # an unavailable judge is "no verdict", never a yes
-            log.warning("judge %s unavailable: %s", getattr(judge, "name", "?"), e)
-            got = [Verdict(None, None, getattr(judge, "name", "judge"), f"judge unavailable: {e}") for _ in to_judge]
-        for (i, ji), v in zip(to_judge, got):
-            verdicts[i] = v
-            calls.append(JudgeCall(normalise(ji.claim), premise_hash(ji.premise), v))
+def _check_claim(claim, self_assessment: float | None, context: Mapping[str, Chunk]) -> _Checked:
+    """The quote gate on every citation, then the number check against the quotes that passed."""
+    citations: list[CitationCheck] = []
+    reasons: list[str] = []
+    for cit in claim.citations:
+        check, reason = _check_citation(cit, context.get(cit.chunk_id))
+        citations.append(check)
+        if reason:
+            reasons.append(reason)
+    reasons += [f"{NUMBER_WITHOUT_BASIS}: {f.text}"
+                for f in figures_without_basis(claim.text, [c.quote for c in citations if c.ok])]
+    return _Checked(claim.text, tuple(citations), tuple(reasons), tuple(f.text for f in extract_figures(claim.text)),
+                    claim.self_score if claim.self_score is not None else self_assessment)
 
-    out: list[VerifiedClaim] = []
-    for i, (text, checks, reasons, figures, self_score) in enumerate(staged):
-        verdict = verdicts.get(i)
-        reasons = list(reasons)
-        if verdict is not None and verdict.label is not None:
-            if verdict.label == "contradicted":
-                reasons.append(JUDGE_CONTRADICTED)
-            elif verdict.label == "neutral":
-                reasons.append(JUDGE_NOT_ENTAILED)
-            elif (verdict.score or 0.0) < judge_settings.threshold:
-                reasons.append(f"{JUDGE_BELOW_THRESHOLD}: {verdict.score:.3f} < {judge_settings.threshold}")
-        is_example = any(c.is_example for c in checks)
-        if reasons:
-            out.append(VerifiedClaim(text=text, status="unsupported", citations=checks, reasons=tuple(reasons),
-                                     is_example=is_example, figures=figures, verdict=verdict,
-                                     self_score=self_score, part=part))
-            continue
-        retrieval = max(retrieval_scores.get(c.chunk_id, 0.0) for c in checks)
-        conf = compute_confidence(verdict, retrieval, self_score or 0.0, confidence_settings)
-        if conf.value < confidence_settings.min_supported:
-            out.append(VerifiedClaim(text=text, status="unsupported", citations=checks, is_example=is_example,
-                                     reasons=(f"{CONFIDENCE_BELOW_MINIMUM}: {conf.value:.3f} < "
-                                              f"{confidence_settings.min_supported}",),
-                                     figures=figures, verdict=verdict, self_score=self_score, part=part))
-            continue
-        out.append(VerifiedClaim(text=text, status="supported", citations=checks, is_example=is_example,
-                                 figures=figures, verdict=verdict, confidence=conf, self_score=self_score, part=part))
-    return Verification(claims=tuple(out), judge_calls=tuple(calls))
+
+def _check_citation(cit, chunk: Chunk | None) -> tuple[CitationCheck, str | None]:
+    """A citation must name a chunk of this request's context, and quote it exactly, and the quote
+    must state something rather than address the model. The check, and the reason it failed."""
+    if chunk is None:
+        return (CitationCheck(cit.chunk_id, cit.quote, None, None, False, CITATION_NOT_RETRIEVED),
+                f"{CITATION_NOT_RETRIEVED}: {cit.chunk_id}")
+    where = locate(chunk.text, cit.quote) if contains_normalised(chunk.text, cit.quote) else None
+    if where and overlaps_instruction(chunk.text, *where):
+        return (_citation(cit, chunk, where, False, QUOTE_IS_INSTRUCTION),
+                f"{QUOTE_IS_INSTRUCTION}: the quoted text in {chunk.title}, {chunk.location} "
+                "addresses the model instead of stating anything")
+    if where:
+        return _citation(cit, chunk, where, True, None), None
+    return (_citation(cit, chunk, where, False, QUOTE_NOT_FOUND),
+            f"{QUOTE_NOT_FOUND}: quote is not in {chunk.title}, {chunk.location}")
+
+
+def _citation(cit, chunk: Chunk, where: tuple[int, int] | None, ok: bool, reason: str | None) -> CitationCheck:
+    label = cited_location(chunk, where) if ok else chunk.location
+    return CitationCheck(cit.chunk_id, cit.quote, chunk.title, label, ok, reason, chunk.is_example, chunk.doc_id,
+                         chunk.rendition, (chunk.start, chunk.end), cite_path(chunk, label), quote_pages(chunk, where),
+                         chunk.original or None)
+
+
+async def _judge(checked: Sequence[_Checked], context: Mapping[str, Chunk], paragraphs: Mapping[str, str],
+                 judge: Judge) -> tuple[dict[int, Verdict], list[JudgeCall]]:
+    """The judge reads each claim that passed the gates so far against the full paragraphs it cites.
+    Verdicts by claim index, and the calls as recorded for replay."""
+    to_judge = [(i, JudgeInput(claim=c.text, premise="\n\n".join(dict.fromkeys(
+                    paragraphs.get(x.chunk_id) or context[x.chunk_id].text for x in c.citations))))
+                for i, c in enumerate(checked) if not c.reasons]
+    if not to_judge:
+        return {}, []
+    try:
+        got = await judge.judge([ji for _, ji in to_judge])
+        if len(got) != len(to_judge):
+            raise ValueError(f"judge returned {len(got)} verdicts for {len(to_judge)} claims")
+    except Exception as e:  # an unavailable judge is "no verdict", never a yes
+        log.warning("judge %s unavailable: %s", getattr(judge, "name", "?"), e)
+        got = [Verdict(None, None, getattr(judge, "name", "judge"), f"judge unavailable: {e}") for _ in to_judge]
+    verdicts = {i: v for (i, _), v in zip(to_judge, got)}
+    calls = [JudgeCall(normalise(ji.claim), premise_hash(ji.premise), v) for (_, ji), v in zip(to_judge, got)]
+    return verdicts, calls
+
+
+def _decide(c: _Checked, verdict: Verdict | None, retrieval_scores: Mapping[str, float],
+            judge_settings: JudgeSettings, confidence_settings: ConfidenceSettings, part: int) -> VerifiedClaim:
+    """Supported with its confidence, or not supported with every reason (never scored)."""
+    reasons = list(c.reasons)
+    if verdict is not None and verdict.label is not None:
+        if verdict.label == "contradicted":
+            reasons.append(JUDGE_CONTRADICTED)
+        elif verdict.label == "neutral":
+            reasons.append(JUDGE_NOT_ENTAILED)
+        elif (verdict.score or 0.0) < judge_settings.threshold:
+            reasons.append(f"{JUDGE_BELOW_THRESHOLD}: {verdict.score:.3f} < {judge_settings.threshold}")
+    shown = dict(text=c.text, citations=c.citations, is_example=any(x.is_example for x in c.citations),
+                 figures=c.figures, verdict=verdict, self_score=c.self_score, part=part)
+    if reasons:
+        return VerifiedClaim(status="unsupported", reasons=tuple(reasons), **shown)
+    retrieval = max(retrieval_scores.get(x.chunk_id, 0.0) for x in c.citations)
+    conf = compute_confidence(verdict, retrieval, c.self_score or 0.0, confidence_settings)
+    if conf.value < confidence_settings.min_supported:
+        return VerifiedClaim(status="unsupported", reasons=(f"{CONFIDENCE_BELOW_MINIMUM}: {conf.value:.3f} < "
+                                                            f"{confidence_settings.min_supported}",), **shown)
+    return VerifiedClaim(status="supported", confidence=conf, **shown)
 
 
 class RecordedJudge:

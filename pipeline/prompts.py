@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 from .claims import claim_json_schema
 from .types import ContextItem, GenerationRequest
@@ -80,11 +80,6 @@ def build_prompt(request: GenerationRequest, context_tokens: int,
             + f"\n\n{L['schema']}: {json.dumps(claim_json_schema(), ensure_ascii=False)}")
     return Prompt([{"role": "system", "content": SYSTEM[lang]}, {"role": "user", "content": user}],
                   tuple(kept), tuple(cut))
-
-
-def kept_context(request: GenerationRequest, kept: Sequence[str]) -> tuple[ContextItem, ...]:
-    ids = set(kept)
-    return tuple(c for c in request.context if c.chunk_id in ids)
 
 
 # --- the corrective rewrite (tiering: the heavy model rewrites only when configured) ------------

@@ -8,6 +8,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .types import Chunk
 
 _WS = re.compile(r"\s+")
 
@@ -15,6 +19,12 @@ _WS = re.compile(r"\s+")
 def normalise(text: str) -> str:
     """NFKC, then every run of whitespace becomes one space; ends stripped."""
     return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def embedding_text(chunk: "Chunk") -> str:
+    """A passage as the models read it (the dense lane's embedder, the cross-encoder): the title
+    and location give a bare paragraph its context."""
+    return f"{chunk.title} — {chunk.location}\n{chunk.text}"
 
 
 def contains_normalised(haystack: str, needle: str) -> bool:

@@ -21,7 +21,7 @@ from .errors import TraceError
 from .types import (Candidate, Chunk, Conflict, GenerationOutput, GenerationRequest, JudgeCall, PartOutcome, QueryPlan,
                     Result, Sufficiency, VerifiedClaim)
 
-TRACE_VERSION = 2  # 2: an attempt's `failure` (was `parse_error`), `referenced` apart from `reranked`
+TRACE_VERSION = 2  # 2: the agreed field names (see `upgrade`), `referenced` apart from `reranked`
 
 
 @dataclass(frozen=True)
@@ -157,21 +157,37 @@ def load_trace(path: Path) -> Trace:
 def upgrade(data: Any) -> Any:
     """A trace written by an earlier version, in today's field names (same meaning).
 
-    Version 1 called an attempt's failure `parse_error`/`parse_detail` and listed the chunks
-    pulled in by cross-references at the end of `reranked`; it keeps that list (nothing it
-    recorded was lost), and `referenced` stays empty."""
-    if not isinstance(data, dict) or data.get("version", TRACE_VERSION) >= TRACE_VERSION:
+    Version 1 called an attempt's failure `parse_error`/`parse_detail`, a chunk's files
+    `source_path`/`document_path` (and its offsets in the original `origin`), a citation's
+    `source`/`span`/`origin`; and it listed the chunks pulled in by cross-references at the end
+    of `reranked`, where they stay (nothing it recorded is lost; `referenced` is empty)."""
+    if not isinstance(data, dict) or not isinstance(data.get("version"), int) or data["version"] >= 2:
         return data
-    for part in data.get("parts") or ():
-        for attempt in (part.get("attempts") or ()) if isinstance(part, dict) else ():
-            if isinstance(attempt, dict):
-                for old, new in _RENAMED_V1.items():
-                    if old in attempt:
-                        attempt[new] = attempt.pop(old)
+    for part in _dicts(data.get("parts")):
+        for attempt in _dicts(part.get("attempts")):
+            _rename(attempt, _ATTEMPT_V1)
+            for candidate in _dicts(attempt.get("candidates")):
+                if isinstance(candidate.get("chunk"), dict):
+                    _rename(candidate["chunk"], _CHUNK_V1)
+            for claim in _dicts(attempt.get("claims")):
+                for citation in _dicts(claim.get("citations")):
+                    _rename(citation, _CITATION_V1)
     return data
 
 
-_RENAMED_V1 = {"parse_error": "failure", "parse_detail": "failure_detail"}
+_ATTEMPT_V1 = {"parse_error": "failure", "parse_detail": "failure_detail"}
+_CHUNK_V1 = {"source_path": "rendition", "document_path": "original", "origin": "original_span"}
+_CITATION_V1 = {"source": "rendition", "span": "chunk_span", "origin": "original"}
+
+
+def _dicts(items: Any) -> list[dict]:
+    return [x for x in items if isinstance(x, dict)] if isinstance(items, list) else []
+
+
+def _rename(d: dict, names: dict[str, str]) -> None:
+    for old, new in names.items():
+        if old in d:
+            d[new] = d.pop(old)
 
 
 def find_trace(ref: str, data_dir: Path) -> Path:

@@ -31,7 +31,7 @@ class Span:
 class Document:
     doc_id: str
     title: str
-    path: str
+    original: str                    # the ingested file (absolute path): what a receipt downloads
     lang: Lang
     content_hash: str
     doc_type: str | None = None
@@ -73,12 +73,12 @@ class Chunk:
     spans: tuple[Span, ...] = ()
     authority: Authority = "unknown"
     published: str | None = None
-    source_path: str = ""  # the document's rendition (cleaned text) that [start, end) slices
+    rendition: str = ""    # the document's rendition (cleaned text file) that [start, end) slices
     path: str = ""         # the structural path a citation shows: "PMK 98/2025 › BAB II › Pasal 3"
     page: tuple[int, int] | None = None     # first and last page of the original (paged formats)
     page_breaks: tuple[int, ...] = ()       # offsets in `text` where a new page begins
-    origin: tuple[int, int] | None = None   # offsets in the original file's text (text formats)
-    document_path: str = ""                 # the original file
+    original_span: tuple[int, int] | None = None  # offsets in the original file's text (text formats)
+    original: str = ""                      # the ingested file
 
 
 # --- query and retrieval ---------------------------------------------------------------
@@ -205,11 +205,11 @@ class CitationCheck:
     reason: str | None = None
     is_example: bool = False
     doc_id: str | None = None
-    source: str | None = None  # the rendition (cleaned text) the chunk is a slice of
-    span: tuple[int, int] | None = None  # the chunk's offsets in that file
+    rendition: str | None = None  # the rendition (cleaned text file) the chunk is a slice of
+    chunk_span: tuple[int, int] | None = None  # the chunk's offsets in that file
     path: str | None = None  # the receipt: "PMK 98/2025 › BAB II › Pasal 3 › ayat (2)"
     page: tuple[int, int] | None = None  # the quote's pages in the original (paged formats)
-    origin: str | None = None  # the original file
+    original: str | None = None  # the ingested file
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..analysis import QueryAnalyzer
 from ..config import RerankerSettings
-from ..index.store import embedding_text
 from ..models import resolve_model, torch_device
+from ..text import embedding_text
 from ..types import Candidate, QueryPlan
 from .blend import RerankBlend
 

@@ -279,12 +279,6 @@ def vllm_output_text(request_output) -> tuple[str, str]:
     return completion.text or "", str(finish)
 
 
-def vllm_generation_output(request_output, model: str, cut: Sequence[str] = ()) -> GenerationOutput:
-    """A vLLM RequestOutput as the generator's output; the text is passed on untouched."""
-    text, finish = vllm_output_text(request_output)
-    return GenerationOutput(raw=text, model=model, finish_reason=finish, context_cut=tuple(cut))
-
-
 def _engine_max_len(llm) -> int | None:
     try:
         value = llm.llm_engine.model_config.max_model_len

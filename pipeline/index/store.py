@@ -17,7 +17,7 @@ from ..types import Chunk, Document, Span
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     doc_id TEXT PRIMARY KEY,
-    path TEXT NOT NULL,
+    path TEXT NOT NULL,              -- the ingested file (Document.original)
     content_hash TEXT NOT NULL,
     rules TEXT NOT NULL,
     data TEXT NOT NULL,
@@ -61,18 +61,26 @@ _ADDED_COLUMNS = {"documents": {"source_hash": "TEXT", "version": "INTEGER NOT N
                                 "manifest": "TEXT NOT NULL DEFAULT '{}'"}}
 
 
+# field names of stores written before the names were agreed (pipeline/types.py), read as today's
+_RENAMED = {"source_path": "rendition", "document_path": "original", "origin": "original_span"}
+
+
+def _renamed(d: dict, renames: dict[str, str]) -> dict:
+    return {renames.get(k, k): v for k, v in d.items()}
+
+
 def _chunk_from_json(data: str) -> Chunk:
-    d = json.loads(data)
+    d = _renamed(json.loads(data), _RENAMED)
     d["categories"] = tuple(d["categories"])
     d["spans"] = tuple(Span(**s) for s in d["spans"])
-    for k in ("page", "origin", "page_breaks"):
+    for k in ("page", "original_span", "page_breaks"):
         if d.get(k) is not None:
             d[k] = tuple(d[k])
     return Chunk(**d)
 
 
 def document_from_json(data: str) -> Document:
-    d = json.loads(data)
+    d = _renamed(json.loads(data), {"path": "original"})
     d["pages_without_text"] = tuple(d.get("pages_without_text") or ())
     return Document(**d)
 
@@ -141,7 +149,7 @@ class ChunkStore:
             self._db.execute(
                 "INSERT OR REPLACE INTO documents (doc_id, path, content_hash, rules, data, n_chunks, source_hash, "
                 "version, manifest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (document.doc_id, document.path, document.content_hash, rules, json.dumps(asdict(document)),
+                (document.doc_id, document.original, document.content_hash, rules, json.dumps(asdict(document)),
                  len(chunks), source_hash, version, json.dumps(manifest or {}, ensure_ascii=False)))
             self._db.executemany(
                 "INSERT INTO chunks (chunk_id, doc_id, ordinal, unit, data, tokens) VALUES (?, ?, ?, ?, ?, ?)",
@@ -239,11 +247,6 @@ def fingerprint_of(chunk_ids: Iterable[str]) -> str:
     for cid in sorted(chunk_ids):
         h.update(cid.encode())
     return h.hexdigest()
-
-
-def embedding_text(chunk: Chunk) -> str:
-    """What the dense lane embeds: the title and location give a bare paragraph its context."""
-    return f"{chunk.title} — {chunk.location}\n{chunk.text}"
 
 
 class StoreChunkSource:

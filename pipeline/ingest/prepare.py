@@ -72,7 +72,7 @@ class DocumentPreparer:
                                                                     source.text)))
         chunks = self.chunker.chunks(doc, source.text, source=source)
         if not chunks:
-            raise IngestError(doc.path, "no citable text found")
+            raise IngestError(doc.original, "no citable text found")
         chunks = [replace(c, categories=self.tagger.tag(c.text, c.heading, c.location)) for c in chunks]
         analyzer = self.analyzers.get(doc.lang, self.analyzers["id"])
         tokens = [analyzer.tokens(f"{c.title} {c.heading} {c.location} {c.text}") for c in chunks]

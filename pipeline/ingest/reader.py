@@ -85,7 +85,7 @@ def read_source(path: Path) -> SourceFile:
     document = Document(
         doc_id=f.get("id") or slugify(path.stem),
         title=str(f.get("title") or path.stem).strip(),
-        path=str(path.resolve()),  # receipts must open from anywhere
+        original=str(path.resolve()),  # receipts must open from anywhere
         lang=f.get("lang") or "id",
         content_hash=hashlib.sha256(data).hexdigest(),
         doc_type=f.get("doc_type"), issuer=f.get("issuer"), authority=f.get("authority") or "unknown",

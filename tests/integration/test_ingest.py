@@ -12,7 +12,8 @@ import pytest
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.corpus import Corpus
 from pipeline.errors import CorpusIndexError
-from pipeline.index import Bm25LexicalIndex, embedding_text
+from pipeline.index import Bm25LexicalIndex
+from pipeline.text import embedding_text
 
 from ..conftest import SAMPLE
 

@@ -24,7 +24,7 @@ import torch
 from pipeline.backends import make_generator
 from pipeline.backends.local_llm import (
     REWRITE_MAX_TOKENS, TransformersGenerator, VLLMGenerator, chat_prompt_ids, plain_chat_text,
-    structured_output_kwargs, token_counter, torch_dtype, vllm_generation_output, vllm_sampling_kwargs)
+    structured_output_kwargs, token_counter, torch_dtype, vllm_output_text, vllm_sampling_kwargs)
 from pipeline.claims import claim_json_schema, parse_claims
 from pipeline.config import GeneratorSettings, LocalLLMSettings, load_profile
 from pipeline.errors import ConfigError, GenerationError
@@ -435,12 +435,12 @@ def test_a_vllm_without_structured_outputs_is_a_config_error_unless_structured_i
 
 
 def test_vllm_output_becomes_the_generation_output_and_an_unfinished_request_an_error():
-    out = vllm_generation_output(FakeRequestOutput([FakeCompletion('{"claims": [', "length")]), "vllm/m", ("c9",))
-    assert out == GenerationOutput(raw='{"claims": [', model="vllm/m", finish_reason="length", context_cut=("c9",))
+    out = vllm_output_text(FakeRequestOutput([FakeCompletion('{"claims": [', "length")]))
+    assert out == ('{"claims": [', "length")  # the text untouched, the finish reason passed on
     for bad in (FakeRequestOutput([]), FakeRequestOutput([FakeCompletion("x", None)]),
                 FakeRequestOutput([FakeCompletion("x", "abort")])):
         with pytest.raises(GenerationError):
-            vllm_generation_output(bad, "vllm/m")
+            vllm_output_text(bad)
 
 
 def test_vllm_engine_is_built_from_the_settings_and_prompted_with_the_chat_template(monkeypatch, causal_lm_dir):

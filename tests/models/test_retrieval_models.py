@@ -123,7 +123,7 @@ def test_sparse_lane_search_agrees_with_brute_force(model_corpus):
     dense_index = model_corpus.dense
     ids = sorted(dense_index.all_ids())
     chunks = model_corpus.store.get(ids)
-    from pipeline.index import embedding_text
+    from pipeline.text import embedding_text
 
     _, stored = asyncio.run(emb.embed_passages_hybrid([embedding_text(chunks[i]) for i in ids]))
     _, (query,) = asyncio.run(emb.embed_queries_hybrid(["tarif pajak penghasilan sewa tanah"]))

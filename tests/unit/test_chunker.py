@@ -150,7 +150,7 @@ def test_regulation_front_matter_fields_reach_document_and_chunks(tmp_path):
         assert c.authority == "official"
         assert c.published == "2024-05-01"
         assert c.lang == "id"
-        assert c.origin[0] >= src.body_start  # in the original file, after the front matter
+        assert c.original_span[0] >= src.body_start  # in the original file, after the front matter
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
 
 

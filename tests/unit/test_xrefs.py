@@ -268,7 +268,7 @@ def chunk(doc_id: str, location: str, text: str, spans: dict[str, str] | None = 
 
 
 def document(doc_id: str, doc_type: str, number: str, year: int | None, cite_as: str, issuer: str | None = None):
-    return Document(doc_id=doc_id, title=doc_id, path=f"{doc_id}.md", lang="id", content_hash="0", doc_type=doc_type,
+    return Document(doc_id=doc_id, title=doc_id, original=f"{doc_id}.md", lang="id", content_hash="0", doc_type=doc_type,
                     number=number, year=year, cite_as=cite_as, issuer=issuer)
 
 
@@ -435,7 +435,7 @@ def test_real_pmk_098_2025():
 def test_documents_a_question_names_and_whether_the_corpus_holds_them():
     from pipeline.ingest.xrefs import documents_named, held_by
 
-    docs = [Document(doc_id="pmk-098-2025", title="PENGENAAN BEA MASUK", path="/x", lang="id", content_hash="h",
+    docs = [Document(doc_id="pmk-098-2025", title="PENGENAAN BEA MASUK", original="/x", lang="id", content_hash="h",
                      doc_type="Peraturan Menteri Keuangan", number="98", year=2025, cite_as="PMK 98/2025")]
     named = documents_named("Menurut PMK 98/2025 dan Peraturan Pemerintah Nomor 34 Tahun 2011, berapa tarifnya? "
                             "Bagaimana dengan PMK 98/2025 Pasal 3?")
