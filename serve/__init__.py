@@ -1,5 +1,3 @@
-"""Ray Serve hosting of the pipeline (one deployment per model, composed with handles).
-
-Not built yet: the Ray Serve application is tracked as its own issue. The package exists
-so the distribution layout is fixed; `pipeline/` never imports it.
-"""
+"""Ray Serve and Ray Data hosting of the pipeline: one deployment per model, the retriever that
+owns the data directory, the HTTP API, batch answering and bulk ingestion. `pipeline/` never
+imports it."""

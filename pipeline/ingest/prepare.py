@@ -1,7 +1,7 @@
 """One file → everything the corpus writes for it: rendition, chunks, tokens, references.
 
 A pure function of the file and the profile, shared by the in-process ingest
-(pipeline/corpus.py) and the bulk Ray Data job (serve/bulk_ingest.py), so both produce
+(pipeline/corpus/ingestor.py) and the bulk Ray Data job (serve/bulk_ingest.py), so both produce
 exactly the same chunks and ids.
 """
 from __future__ import annotations

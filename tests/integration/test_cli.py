@@ -137,3 +137,18 @@ def test_a_corrupt_file_is_reported_and_the_rest_ingests(tmp_path):
     assert "corrupt.md" in done.stderr and "1 ingested" in done.stdout and "1 skipped" in done.stdout
     strict = saksi("ingest", str(src), "--strict", data_dir=tmp_path / "data")
     assert strict.returncode == 1
+
+
+@pytest.mark.parametrize("damage", ["{not json", "[]"])
+def test_a_damaged_state_file_is_one_clear_error_and_ingest_repairs_it(data_dir, tmp_path, damage):
+    import shutil
+
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir, copy, ignore=shutil.ignore_patterns("traces"))
+    (copy / "state.json").write_text(damage, encoding="utf-8")
+    done = saksi("ask", ID_QUESTION, data_dir=copy)
+    assert done.returncode == 2 and "state.json is not a corpus state file" in done.stderr, done.stderr
+    assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+    repaired = saksi("ingest", str(SAMPLE), data_dir=copy)
+    assert repaired.returncode == 0 and "0 ingested, 4 unchanged" in repaired.stdout, repaired.stderr
+    assert ask_json(ID_QUESTION, copy)["outcome"] == "answer"

@@ -692,6 +692,22 @@ def test_a_passage_the_context_refers_to_is_pulled_into_it(kebun, profile):
     assert [i["chunk_id"] for i in attempt["generator_request"]["context"]] == [p3]
 
 
+def test_the_trace_says_what_was_reranked_and_what_references_added(kebun, profile):
+    """Retrieval finds Pasal 3 alone (one hit per lane); Pasal 1 reaches the context only through
+    Pasal 3's reference. The trace lists it as referenced, never as reranked, with half its
+    referrer's score and no lane scores."""
+    data, chunks = kebun
+    p1, p3 = chunks["Pasal 1"].chunk_id, chunks["Pasal 3"].chunk_id
+    narrow = with_retrieval(profile, context_size=1, dense_k=1, lexical_k=1, top_k=1)
+    with Corpus(data, narrow, embedder=FakeHashEmbedder()) as corpus:
+        _, trace = ask(corpus, KEBUN_QUESTION)
+    attempt = trace.parts[0].attempts[0]
+    assert attempt.reranked == (p3,) and attempt.referenced == (p1,) and attempt.context == (p3, p1)
+    by_id = {c.chunk.chunk_id: c for c in attempt.candidates}
+    assert by_id[p1].referenced_from == p3 and by_id[p1].dense_score is None and by_id[p1].lexical_score is None
+    assert by_id[p1].rerank_score == round(0.5 * by_id[p3].rerank_score, 6)
+
+
 def test_a_passage_both_retrieved_and_referenced_is_one_candidate_in_the_trace(kebun, profile):
     """Pasal 1 is retrieved (ranked below the one-slot context) and then pulled in by Pasal 3's
     reference: the trace lists each chunk once, keeping the lane scores retrieval gave it."""

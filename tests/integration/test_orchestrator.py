@@ -162,6 +162,41 @@ def test_replay_reproduces_the_decision_and_catches_an_altered_quote(fake_corpus
     assert blocked and any(r.startswith("quote_not_found") for r in blocked[0].reasons)
 
 
+def _as_version_1(data: dict) -> dict:
+    """A trace as version 1 wrote it: the same content under the field names it used then."""
+    renames = {"attempt": {"failure": "parse_error", "failure_detail": "parse_detail"},
+               "chunk": {"rendition": "source_path", "original": "document_path", "original_span": "origin"},
+               "citation": {"rendition": "source", "chunk_span": "span", "original": "origin"}}
+
+    def renamed(d: dict, kind: str) -> dict:
+        return {renames[kind].get(k, k): v for k, v in d.items()}
+
+    old = {**data, "version": 1}
+    old["parts"] = [{**part, "attempts": [
+        {**renamed(a, "attempt"),
+         "candidates": [{**c, "chunk": renamed(c["chunk"], "chunk")} for c in a["candidates"]],
+         "claims": [{**cl, "citations": [renamed(x, "citation") for x in cl["citations"]]} for cl in a["claims"]]}
+        for a in part["attempts"]]} for part in data["parts"]]
+    for a in (a for part in old["parts"] for a in part["attempts"]):
+        a["reranked"] = a["reranked"] + [i for i in a.pop("referenced") if i not in a["reranked"]]
+    return old
+
+
+def test_a_version_1_trace_reads_as_today_and_replays_to_its_decision(fake_corpus, tmp_path):
+    result, trace = ask(fake_corpus)
+    data = json.loads(Path(result.trace_path).read_text(encoding="utf-8"))
+    old = _as_version_1(data)
+    assert "parse_error" in old["parts"][0]["attempts"][0] and "source_path" in json.dumps(old)
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    loaded = load_trace(path)
+    assert loaded.version == 1
+    assert loaded.parts[0].attempts[0].candidates == trace.parts[0].attempts[0].candidates
+    assert loaded.parts[0].attempts[0].claims == trace.parts[0].attempts[0].claims
+    report = asyncio.run(replay(loaded, query_analyzer(fake_corpus.profile)))
+    assert report.same and report.replayed.outcome == "answer"
+
+
 def test_a_question_past_its_deadline_is_a_refusal_with_a_trace_that_replays(fake_corpus, tmp_path):
     import asyncio as aio
 

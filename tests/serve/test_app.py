@@ -100,6 +100,8 @@ def test_corpus_reports_what_is_ingested(app):
     ("POST", "/v1/answer", {"question": "   "}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x", "lang": "fr"}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x", "surprise": 1}, 422, "invalid_request"),
+    ("POST", "/v1/answer", {"question": "x", "options": {"include_trace": 0}}, 422, "invalid_request"),
+    ("POST", "/v1/answer", {"question": 7}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x" * 2001}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x", "collection": "other"}, 404, "unknown_collection"),
     ("GET", "/v1/traces/not-a-trace", None, 400, "invalid_trace_id"),

@@ -1,0 +1,36 @@
+"""The Ray Serve options: every deadline and limit in `runtime`, and one rule for Milvus Lite."""
+from __future__ import annotations
+
+import pytest
+
+from pipeline.errors import ConfigError
+from serve.config import RuntimeSettings, load_serve_config
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("profile", ["lite", "full-cpu", "gpu"])
+def test_every_profile_states_its_runtime_limits(profile):
+    runtime = load_serve_config(profile).runtime
+    assert isinstance(runtime, RuntimeSettings)
+    assert runtime.judge_timeout_s <= runtime.request_timeout_s  # a judge never outlives the question
+
+
+def _two_retrievers(profile: str):
+    cfg = load_serve_config(profile)
+    retriever = cfg.deployments["Retriever"].model_copy(update={"num_replicas": 2, "autoscaling_config": None})
+    return cfg.model_copy(update={"deployments": {**cfg.deployments, "Retriever": retriever}})
+
+
+@pytest.mark.parametrize("profile", ["lite", "gpu"])
+def test_a_milvus_lite_file_allows_one_retriever_a_server_allows_more(profile, tmp_path):
+    cfg = _two_retrievers(profile)
+    with pytest.raises(ConfigError, match="exactly one replica"):
+        cfg.check_retrievers(str(tmp_path / "milvus.db"))
+    cfg.check_retrievers("http://milvus:19530")  # a server: the retrievers scale out
+
+
+def test_the_shipped_lite_options_fit_milvus_lite_and_the_gpu_options_need_a_server(tmp_path):
+    load_serve_config("lite").check_retrievers(str(tmp_path / "milvus.db"))
+    with pytest.raises(ConfigError, match="SAKSI_MILVUS_URI"):  # autoscaled retrievers: a Milvus server
+        load_serve_config("gpu").check_retrievers(str(tmp_path / "milvus.db"))
