@@ -28,6 +28,7 @@ from ..ingest.near_dup import near_duplicate_pairs
 from ..ingest.prepare import DocumentPreparer, PreparedDocument
 from ..ingest.reader import source_hash
 from ..ingest.xrefs import Reference, resolve
+from ..responses import IngestResponse
 from ..text import embedding_text
 from ..types import Chunk, Document
 from .datadir import CorpusState
@@ -80,8 +81,6 @@ class IngestReport:
 
     def as_dict(self) -> dict:
         """The documented JSON (`saksi ingest --json`, `POST /v1/ingest`): pipeline/responses.py."""
-        from ..responses import IngestResponse
-
         return IngestResponse.of(self).model_dump(mode="json")
 
 
