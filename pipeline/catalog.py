@@ -11,8 +11,8 @@ from dataclasses import asdict
 
 from .corpus import Corpus
 from .errors import SaksiError
-from .responses import DocumentRow
 from .citations import cite_path
+from .responses import DocumentRow
 from .types import Document
 
 
@@ -37,7 +37,7 @@ def find_document(corpus: Corpus, query: str) -> Document:
 
 def listing(corpus: Corpus) -> list[DocumentRow]:
     """One row per document: number, year, title, version and counts."""
-    unresolved = Counter(r["doc_id"] for r in corpus.store.references() if r["status"] == "unresolved")
+    unresolved = corpus.store.unresolved_counts()
     related: dict[str, set[str]] = {}
     for _, _, a, b, _ in corpus.store.near_duplicates():
         related.setdefault(a, set()).add(b)

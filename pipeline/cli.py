@@ -15,10 +15,9 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from . import __version__
+from . import __version__, environment, render_corpus
 from .config import DEFAULT_PROFILE, load_profile
 from .corpus import Corpus
-from . import environment, render_corpus
 from .errors import SaksiError
 
 log = logging.getLogger("saksi")

@@ -203,6 +203,7 @@ class Orchestrator:
                                    ctx: AttemptContext) -> "_Attempt":
         """Generate from the context, run every gate, and record the attempt with its summary."""
         s = self.settings
+        chunks = ctx.chunks
         timings = dict(ctx.timings_ms)
         request = output = failure = failure_detail = None
         claims, calls = (), ()
@@ -222,15 +223,15 @@ class Orchestrator:
             timings["generate"] = _ms(t)
             if output is not None:
                 t = time.perf_counter()
-                v = await verify(output, ctx.chunks, ctx.paragraphs, ctx.scores, self.components.judge, s.judge,
+                v = await verify(output, chunks, ctx.paragraphs, ctx.scores, self.components.judge, s.judge,
                                  s.confidence, part=part_index)
                 timings["verify"] = _ms(t)
                 claims, calls, failure, failure_detail = v.claims, v.judge_calls, v.parse_error, v.parse_detail
-        enough = sufficiency(route, claims, ctx.chunks)
+        enough = sufficiency(route, claims, chunks)
         summary = AttemptSummary.of(claims, enough, failure, bool(ctx.context))
         trace = AttemptTrace(
             attempt=n, query=plan, candidates=ctx.candidates, reranked=ctx.reranked, referenced=ctx.referenced,
-            context=tuple(ctx.chunks), paragraphs=ctx.paragraphs, generator_request=request,
+            context=tuple(chunks), paragraphs=ctx.paragraphs, generator_request=request,
             generator_output=output, failure=failure, failure_detail=failure_detail, claims=claims,
             judge_calls=tuple(calls), sufficiency=enough, ok=summary.ok, timings_ms=timings)
         return _Attempt(trace, summary)

@@ -3,9 +3,9 @@
 `saksi ask --json`, `saksi batch`, `saksi ingest --json`, `saksi corpus ls --json` and the HTTP
 API (serve/api.py) all serialise through these models, so the documented fields (README,
 "ask --json"), the OpenAPI schema and what is actually sent cannot drift apart. The models
-are views built from the pipeline's frozen dataclasses (`AnswerResponse.of(result)`); the
-field names are the documented ones, kept even where the pipeline's own names differ
-(a citation's `source` is the chunk's rendition, `original` the ingested file).
+are views read from the pipeline's frozen dataclasses by attribute (`from_attributes`); where
+the documented name differs from the pipeline's own, `of` maps it (a citation's `source` is the
+chunk's rendition, a claim's `confidence` the composite's value).
 """
 from __future__ import annotations
 
@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .types import Band, CitationCheck, Conflict, NearestRecord, PartOutcome, Result, VerdictLabel, VerifiedClaim
+from .types import Band, CitationCheck, Result, VerdictLabel, VerifiedClaim
 
 if TYPE_CHECKING:
-    from .corpus import IngestReport
     from .replay import ReplayReport
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, from_attributes=True)
 
 
 # --- an answer ---------------------------------------------------------------------------------
@@ -82,11 +81,7 @@ class Claim(_Out):
         return cls(
             text=c.text, status=c.status, confidence=conf.value if conf else None, band=conf.band if conf else None,
             is_example=c.is_example, part=c.part, reasons=list(c.reasons),
-            verdict=VerdictOut(label=c.verdict.label, score=c.verdict.score, judge=c.verdict.judge) if c.verdict else None,
-            confidence_breakdown=(ConfidenceBreakdown(judge=conf.judge, retrieval=conf.retrieval,
-                                                      generator=conf.generator, weights=conf.weights, raw=conf.raw,
-                                                      cap=conf.cap) if conf else None),
-            citations=[Citation.of(x) for x in c.citations])
+            verdict=c.verdict, confidence_breakdown=conf, citations=[Citation.of(x) for x in c.citations])
 
 
 class ConflictOut(_Out):
@@ -94,10 +89,6 @@ class ConflictOut(_Out):
     detail: str            # both sides, with document, location and date
     claims: list[int]      # indexes into the answer's claims
     chunk_ids: list[str]
-
-    @classmethod
-    def of(cls, c: Conflict) -> "ConflictOut":
-        return cls(kind=c.kind, detail=c.detail, claims=list(c.claims), chunk_ids=list(c.chunk_ids))
 
 
 class PartOut(_Out):
@@ -109,11 +100,6 @@ class PartOut(_Out):
     reason: str | None
     missing_categories: list[str]
 
-    @classmethod
-    def of(cls, p: PartOutcome) -> "PartOut":
-        return cls(index=p.index, question=p.question, route=p.route, answered=p.answered,
-                   attempt_used=p.attempt_used, reason=p.reason, missing_categories=list(p.missing_categories))
-
 
 class NearestOut(_Out):
     chunk_id: str
@@ -122,11 +108,6 @@ class NearestOut(_Out):
     path: str | None
     text: str     # an excerpt
     score: float  # the rerank score
-
-    @classmethod
-    def of(cls, n: NearestRecord) -> "NearestOut":
-        return cls(chunk_id=n.chunk_id, document=n.document, location=n.location, path=n.path, text=n.text,
-                   score=n.score)
 
 
 class AnswerResponse(_Out):
@@ -150,10 +131,9 @@ class AnswerResponse(_Out):
     @classmethod
     def of(cls, r: Result) -> "AnswerResponse":
         return cls(outcome=r.outcome, question=r.question, lang=r.lang, claims=[Claim.of(c) for c in r.claims],
-                   conflicts=[ConflictOut.of(c) for c in r.conflicts], parts=[PartOut.of(p) for p in r.parts],
-                   retried=r.retried, reason_code=r.reason_code, reason=r.reason,
-                   missing_categories=list(r.missing_categories), nearest=[NearestOut.of(n) for n in r.nearest],
-                   trace_id=r.trace_id, trace_path=r.trace_path, not_in_corpus=list(r.not_in_corpus))
+                   conflicts=r.conflicts, parts=r.parts, retried=r.retried, reason_code=r.reason_code,
+                   reason=r.reason, missing_categories=r.missing_categories, nearest=r.nearest, trace_id=r.trace_id,
+                   trace_path=r.trace_path, not_in_corpus=r.not_in_corpus)
 
 
 def result_json(r: Result) -> dict:
@@ -182,14 +162,6 @@ class IngestResponse(_Out):
     total_documents: int
     total_chunks: int
     needs_ocr: dict[str, list[int]]  # file -> pages without a text layer (not read)
-
-    @classmethod
-    def of(cls, r: "IngestReport") -> "IngestResponse":
-        return cls(files=r.files, ingested=list(r.ingested), unchanged=list(r.unchanged),
-                   errors=[IngestErrorOut(path=e.path, reason=e.reason) for e in r.errors],
-                   chunks_written=r.chunks_written, embedded=r.embedded, removed_from_dense=r.removed_from_dense,
-                   total_documents=r.total_documents, total_chunks=r.total_chunks,
-                   needs_ocr={k: list(v) for k, v in r.needs_ocr.items()})
 
 
 class DocumentRow(_Out):

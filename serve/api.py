@@ -18,7 +18,6 @@ import asyncio
 import base64
 import binascii
 import logging
-from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import FastAPI
@@ -38,7 +37,8 @@ from pipeline.corpus import DataDir
 from pipeline.orchestrator import Components, Orchestrator
 from pipeline.responses import (AnswerResponse, CorpusResponse, DeploymentReadiness, ErrorResponse, Health,
                                 IngestResponse, Readiness, ReplayResponse)
-from pipeline.trace import Trace, dump_trace, load_trace
+from pipeline.errors import TraceError
+from pipeline.trace import Trace, load_trace
 
 from .config import RuntimeSettings
 from .handles import (HandleChunkSource, HandleDenseIndex, HandleGenerator, HandleJudge, HandleLexicalIndex,
@@ -200,11 +200,16 @@ class Ingress:
         return ApiError(503, "unavailable", f"{what} is not available right now ({type(e).__name__}); retry shortly",
                         {"Retry-After": str(self.runtime.retry_after_s)})
 
-    def _trace_file(self, trace_id: str) -> Path:
+    def _trace(self, trace_id: str) -> Trace:
+        """The trace with this id: 404 when there is none, 422 when its file cannot be read as a trace."""
         path = self.data_dir.traces / f"{trace_id}.json"
         if not path.is_file():
             raise ApiError(404, "not_found", f"no trace {trace_id}")
-        return path
+        try:
+            return load_trace(path)
+        except TraceError as e:
+            log.warning("trace %s unreadable: %s", trace_id, e)
+            raise ApiError(422, "unreadable_trace", f"trace {trace_id} is damaged and cannot be read") from None
 
     @app.get("/healthz", response_model=Health, summary="the ingress process is alive")
     async def healthz(self) -> Health:
@@ -243,20 +248,19 @@ class Ingress:
             raise self._unavailable("a pipeline component", e) from None
         finally:
             self.in_flight -= 1
-        answer = AnswerResponse.of(result)
-        return AnswerWithTrace(**dict(answer), trace=trace if body.options.include_trace else None)
+        return AnswerWithTrace.of(result).model_copy(update={"trace": trace if body.options.include_trace else None})
 
     @app.get("/v1/traces/{trace_id}", response_model=Trace, responses=ERRORS,
              summary="a trace, as written for the answer it explains")
-    async def get_trace(self, trace_id: Annotated[str, PathParam(pattern=TRACE_ID)]) -> dict:
-        return dump_trace(load_trace(self._trace_file(trace_id)))
+    async def get_trace(self, trace_id: Annotated[str, PathParam(pattern=TRACE_ID)]) -> Trace:
+        return self._trace(trace_id)
 
     @app.post("/v1/replay", response_model=ReplayResponse, responses=ERRORS,
               summary="re-run the gates on a trace's recorded generator output; same decision?")
     async def replay(self, body: ReplayRequest) -> ReplayResponse:
         from pipeline.replay import replay
 
-        report = await replay(load_trace(self._trace_file(body.trace_id)), self.analyzer)
+        report = await replay(self._trace(body.trace_id), self.analyzer)
         return ReplayResponse.of(report, body.trace_id)
 
     @app.get("/v1/corpus", response_model=CorpusResponse, responses=ERRORS,

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from pipeline import cli as base
-from pipeline.config import DEFAULT_PROFILE
 from pipeline import environment
+from pipeline.config import DEFAULT_PROFILE
 
 
 def _extend(sub: argparse._SubParsersAction) -> None:

@@ -270,4 +270,4 @@ class RetrieverDeployment:
                 self._handed_over = True
             report = await asyncio.to_thread(self.corpus.ingest, paths)
             self._load()
-            return IngestResponse.of(report)
+            return IngestResponse.model_validate(report)

@@ -81,7 +81,7 @@ class IngestReport:
 
     def as_dict(self) -> dict:
         """The documented JSON (`saksi ingest --json`, `POST /v1/ingest`): pipeline/responses.py."""
-        return IngestResponse.of(self).model_dump(mode="json")
+        return IngestResponse.model_validate(self).model_dump(mode="json")
 
 
 class Ingestor:

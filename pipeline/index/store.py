@@ -174,6 +174,10 @@ class ChunkStore:
                  "target_doc": r[5], "target_chunk": r[6], "target_label": r[7], "reason": r[8]}
                 for r in self._db.execute(q, (doc_id,) if doc_id else ())]
 
+    def unresolved_counts(self) -> dict[str, int]:
+        """Per document, how many of its references are unresolved (counted here, none read)."""
+        return dict(self._db.execute("SELECT doc_id, COUNT(*) FROM xrefs WHERE status = 'unresolved' GROUP BY doc_id"))
+
     def set_resolutions(self, rows: Sequence[tuple[str, int, str, str | None, str | None, str | None, str | None]]) -> None:
         """(chunk_id, ordinal, status, target_doc, target_chunk, target_label, reason) for each reference."""
         with self._db:

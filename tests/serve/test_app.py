@@ -88,6 +88,17 @@ def test_trace_and_replay(app):
     assert status == 200 and rep["same"] and rep["recorded"] == rep["replayed"] == "answer"
 
 
+def test_a_damaged_trace_file_is_a_typed_error_not_a_500(app, served_corpus):
+    data, _ = served_corpus
+    trace_id = "f" * 32
+    (data / "traces").mkdir(exist_ok=True)
+    (data / "traces" / f"{trace_id}.json").write_text("{not a trace", encoding="utf-8")
+    for method, path, body in (("GET", f"/v1/traces/{trace_id}", None), ("POST", "/v1/replay", {"trace_id": trace_id})):
+        status, got, _ = app.call(method, path, body)
+        assert status == 422 and got["error"]["type"] == "unreadable_trace", got
+        assert str(data) not in got["error"]["message"]  # no server path in what a caller sees
+
+
 def test_corpus_reports_what_is_ingested(app):
     status, body, _ = app.call("GET", "/v1/corpus")
     assert status == 200 and body["ready"] and body["documents"] >= 4
