@@ -86,6 +86,10 @@ def _get(obj: Any, *keys: str) -> Any:
     return obj
 
 
+def _dict(v: Any) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
 def _dicts(v: Any) -> list[dict]:
     return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
 
@@ -267,9 +271,23 @@ def _headline(report: dict) -> str:
             f"basis displayed): {verdict}</p><dl class=\"cards\">{body}</dl>")
 
 
-def _reliability(bins: list[dict]) -> str:
+def _count_bars(p: _Plot, bins: list[dict]) -> str:
+    """Light bars along the bottom of a reliability diagram: how many items each bin holds."""
+    got = [b for b in bins if _isnum(b.get("n")) and b["n"] > 0 and _isnum(b.get("lo")) and _isnum(b.get("hi"))]
+    top = max((b["n"] for b in got), default=0)
+    out = []
+    for b in got:
+        n, x0, x1 = b["n"], p.x(b["lo"]), p.x(b["hi"])
+        h = 0.3 * p.h * n / top
+        out.append(f'<rect x="{x0:.1f}" y="{p.y0 + p.h - h:.1f}" width="{x1 - x0:.1f}" height="{h:.1f}" '
+                   f'fill="#8c959f" fill-opacity=".25"><title>n={n}</title></rect>')
+    return "".join(out)
+
+
+def _reliability(bins: list[dict], label: str = "Reliability diagram", counts: bool = False) -> str:
     p = _Plot(60, 15, 300, 240)
     out = [_axes(p, _pct_ticks(), _pct_ticks(), "mean confidence", "accuracy"),
+           _count_bars(p, bins) if counts else "",
            _polyline(p, [(0, 0), (1, 1)], "#8c959f", dash=True)]
     pts = [(b["mean_confidence"], b["accuracy"], b.get("n")) for b in bins
            if _isnum(b.get("n")) and b["n"] > 0 and _isnum(b.get("mean_confidence")) and _isnum(b.get("accuracy"))]
@@ -280,7 +298,7 @@ def _reliability(bins: list[dict]) -> str:
         out.append(f'<circle cx="{p.x(c):.1f}" cy="{p.y(a):.1f}" r="{r:.1f}" fill="{_GATED}" fill-opacity=".5">'
                    f"<title>{_e(f'conf {c:.2f}, acc {a:.2f}, n={n}')}</title></circle>")
         out.append(_text(p.x(c) + r + 2, p.y(a) - 3, f"n={n}"))
-    return _svg(440, 300, "Reliability diagram", "".join(out))
+    return _svg(440, 300, label, "".join(out))
 
 
 def _calibration(report: dict) -> str:
@@ -320,6 +338,82 @@ def _tradeoff(report: dict) -> str:
         out += [_line(p.x(op), p.y0, p.x(op), p.y0 + p.h, "#1f2328", ' stroke-dasharray="3,3" stroke-width="1.5"'),
                 _text(p.x(op) + 4, p.y0 + 12, f"operating point {op:.2f}")]
     return f"<h2>Threshold trade-off</h2>{_svg(640, 310, 'Threshold trade-off', ''.join(out))}"
+
+
+def _truth_cards(t: dict) -> str:
+    ref, ece = _dict(t.get("refusal")), _dict(t.get("ece"))
+    score = t.get("score")
+    cards = [
+        ("truthfulness (+1 / 0 / −1)", f"{score:+.3f}" if _isnum(score) else DASH),
+        ("correct / wrong / refused", " / ".join(_num(t.get(k)) for k in ("correct_answers", "wrong_answers",
+                                                                          "refusals"))),
+        ("answered unanswerable", _num(t.get("answered_unanswerable"))),
+        ("answer precision", _pct(t.get("answer_precision"))),
+        ("refusal precision / recall / F1", " / ".join(_pct(ref.get(k)) for k in ("precision", "recall", "f1"))),
+        ("claims holding a gold answer",
+         f'{_pct(_get(t, "claims", "precision"))} of {_num(_get(t, "claims", "shown"))}'),
+        (f'ECE claims / answers ({_num(ece.get("bins"))} bins)',
+         " / ".join(_num(ece.get(k), 3) for k in ("claims", "answers"))),
+    ]
+    body = "".join(f'<div class="card"><dt>{k}</dt><dd>{v}</dd></div>' for k, v in cards)
+    return f'<dl class="cards">{body}</dl>'
+
+
+def _band_table(t: dict, report: dict) -> str:
+    """Claim-level precision per band beside the answer-level accuracy of calibration()."""
+    answers = {str(b.get("band")): b for b in _dicts(_get(report, "calibration", "bands"))}
+    trs = []
+    for b in _dicts(t.get("bands")):
+        a = answers.get(str(b.get("band"))) or {}
+        trs.append(f'<tr><td>{_txt(b.get("band"))}</td><td class="n">{_num(b.get("claims"))}</td>'
+                   f'<td class="n">{_num(b.get("correct"))}</td><td class="n">{_pct(b.get("precision"))}</td>'
+                   f'<td class="n">{_num(a.get("answered"))}</td><td class="n">{_pct(a.get("accuracy"))}</td></tr>')
+    if not trs:
+        return "<p>No bands.</p>"
+    return ("<table><thead><tr><th>band</th><th>claims shown</th><th>holding a gold answer</th><th>precision</th>"
+            "<th>answers (top claim)</th><th>answer accuracy</th></tr></thead>"
+            f"<tbody>{''.join(trs)}</tbody></table>")
+
+
+def _risk_coverage(points: list[dict]) -> str:
+    pts = [q for q in points if _isnum(q.get("coverage"))]
+    if not pts:
+        return "<p>No answered question: no risk–coverage curve.</p>"
+    p = _Plot(60, 30, 540, 240, (0.0, 1.0), (-1.0, 1.0))
+    yticks = [(v, f"{v:g}") for v in (-1.0, -0.5, 0.0, 0.5, 1.0)]
+    series = [("precision", "answer precision", "#7c3aed"), ("truthfulness", "truthfulness", "#15803d")]
+    out = [_axes(p, _pct_ticks(), yticks, "coverage (share of all questions answered)", "value"),
+           _line(p.x0, p.y(0), p.x0 + p.w, p.y(0), "#8c959f"),
+           _legend(10, 15, [(name, color) for _, name, color in series])]
+    for key, _, color in series:
+        xy = [(q["coverage"], q[key]) for q in pts if _isnum(q.get(key))]
+        if len(xy) > 1:
+            out.append(_polyline(p, xy, color))
+        out += [f'<circle cx="{p.x(a):.1f}" cy="{p.y(b):.1f}" r="2.5" fill="{color}"/>' for a, b in xy]
+    last = pts[-1]
+    x, label = p.x(last["coverage"]), f'as run: threshold {_num(last.get("threshold"), 2)}'
+    anchor, dx = ("end", -4) if x > p.x0 + p.w / 2 else ("start", 4)
+    out += [_line(x, p.y0, x, p.y0 + p.h, "#1f2328", ' stroke-dasharray="3,3"'),
+            _text(x + dx, p.y0 + 12, label, anchor)]
+    return _svg(640, 310, "Risk–coverage curve", "".join(out))
+
+
+def _truthfulness(report: dict) -> str:
+    t = report.get("truthfulness")
+    head = "<h2>Truthfulness: do shown answers answer?</h2>"
+    if not isinstance(t, dict):
+        return f"{head}<p>No truthfulness data.</p>"
+    rel = _dicts(_get(report, "reliability", "claims"))
+    return "".join([
+        head, _truth_cards(t), "<h3>Precision per band (claims) and accuracy per band (answers)</h3>",
+        _band_table(t, report),
+        "<h3>Risk–coverage</h3><p>Answering only when the top confidence reaches a threshold, refusing "
+        "otherwise: one point per threshold, the last point is the run as it was.</p>",
+        _risk_coverage(_dicts(report.get("risk_coverage"))),
+        "<h3>Reliability of shown claims</h3><p>Per confidence bin: mean composite confidence against the share "
+        "of claims holding a gold answer; grey bars: claims per bin; dashed: perfect calibration.</p>",
+        _reliability(rel, "Reliability of shown claims", counts=True) if rel else "<p>No claims shown.</p>",
+    ])
 
 
 def _reason_chart(title: str, counts: Any) -> str:
@@ -398,7 +492,14 @@ unanswerable questions. <b>Quote exactness</b>: share of displayed quotes found 
 normalisation.
 <b>Numbers without basis displayed</b>: figures in displayed claims that their verified quotes do not back.
 <b>Ungated</b>: the same retrieval and the same generator output from the first attempt, shown without the
-gates: no corrective retry, nothing refused, nothing demoted.</p></div>"""
+gates: no corrective retry, nothing refused, nothing demoted.
+<b>Truthfulness</b>: the mean over all questions of +1 for a correct answer, 0 for a refusal, −1 for a wrong
+answer or any answer to an unanswerable question. <b>Answer precision</b>: correct answers ÷ answered questions.
+<b>Refusal precision / recall / F1</b>: a refusal of an unanswerable question is a true positive.
+<b>Claim precision</b>: shown supported claims of answered questions with a verified quote holding a gold answer
+÷ those claims (a claim answering an unanswerable question is wrong). <b>ECE</b>: over 10 equal-width bins,
+Σ (items in bin ÷ items) × |accuracy − mean confidence|; for claims, composite confidence vs holding a gold
+answer; for answers, the top claim's confidence vs the question answered correctly.</p></div>"""
 
 
 def render_html(report: dict, rows: list[dict]) -> str:
@@ -411,7 +512,7 @@ def render_html(report: dict, rows: list[dict]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1>", _meta(report), _comparison(report), _headline(report),
-        _calibration(report), _tradeoff(report), "<h2>Reasons</h2>",
+        _truthfulness(report), _calibration(report), _tradeoff(report), "<h2>Reasons</h2>",
         _reason_chart("Refusal reasons", metrics.get("refusal_reasons")),
         _reason_chart("Demotion reasons", metrics.get("demotion_reasons")),
         _recall(report), _questions(rows), _FOOTNOTE, f"<script>{_SCRIPT}</script></body></html>",

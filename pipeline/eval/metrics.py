@@ -1,4 +1,4 @@
-"""Scoring: one row per question, then the run's metrics, calibration and trade-off.
+"""Scoring: one row per question, then the run's metrics, calibration, trade-off and truthfulness.
 
 A row is plain JSON (it is written to questions.jsonl and read by the HTML report), so
 every number in a report can be recomputed from the rows alone. Metric keys are
@@ -132,6 +132,21 @@ def gates_changed(rows: Sequence[dict]) -> int:
                                                                                  r["ungated"]["correct"]))
 
 
+def _bin_of(confidence: float, n_bins: int) -> int:
+    """Equal-width bins on [0, 1]: lo ≤ c < hi, the last bin also holds 1.0."""
+    return next((i for i in range(n_bins) if confidence < (i + 1) / n_bins), n_bins - 1)
+
+
+def _bins(pairs: Sequence[tuple[float, bool]], n_bins: int) -> list[dict]:
+    """(confidence, correct) pairs in equal-width bins: count, mean confidence, accuracy."""
+    grouped: list[list[tuple[float, bool]]] = [[] for _ in range(n_bins)]
+    for c, ok in pairs:
+        grouped[_bin_of(c, n_bins)].append((c, ok))
+    return [{"lo": i / n_bins, "hi": (i + 1) / n_bins, "n": len(got),
+             "mean_confidence": round(sum(c for c, _ in got) / len(got), 4) if got else None,
+             "accuracy": _rate(sum(1 for _, ok in got if ok), len(got))} for i, got in enumerate(grouped)]
+
+
 def calibration(rows: Sequence[dict], n_bins: int = 20) -> dict:
     """Does a higher band mean a more often correct answer? Over every answered question
     (an answered unanswerable question is wrong)."""
@@ -141,14 +156,7 @@ def calibration(rows: Sequence[dict], n_bins: int = 20) -> dict:
         got = [r for r in answered if r["band"] == band]
         ok = sum(1 for r in got if r["correct"])
         bands.append({"band": band, "answered": len(got), "correct": ok, "accuracy": _rate(ok, len(got))})
-    bins = []
-    for i in range(n_bins):
-        lo, hi = i / n_bins, (i + 1) / n_bins
-        got = [r for r in answered if lo <= r["confidence"] < hi or (i == n_bins - 1 and r["confidence"] == 1.0)]
-        bins.append({"lo": lo, "hi": hi, "n": len(got),
-                     "mean_confidence": round(sum(r["confidence"] for r in got) / len(got), 4) if got else None,
-                     "accuracy": _rate(sum(1 for r in got if r["correct"]), len(got))})
-    return {"bands": bands, "bins": bins}
+    return {"bands": bands, "bins": _bins([(r["confidence"], r["correct"]) for r in answered], n_bins)}
 
 
 def tradeoff(rows: Sequence[dict], step: float = 0.05) -> list[dict]:
@@ -170,4 +178,98 @@ def tradeoff(rows: Sequence[dict], step: float = 0.05) -> list[dict]:
                     "abstention_recall": _rate(len(imp) - answered_imp, len(imp)),
                     "answered_unanswerable_rate": _rate(answered_imp, len(imp)),
                     "precision": _rate(correct, len(answered))})
+    return out
+
+
+# --------------------------------------------------------------------------- do shown answers answer?
+
+
+def _right(r: dict) -> bool:
+    """An answered question answered correctly (an answer to an unanswerable question never is)."""
+    return r["outcome"] == "answer" and r["answerable"] and r["correct"]
+
+
+def shown_claims(rows: Sequence[dict]) -> list[dict]:
+    """Every supported claim of an answered question, in order; one answering an unanswerable
+    question is wrong whatever it quotes."""
+    return [{**c, "correct": bool(c["correct"]) and r["answerable"]}
+            for r in rows if r["outcome"] == "answer" for c in r.get("shown_claims") or ()]
+
+
+def _claim_pairs(rows: Sequence[dict]) -> list[tuple[float, bool]]:
+    return [(c["confidence"], c["correct"]) for c in shown_claims(rows) if c["confidence"] is not None]
+
+
+def _answer_pairs(rows: Sequence[dict]) -> list[tuple[float, bool]]:
+    return [(r["confidence"], _right(r)) for r in rows if r["outcome"] == "answer" and r["confidence"] is not None]
+
+
+def ece(pairs: Sequence[tuple[float, bool]], n_bins: int = 10) -> float | None:
+    """Expected calibration error: Σ over equal-width bins of (n_b / N)·|accuracy_b − mean confidence_b|."""
+    if not pairs:
+        return None
+    gap = [0.0] * n_bins
+    for c, ok in pairs:
+        gap[_bin_of(c, n_bins)] += float(ok) - c
+    return round(sum(abs(g) for g in gap) / len(pairs), 4)
+
+
+def claim_bands(rows: Sequence[dict]) -> list[dict]:
+    """Per band, the claims shown with it and the share that hold a gold answer."""
+    claims = shown_claims(rows)
+    out = []
+    for band in BANDS:
+        got = [c for c in claims if c["band"] == band]
+        ok = sum(1 for c in got if c["correct"])
+        out.append({"band": band, "claims": len(got), "correct": ok, "precision": _rate(ok, len(got))})
+    return out
+
+
+def truthfulness(rows: Sequence[dict], n_bins: int = 10) -> dict:
+    """CRAG-style: +1 a correct answer, 0 a refusal, −1 a wrong answer or any answer to an
+    unanswerable question; with the answer and refusal precision behind it and the claims' bands."""
+    ans, imp = _split(rows)
+    correct = sum(1 for r in rows if _right(r))
+    answered = sum(1 for r in rows if r["outcome"] == "answer")
+    wrong = answered - correct
+    tp = sum(1 for r in imp if r["outcome"] != "answer")                     # unanswerable, refused
+    fp = sum(1 for r in ans if r["outcome"] != "answer")                     # answerable, refused
+    claims = shown_claims(rows)
+    right_claims = sum(1 for c in claims if c["correct"])
+    return {
+        "score": _rate(correct - wrong, len(rows)),
+        "questions": len(rows), "correct_answers": correct, "wrong_answers": wrong,
+        "answered_unanswerable": len(imp) - tp, "refusals": len(rows) - answered,
+        "answer_precision": _rate(correct, answered),
+        "refusal": {"precision": _rate(tp, tp + fp), "recall": _rate(tp, len(imp)),
+                    "f1": _rate(2 * tp, 2 * tp + fp + (len(imp) - tp))},
+        "claims": {"shown": len(claims), "correct": right_claims, "precision": _rate(right_claims, len(claims))},
+        "bands": claim_bands(rows),
+        "ece": {"bins": n_bins, "claims": ece(_claim_pairs(rows), n_bins), "answers": ece(_answer_pairs(rows), n_bins)},
+    }
+
+
+def reliability(rows: Sequence[dict], n_bins: int = 10) -> dict:
+    """The reliability diagrams' data: shown claims (composite confidence vs holding a gold
+    answer) and answered questions (top confidence vs answered correctly), in equal-width bins."""
+    return {"claims": _bins(_claim_pairs(rows), n_bins), "answers": _bins(_answer_pairs(rows), n_bins)}
+
+
+def risk_coverage(rows: Sequence[dict]) -> list[dict]:
+    """Answer only when the top confidence reaches t, otherwise refuse. One point per distinct
+    top confidence of an answered question (4 places), highest first, so coverage only grows;
+    the last point is the run as it was."""
+    answered = sorted((r for r in rows if r["outcome"] == "answer"),
+                      key=lambda r: round(r["confidence"] or 0.0, 4), reverse=True)
+    out: list[dict] = []
+    correct = 0
+    for i, r in enumerate(answered):
+        correct += _right(r)
+        t = round(r["confidence"] or 0.0, 4)
+        if i + 1 < len(answered) and round(answered[i + 1]["confidence"] or 0.0, 4) == t:
+            continue  # ties enter together
+        kept, wrong = i + 1, i + 1 - correct
+        out.append({"threshold": t, "answered": kept, "correct": correct, "wrong": wrong,
+                    "coverage": _rate(kept, len(rows)), "precision": _rate(correct, kept),
+                    "truthfulness": _rate(correct - wrong, len(rows))})
     return out

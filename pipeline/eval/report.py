@@ -5,16 +5,39 @@ from pathlib import Path
 
 # the keys of `saksi eval --json` (documented in docs/evaluation.md)
 JSON_KEYS = ("saksi_version", "created_at", "dataset", "limit", "profile", "components", "corpus", "metrics",
-             "ungated", "gates_changed", "contract", "operating_point", "files")
+             "truthfulness", "ungated", "gates_changed", "contract", "operating_point", "files")
 
 
 def json_view(report: dict) -> dict:
-    """The run's metrics as one object; plots' data (calibration, trade-off) stay in report.json."""
+    """The run's metrics as one object; plots' data (calibration, trade-off, risk–coverage,
+    reliability) stay in report.json."""
     return {k: report[k] for k in JSON_KEYS if k in report}
 
 
 def _pct(v) -> str:
     return "–" if v is None else f"{100 * v:.1f}%"
+
+
+def _num(v, fmt: str) -> str:
+    return "–" if v is None else format(v, fmt)
+
+
+def truthfulness_text(t: dict | None) -> list[str]:
+    """Do shown answers answer: the CRAG-style score, the precisions behind it, the bands, ECE."""
+    if not t:
+        return []
+    r, c, e = t["refusal"], t["claims"], t["ece"]
+    bands = ", ".join(f"{b['band']} {_pct(b['precision'])} of {b['claims']}" for b in t["bands"])
+    return [
+        f"truthfulness {_num(t['score'], '+.3f')} (+1 correct answer, 0 refusal, −1 wrong answer): "
+        f"{t['correct_answers']} correct, {t['wrong_answers']} wrong ({t['answered_unanswerable']} to an "
+        f"unanswerable question), {t['refusals']} refusals",
+        f"answer precision {_pct(t['answer_precision'])}; refusal precision {_pct(r['precision'])}, "
+        f"recall {_pct(r['recall'])}, F1 {_pct(r['f1'])}",
+        f"claims shown {c['shown']}, holding a gold answer {_pct(c['precision'])}; per band: {bands}",
+        f"ECE ({e['bins']} bins) claims {_num(e['claims'], '.3f')}, answers {_num(e['answers'], '.3f')}",
+        "",
+    ]
 
 
 def eval_text(report: dict, out: Path) -> str:
@@ -40,6 +63,7 @@ def eval_text(report: dict, out: Path) -> str:
         "retrieval recall (" + rr["basis"] + ") " + ", ".join(f"@{k} {_pct(v)}" for k, v in rr["at"].items()),
         f"latency p50 {m['latency_ms']['p50']} ms, p95 {m['latency_ms']['p95']} ms",
         "",
+        *truthfulness_text(report.get("truthfulness")),
         "contract: quote exactness " + _pct(m["quote_exactness"]) + f" of {m['quotes_checked']} quotes, "
         f"{m['numbers_without_basis_displayed']} numbers without basis displayed — "
         + ("OK" if all(report["contract"].values()) else "BROKEN"),

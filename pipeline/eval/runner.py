@@ -18,9 +18,10 @@ import hashlib
 import json
 import logging
 import shutil
+import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TextIO
 
 import yaml
 
@@ -148,6 +149,15 @@ def _displayed(claims: tuple[VerifiedClaim, ...], checker: SourceChecker, golds:
             "unsupported": sum(1 for c in shown if c.status != "supported")}
 
 
+def _shown_claims(supported: list[VerifiedClaim], q: Question) -> list[dict]:
+    """Each supported claim's confidence and band, and whether one of its verified quotes holds a
+    gold answer (a claim answering an unanswerable question never does)."""
+    return [{"confidence": c.confidence.value if c.confidence else None,
+             "band": c.confidence.band if c.confidence else None,
+             "correct": q.answerable and any(contains_answer(x.quote, q.golds) for x in c.citations if x.ok)}
+            for c in supported]
+
+
 def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker: SourceChecker,
           by_passage: bool, trace_rel: str | None) -> dict:
     """One question's row."""
@@ -168,6 +178,7 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
         "correct": (answered and gated["correct"]) if q.answerable else not answered,
         "correct_top1": answered and q.answerable and top1,
         "confidence": top, "band": band, "reason_code": result.reason_code, "quote": first_quote,
+        "shown_claims": _shown_claims(supported, q),
         "supported_claims": len(supported), "demoted_claims": len(result.claims) - len(supported),
         "demotion_reasons": [r.split(":", 1)[0] for c in result.claims if c.status != "supported" for r in c.reasons],
         "retried": result.retried, "quotes_checked": gated["quotes_checked"], "quotes_exact": gated["quotes_exact"],
@@ -183,17 +194,58 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
     }
 
 
-async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say) -> list[dict]:
-    rows = []
-    for i, q in enumerate(questions, 1):
-        t = time.perf_counter()
-        result, trace = await orchestrator.run(q.question)
-        latency = (time.perf_counter() - t) * 1000
-        rel = Path(result.trace_path).relative_to(out).as_posix() if result.trace_path else None
-        rows.append(score(q, result, trace, latency, checker, by_passage, rel))
-        if i % 50 == 0 or i == len(questions):
-            ok = sum(r["correct"] for r in rows)
-            say(f"  {i}/{len(questions)} questions, {ok} correct so far")
+class ProgressBar:
+    """One self-redrawing line on stderr while questions are asked, only when stderr is a
+    terminal: stdout carries the report (pure JSON with --json), and a log file gets no
+    carriage returns. Not a terminal: nothing is drawn and the caller says milestones instead."""
+
+    def __init__(self, total: int, stream: TextIO | None = None, width: int = 28):
+        self.stream = stream if stream is not None else sys.stderr
+        self.total, self.width = total, width
+        isatty = getattr(self.stream, "isatty", None)
+        self.on = bool(total) and callable(isatty) and bool(isatty())
+        self._start = time.perf_counter()
+        self._drawn: float | None = None  # when the line was last drawn
+        self._longest = 0
+
+    def update(self, done: int, correct: int) -> None:
+        now = time.perf_counter()
+        if not self.on or (self._drawn is not None and now - self._drawn < 0.1 and done < self.total):
+            return
+        self._drawn = now
+        filled = self.width * done // self.total
+        rate = done / max(now - self._start, 1e-9)
+        eta = (self.total - done) / rate if rate else 0.0
+        line = (f"  [{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} questions, "
+                f"{correct} correct, {rate:.1f}/s, {eta:.0f}s left")
+        self.stream.write("\r" + line.ljust(self._longest))  # a shorter line covers the longer one before it
+        self._longest = max(self._longest, len(line))
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._drawn is not None:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say,
+                   bar: ProgressBar | None = None) -> list[dict]:
+    rows: list[dict] = []
+    correct = 0
+    bar = bar or ProgressBar(len(questions))
+    try:
+        for i, q in enumerate(questions, 1):
+            t = time.perf_counter()
+            result, trace = await orchestrator.run(q.question)
+            latency = (time.perf_counter() - t) * 1000
+            rel = Path(result.trace_path).relative_to(out).as_posix() if result.trace_path else None
+            rows.append(score(q, result, trace, latency, checker, by_passage, rel))
+            correct += rows[-1]["correct"]
+            bar.update(i, correct)
+            if not bar.on and (i % 50 == 0 or i == len(questions)):
+                say(f"  {i}/{len(questions)} questions, {correct} correct so far")
+    finally:
+        bar.close()
     return rows
 
 
@@ -232,11 +284,14 @@ def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = Non
         "components": orchestrator.components.names(),
         "corpus": corpus_info,
         "metrics": gated,
+        "truthfulness": metrics.truthfulness(rows),
         "ungated": ungated,
         "comparison": metrics.comparison(gated, ungated, rows),
         "gates_changed": metrics.gates_changed(rows),
         "calibration": metrics.calibration(rows),
         "tradeoff": metrics.tradeoff(rows),
+        "risk_coverage": metrics.risk_coverage(rows),
+        "reliability": metrics.reliability(rows),
         "operating_point": s.confidence.min_supported,
         "contract": {"quote_exactness_100": gated["quote_exactness"] in (None, 1.0),
                      "no_number_without_basis": gated["numbers_without_basis_displayed"] == 0},

@@ -61,6 +61,30 @@ def _report() -> dict:
              "answered_unanswerable_rate": 0.0, "precision": 0.5},
         ],
         "operating_point": 0.5,
+        "truthfulness": {
+            "score": -0.1429, "questions": 7, "correct_answers": 2, "wrong_answers": 3, "answered_unanswerable": 1,
+            "refusals": 2, "answer_precision": 0.4,
+            "refusal": {"precision": 0.5, "recall": 0.5, "f1": 0.5},
+            "claims": {"shown": 6, "correct": 2, "precision": 0.3333},
+            "bands": [{"band": "TINGGI", "claims": 4, "correct": 2, "precision": 0.5},
+                      {"band": "SEDANG", "claims": 2, "correct": 0, "precision": 0.0},
+                      {"band": "RENDAH", "claims": 0, "correct": 0, "precision": None}],
+            "ece": {"bins": 10, "claims": 0.4217, "answers": 0.384},
+        },
+        "risk_coverage": [
+            {"threshold": 0.95, "answered": 1, "correct": 1, "wrong": 0, "coverage": 0.1429, "precision": 1.0,
+             "truthfulness": 0.1429},
+            {"threshold": 0.85, "answered": 3, "correct": 2, "wrong": 1, "coverage": 0.4286, "precision": 0.6667,
+             "truthfulness": 0.1429},
+            {"threshold": 0.62, "answered": 5, "correct": 2, "wrong": 3, "coverage": 0.7143, "precision": 0.4,
+             "truthfulness": -0.1429},
+        ],
+        "reliability": {
+            "claims": [{"lo": 0.6, "hi": 0.7, "n": 2, "mean_confidence": 0.63, "accuracy": 0.0},
+                       {"lo": 0.8, "hi": 0.9, "n": 1, "mean_confidence": 0.85, "accuracy": 0.0},
+                       {"lo": 0.9, "hi": 1.0, "n": 3, "mean_confidence": 0.93, "accuracy": 0.6667}],
+            "answers": [],
+        },
     }
 
 
@@ -222,3 +246,48 @@ def test_empty_report_renders_dashes():
     sparse["operating_point"] = None
     page = render_html(sparse, [{"id": "only"}])
     assert "–" in page and "only" in page
+
+
+TRUTH = "Truthfulness"
+
+
+@pytest.mark.unit
+def test_truthfulness_section_cards_and_band_table():
+    page = _section(render_html(_report(), _rows()), TRUTH)
+    assert "-0.143" in page and "2 / 3 / 2" in page                     # score; correct / wrong / refused
+    assert "40.0%" in page and "50.0% / 50.0% / 50.0%" in page             # answer precision; refusal P / R / F1
+    assert "33.3% of 6" in page and "0.422 / 0.384" in page and "(10 bins)" in page   # claims; ECE
+    band = re.search(r"<tr><td>TINGGI</td>(.*?)</tr>", page).group(1)
+    # claim level (4 shown, 2 right, 50%) beside the answer-level table (1 answered, 100%)
+    assert band == ('<td class="n">4</td><td class="n">2</td><td class="n">50.0%</td>'
+                    '<td class="n">1</td><td class="n">100.0%</td>')
+    assert re.search(r"<tr><td>RENDAH</td>.*?–", page)
+
+
+@pytest.mark.unit
+def test_truthfulness_section_has_risk_coverage_and_reliability_charts():
+    page = _section(render_html(_report(), _rows()), TRUTH)
+    assert page.count("<svg") == 2
+    assert 'aria-label="Risk–coverage curve"' in page and "as run: threshold 0.62" in page
+    assert "answer precision" in page and "coverage (share of all questions answered)" in page
+    rel = page[page.index('aria-label="Reliability of shown claims"'):]
+    assert "stroke-dasharray" in rel                                      # the y=x diagonal
+    assert rel.count("<circle") == 3 and "n=3" in rel and "<title>n=3</title></rect>" in rel  # points and counts
+
+
+@pytest.mark.unit
+def test_truthfulness_section_degrades():
+    report = _report()
+    report["risk_coverage"] = []
+    report["reliability"] = {"claims": "bad"}
+    report["truthfulness"]["refusal"] = "bad"
+    report["truthfulness"]["bands"] = None
+    page = render_html(report, _rows())
+    section = _section(page, TRUTH)
+    assert "No answered question" in section and "No claims shown" in section and "No bands" in section
+    assert "– / – / –" in section
+    del report["truthfulness"]
+    assert "No truthfulness data" in _section(render_html(report, _rows()), TRUTH)
+    parser = _Balance()
+    parser.feed(page)
+    assert parser.errors == [] and parser.stack == []
