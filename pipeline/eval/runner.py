@@ -18,10 +18,9 @@ import hashlib
 import json
 import logging
 import shutil
-import sys
 import time
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable
 
 import yaml
 
@@ -29,6 +28,7 @@ from .. import __version__
 from ..config import Profile
 from ..corpus import Corpus
 from ..numbers import figures_without_basis
+from ..progress import ProgressBar
 from ..text import contains_normalised
 from ..trace import Trace
 from ..types import Result, VerifiedClaim
@@ -194,45 +194,11 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
     }
 
 
-class ProgressBar:
-    """One self-redrawing line on stderr while questions are asked, only when stderr is a
-    terminal: stdout carries the report (pure JSON with --json), and a log file gets no
-    carriage returns. Not a terminal: nothing is drawn and the caller says milestones instead."""
-
-    def __init__(self, total: int, stream: TextIO | None = None, width: int = 28):
-        self.stream = stream if stream is not None else sys.stderr
-        self.total, self.width = total, width
-        isatty = getattr(self.stream, "isatty", None)
-        self.on = bool(total) and callable(isatty) and bool(isatty())
-        self._start = time.perf_counter()
-        self._drawn: float | None = None  # when the line was last drawn
-        self._longest = 0
-
-    def update(self, done: int, correct: int) -> None:
-        now = time.perf_counter()
-        if not self.on or (self._drawn is not None and now - self._drawn < 0.1 and done < self.total):
-            return
-        self._drawn = now
-        filled = self.width * done // self.total
-        rate = done / max(now - self._start, 1e-9)
-        eta = (self.total - done) / rate if rate else 0.0
-        line = (f"  [{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} questions, "
-                f"{correct} correct, {rate:.1f}/s, {eta:.0f}s left")
-        self.stream.write("\r" + line.ljust(self._longest))  # a shorter line covers the longer one before it
-        self._longest = max(self._longest, len(line))
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self._drawn is not None:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say,
                    bar: ProgressBar | None = None) -> list[dict]:
     rows: list[dict] = []
     correct = 0
-    bar = bar or ProgressBar(len(questions))
+    bar = bar or ProgressBar(len(questions), "questions")
     try:
         for i, q in enumerate(questions, 1):
             t = time.perf_counter()
@@ -241,7 +207,7 @@ async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say,
             rel = Path(result.trace_path).relative_to(out).as_posix() if result.trace_path else None
             rows.append(score(q, result, trace, latency, checker, by_passage, rel))
             correct += rows[-1]["correct"]
-            bar.update(i, correct)
+            bar.update(i, f"{correct} correct")
             if not bar.on and (i % 50 == 0 or i == len(questions)):
                 say(f"  {i}/{len(questions)} questions, {correct} correct so far")
     finally:

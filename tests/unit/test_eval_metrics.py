@@ -8,7 +8,8 @@ import pytest
 
 from pipeline.eval import metrics
 from pipeline.eval.datasets import Question
-from pipeline.eval.runner import ProgressBar, SourceChecker, score
+from pipeline.eval.runner import SourceChecker, score
+from pipeline.progress import ProgressBar
 from pipeline.types import CitationCheck, Confidence, Result, VerifiedClaim
 
 pytestmark = pytest.mark.unit
@@ -233,16 +234,16 @@ class _Tty(io.StringIO):
 
 def test_progress_bar_draws_one_line_on_a_terminal_only():
     tty = _Tty()
-    bar = ProgressBar(4, stream=tty, width=8)
-    bar.update(1, 1)
-    bar.update(4, 3)  # the last update is always drawn
+    bar = ProgressBar(4, "questions", stream=tty, width=8)
+    bar.update(1, "1 correct")
+    bar.update(4, "3 correct")  # the last update is always drawn
     bar.close()
     out = tty.getvalue()
     assert out.startswith("\r  [##......] 1/4 questions, 1 correct")
     assert "\r  [########] 4/4 questions, 3 correct" in out
     assert out.endswith("\n") and out.count("\n") == 1
     plain = io.StringIO()
-    bar = ProgressBar(4, stream=plain)
-    bar.update(4, 4)
+    bar = ProgressBar(4, "questions", stream=plain)
+    bar.update(4, "4 correct")
     bar.close()
     assert not bar.on and plain.getvalue() == ""
