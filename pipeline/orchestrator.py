@@ -30,7 +30,7 @@ from .query import Part, QueryPlanner, decompose
 from .retrieval import HybridRetriever, order_versions
 from .scope import Scope, question_scope
 from .trace import TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
-from .types import Candidate, Chunk, ContextItem, GenerationRequest, PartOutcome, QueryPlan, Result
+from .types import Candidate, Chunk, ContextItem, ContextLink, GenerationRequest, PartOutcome, QueryPlan, Result
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,7 @@ class AttemptContext:
     referenced: tuple[str, ...]        # chunk ids added because the context's cross-references point at them
     context: tuple[Candidate, ...]     # what the generator reads: the top reranked, then the referenced
     paragraphs: dict[str, str]         # chunk id -> the full paragraph the judge reads
+    links: dict[str, tuple[ContextLink, ...]] = field(default_factory=dict)  # chunk id -> its references into the context
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -189,15 +190,18 @@ class Orchestrator:
         reranked = order_versions(reranked, self.settings.reranker.authority_values)
         timings["rerank"] = _ms(t)
         top = reranked[: self.settings.retrieval.context_size * widen]
-        referenced = await self._follow_references(top, {c.chunk.chunk_id: c for c in reranked})
+        links = await self.components.chunks.references([c.chunk.chunk_id for c in top]) if top else {}
+        referenced = await self._follow_references(top, links, {c.chunk.chunk_id: c for c in reranked})
         context = (*top, *referenced)
+        in_context = {c.chunk.chunk_id for c in context}
+        links = {cid: tuple(x for x in got if x.target in in_context) for cid, got in links.items()}
         paragraphs = await asyncio.gather(*(self.components.chunks.paragraph(c.chunk) for c in context))
         return AttemptContext(
             candidates=_merged(retrieved, reranked, referenced),
             reranked=tuple(c.chunk.chunk_id for c in reranked),
             referenced=tuple(c.chunk.chunk_id for c in referenced),
             context=context, paragraphs=dict(zip((c.chunk.chunk_id for c in context), paragraphs)),
-            timings_ms=timings)
+            links={cid: got for cid, got in links.items() if got}, timings_ms=timings)
 
     async def _generate_and_verify(self, n: int, plan: QueryPlan, route: Route, part_index: int,
                                    ctx: AttemptContext) -> "_Attempt":
@@ -211,7 +215,8 @@ class Orchestrator:
             request = GenerationRequest(
                 question=plan.text, lang=plan.lang, terms=plan.terms, required=tuple(route.required),
                 context=tuple(ContextItem(c.chunk.chunk_id, c.chunk.title, c.chunk.location, c.chunk.text,
-                                          c.chunk.is_example, c.chunk.lang, c.rerank_score or 0.0, c.chunk.heading)
+                                          c.chunk.is_example, c.chunk.lang, c.rerank_score or 0.0, c.chunk.heading,
+                                          ctx.links.get(c.chunk.chunk_id, ()))
                               for c in ctx.context))
             generator = self.components.generator
             t = time.perf_counter()
@@ -236,8 +241,8 @@ class Orchestrator:
             judge_calls=tuple(calls), sufficiency=enough, ok=summary.ok, timings_ms=timings)
         return _Attempt(trace, summary)
 
-    async def _follow_references(self, context: Sequence[Candidate], ranked: dict[str, Candidate]
-                                 ) -> tuple[Candidate, ...]:
+    async def _follow_references(self, context: Sequence[Candidate], links: dict[str, list[ContextLink]],
+                                 ranked: dict[str, Candidate]) -> tuple[Candidate, ...]:
         """Passages the context's cross-references point at ("sebagaimana dimaksud dalam Pasal 5
         ayat (2)"), added after it and marked `referenced_from`. One the reranker ranked below the
         context cut keeps its own scores; any other gets half its referrer's score, so citing it
@@ -246,12 +251,11 @@ class Orchestrator:
         if not limit or not context:
             return ()
         have = {c.chunk.chunk_id for c in context}
-        targets = await self.components.chunks.references(list(have))
         wanted: dict[str, Candidate] = {}  # target chunk id -> the context passage that points at it
         for c in context:
-            for target in targets.get(c.chunk.chunk_id, []):
-                if target not in have:
-                    wanted.setdefault(target, c)
+            for link in links.get(c.chunk.chunk_id, []):
+                if link.target not in have:
+                    wanted.setdefault(link.target, c)
         wanted = dict(list(wanted.items())[:limit])
         missing = [t for t in wanted if t not in ranked]
         chunks = await self.components.chunks.get(missing) if missing else {}

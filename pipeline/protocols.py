@@ -10,7 +10,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from .types import Candidate, Chunk, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from .types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 
 @runtime_checkable
@@ -75,8 +75,8 @@ class ChunkSource(Protocol):
         """The full paragraph (numbered paragraph / Pasal) a chunk belongs to."""
         ...
 
-    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
-        """For each chunk, the chunks its resolved cross-references point at."""
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
+        """For each chunk, its resolved cross-references: where each stands and the chunk it points at."""
         ...
 
     async def documents(self) -> list[Document]:

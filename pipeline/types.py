@@ -134,6 +134,15 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class ContextLink:
+    """A resolved cross-reference in a chunk's text ("sebagaimana dimaksud dalam Pasal 2") and the chunk it points at."""
+
+    start: int  # offsets of the reference in the chunk's text
+    end: int
+    target: str  # chunk id
+
+
+@dataclass(frozen=True)
 class ContextItem:
     """A chunk as the generator sees it, labelled so it can cite it back by id."""
 
@@ -145,6 +154,7 @@ class ContextItem:
     lang: Lang
     retrieval_score: float
     heading: str = ""
+    links: tuple[ContextLink, ...] = ()  # its resolved references whose targets are also in the context
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,19 @@ class GenerationOutput:
     model: str
     finish_reason: str = "stop"
     context_cut: tuple[str, ...] = ()  # chunk ids left out of the prompt to fit the token budget
+    scores: tuple["SentenceScore", ...] = ()  # a reader's candidate sentences, best first (extractive generator)
+
+
+@dataclass(frozen=True)
+class SentenceScore:
+    """One candidate sentence as the extractive generator scored it (kept in the trace)."""
+
+    chunk_id: str
+    quote: str
+    coverage: float                # weighted share of the question's terms it states (with what it refers to)
+    probability: float | None      # the reader's P(it answers the question); None without a reader
+    claimed: bool                  # emitted as a claim
+    referenced: tuple[str, ...] = ()  # chunk ids of the spans read with it (its subject by reference)
 
 
 # --- verification ---------------------------------------------------------------------
@@ -224,6 +247,7 @@ class Confidence:
     cap: float | None
     value: float
     band: Band
+    capped_by: str | None = None  # "no_verdict" or "answerability" when the cap applies
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pipeline.config import load_profile
 from pipeline.corpus import Corpus
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
 from pipeline.responses import CorpusResponse, IngestResponse
-from pipeline.types import Candidate, Chunk, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 from .config import Batch, RuntimeSettings
 from .handles import handle_embedder
@@ -233,7 +233,7 @@ class RetrieverDeployment:
             self._need()
             return await self.chunks.paragraph(chunk)
 
-    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
         async with self._lock:
             self._need()
             return await self.chunks.references(chunk_ids)

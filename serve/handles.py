@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 from ray.serve.handle import DeploymentHandle
 
-from pipeline.types import Candidate, Chunk, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 
 async def _call(handle: DeploymentHandle, method: str, *args, timeout: float):
@@ -95,7 +95,7 @@ class HandleChunkSource:
     async def paragraph(self, chunk: Chunk) -> str:
         return await _call(self.h, "paragraph", chunk, timeout=self.timeout)
 
-    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
         return await _call(self.h, "references", list(chunk_ids), timeout=self.timeout)
 
     async def documents(self) -> list[Document]:

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..types import Chunk, Document, Span
+from ..types import Chunk, ContextLink, Document, Span
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -186,17 +186,19 @@ class ChunkStore:
                 "WHERE chunk_id = ? AND ordinal = ?",
                 [(st, td, tc, tl, why, cid, k) for cid, k, st, td, tc, tl, why in rows])
 
-    def referenced_chunks(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
-        """For each chunk, the chunks its resolved references point at (in reading order)."""
-        out: dict[str, list[str]] = {}
+    def referenced_chunks(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
+        """For each chunk, its resolved references to other chunks (in reading order): where each
+        stands in the chunk's text and the chunk it points at."""
+        out: dict[str, list[ContextLink]] = {}
         ids = list(dict.fromkeys(chunk_ids))
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
-            q = (f"SELECT chunk_id, target_chunk FROM xrefs WHERE status = 'resolved' AND target_chunk IS NOT NULL "
+            q = (f"SELECT chunk_id, target_chunk, data FROM xrefs WHERE status = 'resolved' AND target_chunk IS NOT NULL "
                  f"AND chunk_id IN ({','.join('?' * len(part))}) ORDER BY rowid")
-            for cid, target in self._db.execute(q, part):
-                if target != cid and target not in out.setdefault(cid, []):
-                    out[cid].append(target)
+            for cid, target, data in self._db.execute(q, part):
+                if target != cid:
+                    ref = json.loads(data)
+                    out.setdefault(cid, []).append(ContextLink(int(ref["start"]), int(ref["end"]), target))
         return out
 
     def set_near_duplicates(self, pairs: Sequence[tuple[str, str, str, str, float]]) -> None:
@@ -266,7 +268,7 @@ class StoreChunkSource:
         parts = self.store.unit_chunks(chunk.unit)
         return "\n".join(c.text for c in parts) if parts else chunk.text
 
-    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
         return self.store.referenced_chunks(chunk_ids)
 
     async def documents(self) -> list[Document]:
