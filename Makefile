@@ -9,7 +9,7 @@ DEMO_DATA ?= data/sample
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,models]'
+	$(BIN)/pip install --quiet -e '.[dev,models,train]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -95,6 +95,19 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
 
+    p = sub.add_parser("train", help="rebuild trained weights: `train reader` (the extractive generator's reader)",
+                       description="reader: learn P(sentence answers question) from the IDK-MRC and TyDi-ID train "
+                                   "splits, compare logistic regression with boosted trees on the validation splits, "
+                                   "write the better one (deterministic: the same data gives the same file) and print "
+                                   "its validation figures.")
+    p.add_argument("what", choices=["reader"])
+    p.add_argument("--data", type=Path, default=Path("../shared/data"),
+                   help="the shared data directory (idk_mrc/, tydiqa_id/; default: ../shared/data)")
+    p.add_argument("--out", type=Path, help="weights file (default: the profile's reader in pipeline/reader/weights/)")
+    p.add_argument("--limit", type=int, help="the first N passages of each file (a quick, smaller model)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+
     p = sub.add_parser("models", help="what the profile's real models need, and whether this machine has it")
     p.add_argument("action", choices=["check"], help="check: report each model and library, exit 1 if any is missing")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
@@ -252,6 +265,25 @@ def cmd_eval(args) -> int:
     return 0 if all(report["contract"].values()) else 1
 
 
+def cmd_train(args) -> int:
+    from .reader.model import DEFAULT_WEIGHTS, WEIGHTS_DIR
+    from .reader.training import progress_bar, train_reader, validation_text
+
+    profile = load_profile(args.profile)
+    name = profile.settings.generator.reader
+    out = args.out or (WEIGHTS_DIR / f"{name}.json" if name and "/" not in name else DEFAULT_WEIGHTS)
+    train = [args.data / "idk_mrc" / "train.json", args.data / "tydiqa_id" / "train.json"]
+    valid = [args.data / "idk_mrc" / "valid.json", args.data / "tydiqa_id" / "valid.json"]
+    missing = [str(p) for p in (*train, *valid) if not p.is_file()]
+    if missing:
+        print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR)", file=sys.stderr)
+        return 2
+    spec = train_reader(train, valid, profile, out, limit=args.limit,
+                        progress=lambda m: print(m, file=sys.stderr), bar=progress_bar)
+    print(validation_text(spec, out))
+    return 0
+
+
 def cmd_models(args) -> int:
     from .models import check_profile
 
@@ -287,7 +319,7 @@ def cmd_schema(args) -> int:
 
 
 COMMANDS.update({"ingest": cmd_ingest, "corpus": cmd_corpus, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
-                 "eval": cmd_eval, "models": cmd_models})
+                 "eval": cmd_eval, "models": cmd_models, "train": cmd_train})
 
 
 if __name__ == "__main__":

@@ -156,6 +156,10 @@ class GeneratorSettings(_Strict):
                                                                     "sentence of the same chunk carries it")
     min_sentence_chars: int = Field(30, ge=1)
     max_quote_chars: int = Field(700, ge=50)
+    reader: str | None = Field(None, description="extractive only: the trained reader's weights (a file name in "
+                                                 "pipeline/reader/weights/, or a path); None chooses by coverage alone")
+    answer_threshold: float = Field(0.5, ge=0, le=1, description="extractive with a reader: a sentence is claimed "
+                                                                 "only when its answer probability reaches this")
 
     @model_validator(mode="after")
     def _backend_needs(self) -> "GeneratorSettings":
@@ -163,6 +167,8 @@ class GeneratorSettings(_Strict):
             raise ValueError("generator backend 'openai' needs a generator.openai section (base_url, model)")
         if self.backend in ("vllm", "transformers") and self.local is None:
             raise ValueError(f"generator backend {self.backend!r} needs a generator.local section (model, …)")
+        if self.reader is not None and self.backend != "extractive":
+            raise ValueError("generator.reader is read by the extractive generator only")
         if self.rewrite == "generator" and self.backend == "extractive":
             raise ValueError("generator.rewrite 'generator' needs an LLM generator backend")
         return self
@@ -190,6 +196,9 @@ class ConfidenceSettings(_Strict):
     high: float = Field(0.80, gt=0, le=1)
     medium: float = Field(0.55, gt=0, le=1)
     no_verdict_cap: float = Field(0.79, ge=0, le=1)
+    answerability_cap: bool = Field(False, description="the generator term is a calibrated probability that the quote "
+                                                       "answers the question (the extractive generator's reader): the "
+                                                       "composite never exceeds it")
     min_supported: float = Field(0.0, ge=0, le=1, description="a claim whose composite falls below this is demoted "
                                                               "(the answer/abstain operating point)")
 

@@ -60,19 +60,25 @@ def band_for(value: float, settings: ConfidenceSettings) -> Band:
 
 def compute_confidence(verdict: Verdict | None, retrieval: float, generator: float,
                        settings: ConfidenceSettings) -> Confidence:
-    """judge 45% + retrieval 35% + generator 20%; without a verdict the judge term is 0 and
-    the result is hard-capped below the top band (it cannot claim what nobody checked)."""
+    """judge 45% + retrieval 35% + generator 20% (per profile), then the caps: without a verdict
+    the result stays below the top band (it cannot claim what nobody checked); with
+    `answerability_cap` it never exceeds the generator's calibrated probability that the
+    quote answers the question (a true quote that does not answer is not a confident answer)."""
     w = settings.weights
     retrieval = max(0.0, min(1.0, retrieval))
     generator = max(0.0, min(1.0, generator))
     has_verdict = verdict is not None and verdict.label == "entailed" and verdict.score is not None
     judge = float(verdict.score) if has_verdict else None
     raw = w["judge"] * (judge or 0.0) + w["retrieval"] * retrieval + w["generator"] * generator
-    cap = None if has_verdict else settings.no_verdict_cap
-    value = min(raw, cap) if cap is not None else raw
-    value = round(value, 4)
+    caps = {} if has_verdict else {"no_verdict": settings.no_verdict_cap}
+    if settings.answerability_cap:
+        caps["answerability"] = generator
+    capped_by = min(caps, key=lambda k: caps[k]) if caps else None
+    cap = caps[capped_by] if capped_by else None
+    value = round(min(raw, cap) if cap is not None else raw, 4)
     return Confidence(judge=judge, retrieval=round(retrieval, 4), generator=round(generator, 4), weights=dict(w),
-                      raw=round(raw, 4), cap=cap, value=value, band=band_for(value, settings))
+                      raw=round(raw, 4), cap=round(cap, 4) if cap is not None else None, value=value,
+                      band=band_for(value, settings), capped_by=capped_by if cap is not None and raw > cap else None)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ LABELS = {
         "example": "CONTOH/ILUSTRASI — bukan ketentuan", "conflict": "Rekaman saling bertentangan",
         "missing": "Kategori bukti yang tidak ditemukan", "nearest": "Rekaman terdekat yang ditemukan",
         "judge": "penilai", "no_verdict": "tanpa putusan (keyakinan dibatasi di bawah TINGGI)",
-        "confidence": "keyakinan", "trace": "Jejak", "retried": "setelah satu kali kueri ulang korektif",
+        "confidence": "keyakinan", "trace": "Jejak",
+        "caps": {"answerability": "dibatasi peluang kutipan menjawab pertanyaan", "no_verdict": "dibatasi tanpa putusan",
+                 None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
     },
@@ -25,7 +27,9 @@ LABELS = {
         "example": "EXAMPLE/ILLUSTRATION — not a requirement", "conflict": "Records disagree",
         "missing": "Evidence categories not found", "nearest": "Nearest records found",
         "judge": "judge", "no_verdict": "no verdict (confidence capped below HIGH)",
-        "confidence": "confidence", "trace": "Trace", "retried": "after one corrective query rewrite",
+        "confidence": "confidence", "trace": "Trace",
+        "caps": {"answerability": "capped at the chance the quote answers the question",
+                 "no_verdict": "capped without a verdict", None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},
     },
@@ -74,7 +78,8 @@ def render_text(r: Result, lang: str | None = None) -> str:
             w = conf.weights
             arithmetic = (f"{w['judge']:.2f}×{(conf.judge or 0):.2f} + {w['retrieval']:.2f}×{conf.retrieval:.2f} + "
                           f"{w['generator']:.2f}×{conf.generator:.2f} = {conf.raw:.2f}"
-                          + (f", cap {conf.cap:.2f}" if conf.cap is not None else ""))
+                          + (f", {L['caps'].get(conf.capped_by, L['caps'][None])} {conf.cap:.2f}"
+                             if conf.cap is not None else ""))
             lines.append(f"     {L['judge']}: {verdict} · {L['confidence']}: {arithmetic}")
     for cf in r.conflicts:
         lines.append("")

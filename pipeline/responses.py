@@ -61,6 +61,7 @@ class ConfidenceBreakdown(_Out):
     weights: dict[str, float]
     raw: float
     cap: float | None
+    capped_by: Literal["no_verdict", "answerability"] | None = None
 
 
 class Claim(_Out):

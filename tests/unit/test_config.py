@@ -40,7 +40,8 @@ def test_lite_profile_loads_with_its_rule_files():
     assert p.settings.profile == "lite"
     assert p.settings.chunking.max_chars == 1500
     assert p.settings.confidence.weights == {"judge": 0.45, "retrieval": 0.35, "generator": 0.20}
-    assert p.settings.confidence.high == 0.80 and p.settings.confidence.medium == 0.55
+    assert p.settings.confidence.high == 0.85 and p.settings.confidence.medium == 0.65
+    assert p.settings.confidence.answerability_cap and p.settings.generator.reader == "reader-lite"
     assert p.routes.default.name == "general"
     assert "rate" in p.categories.categories
     assert p.glossary.en_to_id["revenue"] == ("pendapatan",)

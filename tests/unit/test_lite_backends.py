@@ -35,7 +35,9 @@ def request(qa, question, required=()):
 
 
 def generate(qa, profile, req, tagger=True):
-    gen = ExtractiveGenerator(profile.settings.generator, qa, CategoryTagger(profile.categories) if tagger else None)
+    """Coverage alone (no reader), at the floor lite used before it had one: the candidate rules under test."""
+    settings = profile.settings.generator.model_copy(update={"min_coverage": 0.75, "reader": None})
+    gen = ExtractiveGenerator(settings, qa, CategoryTagger(profile.categories) if tagger else None)
     return asyncio.run(gen.generate(req))
 
 
@@ -118,3 +120,75 @@ def test_a_term_only_another_sentence_of_the_passage_carries_earns_passage_credi
 def test_interrogatives_are_not_terms(qa):
     terms = {t.term for t in qa.term_groups(qa.normalise("Dimana lokasi Sony Entertainment Television?"), "id")}
     assert "dimana" not in terms and {"lokasi", "sony"} <= terms
+
+
+PASAL2 = ("Pasal 2\nTerhadap impor produk kain tenunan dari kapas yang termasuk dalam pos tarif 5208.21.00, "
+          "dikenakan Bea Masuk Tindakan Pengamanan.")
+PASAL3 = ("Pasal 3\nBea Masuk Tindakan Pengamanan sebagaimana dimaksud dalam Pasal 2 dikenakan selama 3 (tiga) tahun "
+          "dengan besaran tarif Bea Masuk Tindakan Pengamanan sebagaimana tercantum dalam Lampiran.")
+
+
+def _duty_request(qa, question, linked=True):
+    from pipeline.types import ContextLink
+
+    at = PASAL3.index("Pasal 2", 10)
+    links = (ContextLink(at, at + len("Pasal 2"), "p2"),) if linked else ()
+    context = (ContextItem("p3", "PMK 98/2025", "Pasal 3", PASAL3, False, "id", 0.8, "", links),
+               ContextItem("p2", "PMK 98/2025", "Pasal 2", PASAL2, False, "id", 0.4))
+    return GenerationRequest(question, "id", context, tuple(qa.term_groups(qa.normalise(question), "id")),
+                             required=("deadline",))
+
+
+def test_a_sentence_naming_its_subject_by_reference_is_read_with_the_referenced_span(qa, profile):
+    """"sebagaimana dimaksud dalam Pasal 2" brings Pasal 2's words; the claim cites both spans."""
+    question = "Berapa lama bea masuk tindakan pengamanan atas impor kain tenunan dari kapas dikenakan?"
+    gen = ExtractiveGenerator(profile.settings.generator.model_copy(update={"min_coverage": 0.75, "reader": None}),
+                              qa, CategoryTagger(profile.categories))
+    alone = asyncio.run(gen.generate(_duty_request(qa, question, linked=False)))
+    linked = asyncio.run(gen.generate(_duty_request(qa, question)))
+    assert json.loads(alone.raw)["claims"] == []  # on its own the sentence covers too few of the question's terms
+    (claim,) = json.loads(linked.raw)["claims"]
+    assert [c["chunk_id"] for c in claim["citations"]] == ["p3", "p2"]
+    assert "selama 3 (tiga) tahun" in claim["citations"][0]["quote"]
+    assert "kain tenunan dari kapas" in claim["citations"][1]["quote"] and claim["citations"][1]["quote"] in PASAL2
+    (top, *_) = linked.scores
+    assert top.claimed and top.referenced == ("p2",) and top.coverage >= 0.75
+
+
+def test_a_rate_question_is_not_answered_by_a_duration(qa, profile):
+    question = "Berapa tarif bea masuk tindakan pengamanan atas impor kain tenunan dari kapas pada tahun pertama?"
+    req = _duty_request(qa, question)
+    req = GenerationRequest(req.question, "id", req.context, req.terms, required=("rate",))
+    gen = ExtractiveGenerator(profile.settings.generator.model_copy(update={"min_coverage": 0.3, "reader": None}),
+                              qa, CategoryTagger(profile.categories))
+    assert json.loads(asyncio.run(gen.generate(req)).raw)["claims"] == []
+
+
+def test_the_lite_generator_claims_by_the_reader_s_probability_and_records_every_candidate(qa, profile):
+    from pipeline.backends import make_generator
+
+    gen = make_generator(profile, qa)
+    assert gen.reader is not None and gen.name.startswith("extractive+reader-")
+    out = asyncio.run(gen.generate(request(qa, "Berapa tarif pajak penghasilan atas persewaan tanah?", ("rate",))))
+    claims = json.loads(out.raw)["claims"]
+    assert out.scores and all(s.probability is not None and 0 <= s.probability <= 1 for s in out.scores)
+    probs = [s.probability for s in out.scores]
+    assert probs == sorted(probs, reverse=True)  # best first
+    threshold = profile.settings.generator.answer_threshold
+    claimed = {(s.chunk_id, s.quote): s.probability for s in out.scores if s.claimed}
+    assert len(claimed) == len(claims)
+    for c in claims:  # each claim's generator score is its sentence's probability, and it cleared the threshold
+        first = c["citations"][0]
+        assert c["self_score"] == claimed[(first["chunk_id"], first["quote"])] >= threshold
+    assert all(s.probability < threshold for s in out.scores if not s.claimed and s.chunk_id not in
+               {c["citations"][0]["chunk_id"] for c in claims})
+
+
+def test_below_the_threshold_nothing_is_claimed(qa, profile):
+    from pipeline.backends import make_generator
+
+    gen = make_generator(profile, qa)
+    settings = gen.settings.model_copy(update={"answer_threshold": 1.0})
+    strict = ExtractiveGenerator(settings, qa, CategoryTagger(profile.categories), gen.reader)
+    out = asyncio.run(strict.generate(request(qa, "Berapa tarif pajak penghasilan atas persewaan tanah?")))
+    assert json.loads(out.raw)["claims"] == [] and out.scores and not any(s.claimed for s in out.scores)

@@ -1,0 +1,102 @@
+"""The reader: features, the numpy inference of boosted trees, and the trained weights' contract."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pipeline.analysis import QueryAnalyzer, build_analyzers
+from pipeline.reader import FEATURES, Featurizer, SentenceView, load_reader, question_type
+from pipeline.reader.model import DEFAULT_WEIGHTS, ReaderModel
+from pipeline.reader.training import _flatten
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def qa(profile):
+    return QueryAnalyzer(build_analyzers(profile.analysis), profile.glossary, profile.normalisation)
+
+
+def _terms(qa, question):
+    return tuple(qa.term_groups(qa.normalise(question), qa.language(question)))
+
+
+@pytest.mark.parametrize("question,kind", [
+    ("Kapan Ludwig Tieck lahir?", "when"), ("Pada tahun berapa candi itu dibangun?", "when"),
+    ("Berapa lama bea masuk itu dikenakan?", "duration"), ("How long does the duty apply?", "duration"),
+    ("Berapa jumlah penduduk Jakarta?", "number"), ("Siapa pendiri HootSuite?", "who"),
+    ("Di manakah Santo Fransiskus dilahirkan?", "where"), ("Apa yang dimaksud dengan bea masuk?", "definition"),
+    ("Mengapa Mars tidak dapat dihuni?", "why"), ("Apa ibu kota Jepang?", "what"),
+])
+def test_question_types(question, kind):
+    assert question_type(question) == kind
+
+
+def _row(qa, question, sentence, referenced="", item_text=None):
+    f = Featurizer(qa.all_tokens, label_credit=0.5, passage_credit=0.5)
+    view = SentenceView(sentence, 0, 0, item_text or sentence, "", referenced)
+    return dict(zip(FEATURES, f.matrix(question, _terms(qa, question), [view])[0]))
+
+
+def test_a_year_the_question_lacks_matches_a_when_question(qa):
+    q = "Kapan Ludwig Tieck lahir?"
+    born = _row(qa, q, "Ludwig Tieck lahir pada tanggal 31 Mei 1773 di Berlin, Jerman.")
+    vague = _row(qa, q, "Ludwig Tieck lahir di Berlin dan menjadi penyair terkenal di Jerman.")
+    assert born["q_when"] == 1 and born["novel_years"] == 1 and born["type_match"] == 1
+    assert vague["novel_years"] == 0 and vague["type_match"] == 0
+    assert born["coverage"] == 1.0 and vague["coverage"] >= 0.75  # "kapan" is covered by a stated date
+
+
+def test_a_missing_predicate_shows_in_the_coverage_of_the_question_s_other_words(qa):
+    q = "Kapan Ludwig Tieck meninggal?"
+    row = _row(qa, q, "Ludwig Tieck lahir pada tanggal 31 Mei 1773 di Berlin, Jerman.")
+    assert row["coverage_names"] == 1.0 and row["coverage_other"] < 1.0 and row["last_term"] == 0
+    assert row["n_missing"] == 1
+
+
+def test_a_referenced_span_lends_its_terms(qa):
+    q = "Berapa lama bea masuk tindakan pengamanan atas impor kain tenunan dari kapas dikenakan?"
+    sentence = "Bea Masuk Tindakan Pengamanan sebagaimana dimaksud dalam Pasal 2 dikenakan selama 3 (tiga) tahun."
+    pasal2 = "Terhadap impor produk kain tenunan dari kapas dikenakan Bea Masuk Tindakan Pengamanan."
+    alone = _row(qa, q, sentence)
+    read_with = _row(qa, q, sentence, referenced=pasal2)
+    assert read_with["coverage_with_refs"] == 1.0 > alone["coverage_with_refs"]
+    assert read_with["coverage"] > alone["coverage"] and read_with["coverage_own"] == alone["coverage_own"]
+    assert read_with["s_duration"] == 1
+
+
+def test_numpy_trees_reproduce_lightgbm(tmp_path):
+    lgb = pytest.importorskip("lightgbm")  # the `train` extra; `make install` has it
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(600, len(FEATURES)))
+    y = (x[:, 0] + 0.5 * x[:, 3] * x[:, 5] + rng.normal(scale=0.3, size=600) > 0).astype(float)
+    params = {"objective": "binary", "num_leaves": 7, "seed": 1, "deterministic": True, "num_threads": 1,
+              "verbose": -1, "force_row_wise": True}
+    booster = lgb.train(params, lgb.Dataset(x, y), num_boost_round=25)
+    trees = [_flatten(t["tree_structure"]) for t in booster.dump_model()["tree_info"]]
+    spec = {"features": list(FEATURES), "kind": "trees", "base": 0.0, "trees": trees,
+            "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}
+    ours = ReaderModel(spec, "test").raw_probability(x)
+    assert np.allclose(ours, booster.predict(x), atol=1e-6)
+
+
+def test_the_committed_weights_load_fit_the_features_and_stay_small():
+    assert DEFAULT_WEIGHTS.stat().st_size <= 20_000_000
+    spec = json.loads(DEFAULT_WEIGHTS.read_text())
+    assert spec["features"] == list(FEATURES) and spec["training"]["licences"]
+    model = load_reader()
+    cal_y = np.array(spec["calibration"]["y"])
+    assert (np.diff(cal_y) >= 0).all()  # calibration keeps the order of the raw scores
+    p = model.probability(np.zeros((3, len(FEATURES))))
+    assert p.shape == (3,) and ((0 <= p) & (p <= 1)).all()
+
+
+def test_weights_for_other_features_are_refused(tmp_path):
+    from pipeline.errors import ConfigError
+
+    bad = tmp_path / "old.json"
+    bad.write_text(json.dumps({"features": ["coverage"], "kind": "logistic", "calibration": {"x": [0, 1], "y": [0, 1]}}))
+    with pytest.raises(ConfigError, match="saksi train reader"):
+        load_reader(bad)
