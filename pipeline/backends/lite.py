@@ -114,11 +114,10 @@ class ExtractiveGenerator:
         views = [SentenceView(c.quote, c.item, c.index, ctx[c.item].text,
                               f"{ctx[c.item].document} {ctx[c.item].heading} {ctx[c.item].location}",
                               "\n".join(ctx[i].text for i in refs)) for c, refs in zip(cands, linked)]
-        x = self.featurizer.matrix(request.question, request.terms, views)
-        cov = x[:, FEATURES.index("coverage")] if len(views) else np.zeros(0)
-        keep = np.flatnonzero(cov >= s.min_coverage)
-        probs = self.reader.probability(x[keep]) if self.reader is not None and len(keep) else None
-        return [(cands[i], linked[i], float(cov[i]), float(probs[k]) if probs is not None else None)
+        x, keep = self.featurizer.matrix(request.question, request.terms, views, s.min_coverage)
+        cov = x[:, FEATURES.index("coverage")]
+        probs = self.reader.probability(x) if self.reader is not None and len(keep) else None
+        return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None)
                 for k, i in enumerate(keep)]
 
     def _referenced_quote(self, request: GenerationRequest, item: int, have: frozenset[str]) -> str | None:

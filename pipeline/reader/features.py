@@ -211,43 +211,41 @@ class Featurizer:
             got = self._word_cache[w] = self._analyse(w)
         return got
 
-    def coverage(self, terms: Sequence[Term], view: SentenceView) -> float:
-        """The generator's coverage: own and referenced words in full, label and passage words in part."""
-        total = sum(t.weight for t in terms)
-        if total <= 0:
-            return 0.0
-        own = self.tokens(view.text) | (self.tokens(view.referenced) if view.referenced else frozenset())
-        label = self.tokens(view.label)
-        passage = self.tokens(view.item_text) if self.passage_credit else frozenset()
-        got = 0.0
-        for t in terms:
-            if t.matched_by(own):
-                got += t.weight
-            elif t.matched_by(label):
-                got += self.label_credit * t.weight
-            elif t.matched_by(passage):
-                got += self.passage_credit * t.weight
-        return got / total
-
-    def matrix(self, question: str, terms: Sequence[Term], views: Sequence[SentenceView]) -> np.ndarray:
-        rows = [self._row(question, terms, v) for v in views]
-        x = np.asarray(rows, dtype=np.float64).reshape(len(views), len(FEATURES) - _CONTEXT_FEATURES)
-        return np.hstack([x, self._context(x, views)])
-
-    def _row(self, question: str, terms: Sequence[Term], v: SentenceView) -> list[float]:
-        qtype = question_type(question)
-        own = self.tokens(v.text)
+    def _match(self, terms: Sequence[Term], v: SentenceView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per term: stated by the sentence, by a span it refers to, by the record's labels, by its
+        passage; and the credit each earns for coverage (own and referenced words in full, label
+        and passage words in part)."""
+        own, label, item = self.tokens(v.text), self.tokens(v.label), self.tokens(v.item_text)
         refs = self.tokens(v.referenced) if v.referenced else frozenset()
-        label = self.tokens(v.label)
-        item = self.tokens(v.item_text)
         weights = np.array([t.weight for t in terms], dtype=np.float64)
-        total = float(weights.sum()) or 1.0
-        # per term: stated by the sentence, by a span it refers to, by the record's labels, by its passage
         m = np.array([(t.matched_by(own), t.matched_by(refs), t.matched_by(label), t.matched_by(item))
                       for t in terms], dtype=bool).reshape(len(terms), 4)
         said = m[:, 0] | m[:, 1]
         credit = np.where(said, 1.0, np.where(m[:, 2], self.label_credit,
                                               np.where(m[:, 3] & (self.passage_credit > 0), self.passage_credit, 0.0)))
+        return weights, m, credit
+
+    def coverage(self, terms: Sequence[Term], v: SentenceView) -> float:
+        """The generator's coverage: the weighted share of the question's terms, with credits."""
+        weights, _, credit = self._match(terms, v)
+        total = float(weights.sum())
+        return float(weights @ credit) / total if total > 0 else 0.0
+
+    def matrix(self, question: str, terms: Sequence[Term], views: Sequence[SentenceView],
+               min_coverage: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """The FEATURES rows of the candidates whose coverage reaches `min_coverage`, and their
+        indices in `views`. The context features compare each with every candidate."""
+        cov = np.array([self.coverage(terms, v) for v in views], dtype=np.float64)
+        keep = np.flatnonzero(cov >= min_coverage)
+        rows = [self._row(question, terms, views[i]) for i in keep]
+        x = np.asarray(rows, dtype=np.float64).reshape(len(keep), len(FEATURES) - _CONTEXT_FEATURES)
+        return np.hstack([x, self._context(x, cov, keep, views)]), keep
+
+    def _row(self, question: str, terms: Sequence[Term], v: SentenceView) -> list[float]:
+        qtype = question_type(question)
+        weights, m, credit = self._match(terms, v)
+        total = float(weights.sum()) or 1.0
+        said = m[:, 0] | m[:, 1]
         missing = weights[~said]
         words = [w.casefold() for w in _WORD.findall(v.text)]
         word_tokens = [self._word(w) for w in words]
@@ -299,22 +297,23 @@ class Featurizer:
         ]
 
     @staticmethod
-    def _context(x: np.ndarray, views: Sequence[SentenceView]) -> np.ndarray:
-        """Each sentence against the others: the gap to the best coverage, its rank, how crowded."""
+    def _context(x: np.ndarray, cov_all: np.ndarray, keep: np.ndarray, views: Sequence[SentenceView]) -> np.ndarray:
+        """Each kept sentence against every candidate: the gap to the best coverage, its rank, how crowded."""
         n = len(views)
-        if n == 0:
-            return np.zeros((0, 5))
-        cov = x[:, FEATURES.index("coverage")]
-        best = cov.max()
-        order = (-cov).argsort(kind="stable")
+        if n == 0 or len(keep) == 0:
+            return np.zeros((len(keep), _CONTEXT_FEATURES))
+        best = cov_all.max()
+        order = (-cov_all).argsort(kind="stable")
         rank = np.empty(n)
         rank[order] = np.arange(n)
         items = np.array([v.item for v in views])
-        x[:, FEATURES.index("item_share")] = items / max(1, items.max())
-        item_best = {}
+        item_best: dict[int, float] = {}
         for i, it in enumerate(items.tolist()):
-            item_best[it] = max(item_best.get(it, 0.0), cov[i])
-        same_best = np.array([float(cov[i] >= item_best[it]) for i, it in enumerate(items.tolist())])
-        x[:, FEATURES.index("passage_best")] = [item_best[it] for it in items.tolist()]
-        return np.column_stack([best - cov, rank, np.full(n, float(n)), np.full(n, float((cov >= 0.999).sum())),
-                                same_best])
+            item_best[it] = max(item_best.get(it, 0.0), cov_all[i])
+        kept_items = items[keep].tolist()
+        x[:, FEATURES.index("item_share")] = items[keep] / max(1, items.max())
+        x[:, FEATURES.index("passage_best")] = [item_best[it] for it in kept_items]
+        cov = cov_all[keep]
+        same_best = np.array([float(c >= item_best[it]) for c, it in zip(cov, kept_items)])
+        return np.column_stack([best - cov, rank[keep], np.full(len(keep), float(n)),
+                                np.full(len(keep), float((cov_all >= 0.999).sum())), same_best])

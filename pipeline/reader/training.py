@@ -106,16 +106,15 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
             route = profile.routes.route(q.question)
             cands = candidate_sentences(items, g.min_sentence_chars, g.max_quote_chars, tagger, tuple(route.required))
             views = [SentenceView(c.quote, c.item, c.index, items[c.item].text, "") for c in cands]
-            x = featurizer.matrix(q.question, terms, views)
-            keep = x[:, FEATURES.index("coverage")] >= g.min_coverage
+            x, keep = featurizer.matrix(q.question, terms, views, g.min_coverage)
             n = len(qids)
             qids.append(q.qid)
             answerable.append(q.answerable)
-            if keep.any():
-                xs.append(x[keep])
-                ys.append(np.array([q.answerable and contains_answer(c.quote, q.golds)
-                                    for c, k in zip(cands, keep) if k], dtype=np.float64))
-                qs.append(np.full(int(keep.sum()), n))
+            if len(keep):
+                xs.append(x)
+                ys.append(np.array([q.answerable and contains_answer(cands[i].quote, q.golds) for i in keep],
+                                   dtype=np.float64))
+                qs.append(np.full(len(keep), n))
             if progress:
                 progress(1)
     if not xs:

@@ -37,7 +37,8 @@ def test_question_types(question, kind):
 def _row(qa, question, sentence, referenced="", item_text=None):
     f = Featurizer(qa.all_tokens, label_credit=0.5, passage_credit=0.5)
     view = SentenceView(sentence, 0, 0, item_text or sentence, "", referenced)
-    return dict(zip(FEATURES, f.matrix(question, _terms(qa, question), [view])[0]))
+    x, _ = f.matrix(question, _terms(qa, question), [view])
+    return dict(zip(FEATURES, x[0]))
 
 
 def test_a_year_the_question_lacks_matches_a_when_question(qa):
