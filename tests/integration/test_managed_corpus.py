@@ -631,7 +631,7 @@ Pendaftaran lahan dilakukan melalui sistem daring kementerian sesuai Peraturan P
 Pasal 3
 Pemilik kebun benih sumber sebagaimana dimaksud dalam Pasal 1 ayat (2) wajib memasang papan nama berwarna hijau di gerbang utama.
 """
-KEBUN_QUESTION = "Apa kewajiban pemilik kebun benih sumber terkait papan nama di gerbang utama?"
+KEBUN_QUESTION = "Apa yang wajib dipasang pemilik kebun benih sumber di gerbang utama?"
 
 
 @pytest.fixture(scope="module")
