@@ -20,7 +20,7 @@ from Sastrawi.Stemmer.StemmerFactory import StemmerFactory
 from Sastrawi.StopWordRemover.StopWordRemoverFactory import StopWordRemoverFactory
 
 from .config import AnalysisRules, Glossary, Normalisation, Profile
-from .text import detect_language
+from .text import detect_language, fold_lookalikes
 from .types import Term
 
 _TOKEN = re.compile(r"[0-9]+(?:[.,/][0-9]+)*|[^\W\d_]+(?:-[^\W\d_]+)*")
@@ -108,8 +108,10 @@ class QueryAnalyzer:
                 self._en_by_stem.setdefault(en.stem(k), k)
 
     def normalise(self, question: str) -> str:
-        """NFKC, whitespace folded, spelling variants replaced by their canonical form."""
-        text = " ".join(unicodedata.normalize("NFKC", question).split())
+        """NFKC, format characters (zero-width space, soft hyphen, …) dropped, Cyrillic/Greek
+        look-alikes inside Latin words made Latin, whitespace folded, spelling variants
+        replaced by their canonical form."""
+        text = " ".join(fold_lookalikes(question).split())
         for pattern, canonical in self._variants:
             text = pattern.sub(canonical, text)
         return text

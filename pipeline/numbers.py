@@ -30,6 +30,7 @@ Decisions the callers rely on:
 """
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -336,15 +337,23 @@ class _Extractor:
         self.original = text
         self.norm, self.index = _normalise(text)
         self.lang = lang
-        self.taken: list[tuple[int, int]] = []
+        # claimed spans, disjoint and kept sorted: a lookup is a bisection, not a scan of
+        # every earlier figure (which made a text with many figures quadratic)
+        self._starts: list[int] = []
+        self._ends: list[int] = []
         self.found: list[Figure] = []
 
     def free(self, start: int, end: int) -> bool:
-        return all(end <= a or start >= b for a, b in self.taken)
+        i = bisect.bisect_right(self._starts, start)
+        if i and self._ends[i - 1] > start:  # the span starting at or before `start` reaches into it
+            return False
+        return i == len(self._starts) or self._starts[i] >= end  # the next span starts after it
 
     def add(self, kind: str, value: str, unit: str | None, start: int, end: int,
             alternatives: tuple[str, ...] = ()) -> None:
-        self.taken.append((start, end))
+        i = bisect.bisect_right(self._starts, start)
+        self._starts.insert(i, start)
+        self._ends.insert(i, end)
         o_start, o_end = self.index[start], self.index[end - 1] + 1
         self.found.append(Figure(kind, value, unit, self.original[o_start:o_end],
                                  o_start, o_end, alternatives))

@@ -140,3 +140,62 @@ def locate(haystack: str, needle: str) -> tuple[int, int] | None:
     if at < 0:
         return None
     return origin[at], origin[at + len(n) - 1] + 1
+
+
+# --- look-alikes: what a reader sees, for detection and query analysis (never for quotes) ---
+
+# Cyrillic and Greek letters drawn like Latin ones: "Аbaikan" with a Cyrillic А reads as
+# "Abaikan" to a person and to a model, so a filter must read it that way too.
+_CONFUSABLES = str.maketrans({
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w",
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
+    "У": "Y", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ԁ": "D", "Һ": "H", "Ӏ": "I", "Ԛ": "Q", "Ԝ": "W",
+    # Greek
+    "α": "a", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+})
+
+
+def lookalike_view(text: str) -> tuple[str, list[int]]:
+    """`text` as a reader sees it, with the index in `text` of every character of the view.
+
+    Format characters (Unicode category Cf: zero-width space, ZWNJ, ZWJ, word joiner,
+    soft hyphen, BOM) are dropped, every other character is NFKC-normalised, and Cyrillic
+    and Greek look-alikes become the Latin letter they imitate. `index` has one entry more
+    than the view (len(text)), so a view span [a, b) is the source span
+    [index[a], index[b - 1] + 1). For detection only: quotes are checked on the source.
+    """
+    out: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isascii():
+            out.append(ch)
+            index.append(i)
+            continue
+        if unicodedata.category(ch) == "Cf":
+            continue
+        for c in unicodedata.normalize("NFKC", ch).translate(_CONFUSABLES):
+            out.append(c)
+            index.append(i)
+    index.append(len(text))
+    return "".join(out), index
+
+
+_MIXED_WORD = re.compile(r"[^\W\d_]+")
+
+
+def fold_lookalikes(text: str) -> str:
+    """Format characters dropped, NFKC, and look-alikes made Latin inside words that also hold
+    a Latin letter ("Раjak" → "Pajak"); a word wholly in Cyrillic or Greek is left alone."""
+    text = unicodedata.normalize("NFKC", "".join(ch for ch in text if unicodedata.category(ch) != "Cf"))
+    if text.isascii():
+        return text
+
+    def fold(m: re.Match[str]) -> str:
+        w = m.group()
+        return w.translate(_CONFUSABLES) if any("a" <= c.lower() <= "z" for c in w) else w
+
+    return _MIXED_WORD.sub(fold, text)

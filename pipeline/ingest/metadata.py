@@ -276,7 +276,9 @@ _TITLE_LIMIT = 1200
 # Its H1 is made from the file name, so it is never read as the document's heading.
 _CONVERTER_HEADER = re.compile(r"\A\s*#[^\n]*\n(?:[ \t]*\n)*(?:[ \t]*\*\*[^*\n]+:\*\*[^\n]*\n(?:[ \t]*\n)*)+"
                                r"[ \t]*-{3,}[ \t]*\n")
-_SKIPPED_LINE = re.compile(r"[ \t]*(?:SALINAN|-{3,})?[ \t]*(?:\n|\Z)", re.IGNORECASE)
+# One [ \t]* before the optional word, not two around it: two adjacent blank runs split a long
+# run of blanks every possible way before failing (quadratic in a document's leading blanks).
+_SKIPPED_LINE = re.compile(r"[ \t]*(?:(?:SALINAN|-{3,})[ \t]*)?(?:\n|\Z)", re.IGNORECASE)
 _INTRO = re.compile(r"\b(?:TENTANG|CONCERNING)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\b(?:NOMOR|NUMBER|NO\.)\s*:?\s*(?P<num>[A-Z]{2,5}-\d[\w./-]*|\d+[A-Z]?(?:/[A-Z0-9.-]+)*)\b",
                      re.IGNORECASE)
