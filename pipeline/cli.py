@@ -22,7 +22,8 @@ from .errors import SaksiError
 
 log = logging.getLogger("saksi")
 
-_QUIET_LOGGERS = {"milvus_lite": logging.WARNING, "pymilvus": logging.ERROR, "grpc._server": logging.CRITICAL,
+# a damaged index makes these log whole tracebacks; the CLI reports it in one line (details with -v)
+_QUIET_LOGGERS = {"milvus_lite": logging.CRITICAL, "pymilvus": logging.CRITICAL, "grpc._server": logging.CRITICAL,
                   "faiss.loader": logging.WARNING, "bm25s": logging.WARNING, "httpx": logging.WARNING}
 
 
@@ -94,6 +95,13 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+
+    p = sub.add_parser("audit", help="verify the data directory's hash-chained audit log",
+                       description="verify: walk audit.jsonl's hash chain and its head; exit 1 and name the first "
+                                   "line that was edited, inserted, deleted or moved, or entries removed from the end.")
+    p.add_argument("action", choices=["verify"])
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _common(p)
 
     p = sub.add_parser("train", help="rebuild trained weights: `train reader` (the extractive generator's reader)",
                        description="reader: learn P(sentence answers question) from the IDK-MRC and TyDi-ID train "
@@ -199,10 +207,13 @@ def cmd_ask(args) -> int:
     from .render import render_text
     from .responses import result_json
 
+    from .limits import check_question
+
     profile = load_profile(args.profile)
     if not args.question.strip():
         print("saksi: the question is empty", file=sys.stderr)
         return 2
+    check_question(args.question, profile.settings.limits)  # before loading anything; the orchestrator checks too
     with Corpus(environment.data_dir(args.data_dir), profile) as corpus:
         orchestrator = corpus.orchestrator()
         result = asyncio.run(orchestrator.answer(args.question, lang=args.lang))
@@ -265,6 +276,16 @@ def cmd_eval(args) -> int:
     return 0 if all(report["contract"].values()) else 1
 
 
+def cmd_audit(args) -> int:
+    from dataclasses import asdict
+
+    from .audit import verify
+
+    report = verify(environment.data_dir(args.data_dir))
+    print(json.dumps(asdict(report)) if args.json else report.text())
+    return 0 if report.ok else 1
+
+
 def cmd_train(args) -> int:
     from .reader.model import DEFAULT_WEIGHTS, WEIGHTS_DIR
     from .reader.training import progress_bar, train_reader, validation_text
@@ -319,7 +340,8 @@ def cmd_schema(args) -> int:
 
 
 COMMANDS.update({"ingest": cmd_ingest, "corpus": cmd_corpus, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
-                 "eval": cmd_eval, "models": cmd_models, "train": cmd_train})
+                 "eval": cmd_eval, "models": cmd_models, "train": cmd_train,
+                 "audit": cmd_audit})
 
 
 if __name__ == "__main__":

@@ -229,6 +229,24 @@ class IndexSettings(_Strict):
                                                      "in the data directory. $SAKSI_MILVUS_URI overrides.")
 
 
+# the hard ceiling of the API's request schema; a profile's cap may not exceed it
+MAX_QUESTION_CHARS_CEILING = 10_000
+
+
+class LimitsSettings(_Strict):
+    max_question_chars: int = Field(500, ge=1, le=MAX_QUESTION_CHARS_CEILING,
+                                    description="longest question accepted (after stripping), by `saksi ask`, "
+                                                "`saksi batch` and POST /v1/answer alike")
+
+
+class TracesSettings(_Strict):
+    """Trace retention in DATA_DIR/traces/, applied while traces are written (every `prune_every` writes)."""
+
+    keep_days: int | None = Field(30, ge=1, description="traces older than this are deleted (None: no age limit)")
+    keep_count: int | None = Field(10_000, ge=1, description="only the newest this many are kept (None: no limit)")
+    prune_every: int = Field(100, ge=1, description="prune on the first write and every this many writes after")
+
+
 class FilesSettings(_Strict):
     routes: str = "routes.yaml"
     categories: str = "categories.yaml"
@@ -249,6 +267,8 @@ class Settings(_Strict):
     conflicts: ConflictSettings = ConflictSettings()
     nearest_records: int = Field(5, ge=1)
     index: IndexSettings = IndexSettings()
+    limits: LimitsSettings = LimitsSettings()
+    traces: TracesSettings = TracesSettings()
     files: FilesSettings = FilesSettings()
 
 

@@ -47,3 +47,14 @@ class GenerationError(SaksiError):
 
 class TraceError(SaksiError):
     stage = "trace"
+
+
+class QuestionTooLongError(SaksiError):
+    """A question over the profile's `limits.max_question_chars` (CLI, batch and API alike)."""
+
+    stage = "question"
+
+    def __init__(self, length: int, limit: int):
+        super().__init__(f"the question is {length} characters long; the limit is {limit} "
+                         "(limits.max_question_chars in the profile)")
+        self.length, self.limit = length, limit

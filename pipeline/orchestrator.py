@@ -21,15 +21,18 @@ from typing import Sequence
 
 from . import __version__
 from .analysis import QueryAnalyzer
+from .audit import LOCAL_KEY, AuditLog, file_hash
 from .config import Profile, Route
 from .decision import TIMEOUT, AttemptSummary, conclude, decide_part, explain, reason_text, sufficiency
 from .gates import verify
+from .limits import check_question
 from .protocols import (ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, QueryRewriter, Reranker,
                         SparseIndex)
 from .query import Part, QueryPlanner, decompose
 from .retrieval import HybridRetriever, order_versions
 from .scope import Scope, question_scope
-from .trace import TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id, write_trace
+from .trace import (TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id,
+                    prune_traces, write_trace)
 from .types import Candidate, Chunk, ContextItem, ContextLink, GenerationRequest, PartOutcome, QueryPlan, Result
 
 log = logging.getLogger(__name__)
@@ -77,27 +80,30 @@ class AttemptContext:
 
 class Orchestrator:
     def __init__(self, profile: Profile, components: Components, analyzer: QueryAnalyzer,
-                 trace_dir: Path | None = None):
+                 trace_dir: Path | None = None, audit: AuditLog | None = None):
         self.profile = profile
+        self.audit = audit  # every answer written to the trace directory is also entered here
         self.settings = profile.settings
         self.components = components
         self.analyzer = analyzer
         self.trace_dir = trace_dir
+        self._traces_written = 0  # retention (settings.traces) is applied every `prune_every` writes
         self.planner = QueryPlanner(analyzer, components.lexical)
         self.retriever = HybridRetriever(components.embedder, components.dense, components.lexical,
                                          components.chunks, self.settings.retrieval, components.sparse)
 
-    async def answer(self, question: str, lang: str | None = None) -> Result:
+    async def answer(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY) -> Result:
         """The result a user sees (the trace is written to the trace directory)."""
-        result, _ = await self.run(question, lang)
+        result, _ = await self.run(question, lang, actor)
         return result
 
-    async def run_within(self, question: str, lang: str | None, timeout_s: float) -> tuple[Result, Trace]:
+    async def run_within(self, question: str, lang: str | None, timeout_s: float,
+                         actor: str = LOCAL_KEY) -> tuple[Result, Trace]:
         """`run` with a deadline: past it, the result is a refusal saying so (and a trace of
         that), never a partial or unverified answer."""
         started = time.perf_counter()
         try:
-            return await asyncio.wait_for(self.run(question, lang), timeout_s)
+            return await asyncio.wait_for(self.run(question, lang, actor), timeout_s)
         except asyncio.TimeoutError:
             question = question.strip()
             q_lang = self.analyzer.language(question)
@@ -106,13 +112,14 @@ class Orchestrator:
             outcome = PartOutcome(0, question, "none", False, None, TIMEOUT)
             result = Result("refusal", question, lang, (), (outcome,), reason_code=TIMEOUT,
                             reason=reason_text(TIMEOUT, lang), trace_id=trace_id)
-            return self._record(result, q_lang, started, settings={"timeout_s": timeout_s},
+            return self._record(result, q_lang, started, actor, settings={"timeout_s": timeout_s},
                                 why=f"refused ({TIMEOUT}): no decision within {timeout_s} s")
 
-    async def run(self, question: str, lang: str | None = None) -> tuple[Result, Trace]:
-        """The result and its trace."""
+    async def run(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY) -> tuple[Result, Trace]:
+        """The result and its trace. A question over `limits.max_question_chars` is a
+        QuestionTooLongError, before any work (the CLI, batch and the API all come through here)."""
         started = time.perf_counter()
-        question = question.strip()
+        question = check_question(question, self.settings.limits)
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
         scope = await question_scope(question, q_lang, self.components.chunks)
@@ -122,10 +129,10 @@ class Orchestrator:
                           s.nearest_records, new_trace_id(), scope.named)
         settings = {"judge": s.judge.model_dump(), "confidence": s.confidence.model_dump(),
                     "conflicts": s.conflicts.model_dump(), "nearest_records": s.nearest_records}
-        return self._record(result, q_lang, started, settings=settings, parts=tuple(parts), scope=scope,
+        return self._record(result, q_lang, started, actor, settings=settings, parts=tuple(parts), scope=scope,
                             why=explain(result))
 
-    def _record(self, result: Result, question_lang: str, started: float, settings: dict,
+    def _record(self, result: Result, question_lang: str, started: float, actor: str, settings: dict,
                 why: str, parts: tuple[PartTrace, ...] = (), scope: Scope = Scope()) -> tuple[Result, Trace]:
         """The one place a trace is made (and written, when there is a trace directory)."""
         trace = Trace(
@@ -136,8 +143,23 @@ class Orchestrator:
             conflicts=result.conflicts, decision=decision_of(result), why=why,
             timings_ms={"total": _ms(started)}, named_documents=scope.named, scoped_to=scope.restrict)
         if self.trace_dir is not None:
-            result = replace(result, trace_path=str(write_trace(trace, self.trace_dir)))
+            path = write_trace(trace, self.trace_dir)
+            result = replace(result, trace_path=str(path))
+            if self.audit is not None:
+                self.audit.append("answer", key=actor, trace_id=trace.trace_id, trace_sha256=file_hash(path),
+                                  outcome=result.outcome, reason_code=result.reason_code)
+            self._retain_traces()
         return result, trace
+
+    def _retain_traces(self) -> None:
+        """Trace retention: on the first write and every `prune_every` writes after, delete traces
+        older than `keep_days` and beyond the newest `keep_count` (cheap: one directory scan)."""
+        keep = self.settings.traces
+        if self._traces_written % keep.prune_every == 0:
+            removed = prune_traces(self.trace_dir, keep.keep_days, keep.keep_count)
+            if removed:
+                log.info("trace retention: %d old trace(s) deleted from %s", removed, self.trace_dir)
+        self._traces_written += 1
 
     async def _part(self, index: int, part: Part, q_lang: str, scope: Scope) -> PartTrace:
         route = self.profile.routes.route(part.text)

@@ -9,6 +9,7 @@ chunk's rendition, a claim's `confidence` the composite's value).
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -137,6 +138,26 @@ class AnswerResponse(_Out):
                    trace_path=r.trace_path, not_in_corpus=r.not_in_corpus)
 
 
+def relative_path(path: str | None, root: Path) -> str | None:
+    """A file as an API caller sees it: relative to the data directory (`texts/…`, `uploads/…`),
+    or only its name when it lies outside it; never a server's absolute path."""
+    if not path:
+        return path
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return p.name
+
+
+def answer_relative(body: AnswerResponse, root: Path) -> AnswerResponse:
+    """The answer with its files (trace, citations' rendition and original) relative to `root` (the API)."""
+    claims = [c.model_copy(update={"citations": [x.model_copy(update={"source": relative_path(x.source, root),
+                                                                      "original": relative_path(x.original, root)})
+                                                 for x in c.citations]}) for c in body.claims]
+    return body.model_copy(update={"claims": claims, "trace_path": relative_path(body.trace_path, root)})
+
+
 def result_json(r: Result) -> dict:
     """The answer as JSON-ready data (`saksi ask --json`, `saksi batch`)."""
     return AnswerResponse.of(r).model_dump(mode="json")
@@ -163,6 +184,14 @@ class IngestResponse(_Out):
     total_documents: int
     total_chunks: int
     needs_ocr: dict[str, list[int]]  # file -> pages without a text layer (not read)
+
+    def relative_to(self, root: Path) -> "IngestResponse":
+        """The same report with file paths relative to the data directory (the API)."""
+        rel = lambda p: relative_path(p, root)  # noqa: E731
+        return self.model_copy(update={
+            "ingested": [rel(p) for p in self.ingested], "unchanged": [rel(p) for p in self.unchanged],
+            "errors": [e.model_copy(update={"path": rel(e.path)}) for e in self.errors],
+            "needs_ocr": {rel(k): v for k, v in self.needs_ocr.items()}})
 
 
 class DocumentRow(_Out):
@@ -201,6 +230,13 @@ class CorpusResponse(_Out):
     documents: int
     chunks: int
     items: list[DocumentRow]
+
+    def relative_to(self, root: Path) -> "CorpusResponse":
+        """The listing as the API sends it: `data_dir` is the directory's name and every `original`
+        is relative to it (a file outside it: its name only). `saksi corpus ls --json` keeps full paths."""
+        return self.model_copy(update={
+            "data_dir": root.name or ".",
+            "items": [r.model_copy(update={"original": relative_path(r.original, root)}) for r in self.items]})
 
 
 # --- checks and the service --------------------------------------------------------------------
@@ -241,7 +277,7 @@ class Readiness(_Out):
 
 
 class ErrorBody(_Out):
-    type: str     # invalid_request, invalid_trace_id, not_found, unknown_collection, too_large, overloaded, …
+    type: str     # invalid_request, question_too_long, invalid_trace_id, not_found, unknown_collection, too_large, …
     message: str  # which field or what, and why
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,18 +142,62 @@ def write_trace(trace: Trace, directory: Path) -> Path:
     return path
 
 
+MAX_TRACE_BYTES = 50 * 1024 * 1024  # far above any trace written; reading stops there
+
+
 def load_trace(path: Path) -> Trace:
+    """A trace file; a TraceError (one line) for what is not a regular file, is over
+    MAX_TRACE_BYTES, or is not a trace."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise TraceError(f"{path} is not a regular file")
+        if st.st_size > MAX_TRACE_BYTES:
+            raise TraceError(f"{path} is {st.st_size} bytes; a trace is at most {MAX_TRACE_BYTES}")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_TRACE_BYTES + 1)
+        if len(raw) > MAX_TRACE_BYTES:  # grew since the stat
+            raise TraceError(f"{path} is over {MAX_TRACE_BYTES} bytes; a trace is at most that")
+        data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise TraceError(f"no trace at {path}") from None
-    except (OSError, json.JSONDecodeError) as e:
+    except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as e:
         raise TraceError(f"{path} is not a readable trace: {e}") from None
     try:
         return _ADAPTER.validate_python(upgrade(data))
     except ValidationError as e:
         raise TraceError(f"{path} does not match the trace schema: {str(e).splitlines()[0]} "
                          f"({e.error_count()} errors)") from None
+
+
+def prune_traces(directory: Path, keep_days: int | None, keep_count: int | None,
+                 now: float | None = None) -> int:
+    """Delete traces older than `keep_days` and all but the newest `keep_count` (by modification
+    time); returns how many were deleted. Files that vanish meanwhile are skipped."""
+    if keep_days is None and keep_count is None:
+        return 0
+    entries = []
+    try:
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.name.endswith(".json") and e.is_file(follow_symlinks=False):
+                    try:
+                        entries.append((e.stat(follow_symlinks=False).st_mtime, e.path))
+                    except FileNotFoundError:
+                        pass
+    except FileNotFoundError:
+        return 0
+    entries.sort(reverse=True)  # newest first
+    cutoff = (now if now is not None else time.time()) - keep_days * 86400 if keep_days is not None else None
+    removed = 0
+    for n, (mtime, p) in enumerate(entries):
+        if (keep_count is not None and n >= keep_count) or (cutoff is not None and mtime < cutoff):
+            try:
+                os.unlink(p)
+                removed += 1
+            except FileNotFoundError:
+                pass
+    return removed
 
 
 def upgrade(data: Any) -> Any:

@@ -31,13 +31,15 @@ from ray.serve.handle import DeploymentHandle
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipeline import __version__
+from pipeline.audit import AuditLog
 from pipeline.analysis import query_analyzer
-from pipeline.config import load_profile
+from pipeline.config import MAX_QUESTION_CHARS_CEILING, load_profile
 from pipeline.corpus import DataDir
 from pipeline.orchestrator import Components, Orchestrator
 from pipeline.responses import (AnswerResponse, CorpusResponse, DeploymentReadiness, ErrorResponse, Health,
-                                IngestResponse, Readiness, ReplayResponse)
-from pipeline.errors import TraceError
+                                IngestResponse, Readiness, ReplayResponse, answer_relative)
+from pipeline.errors import QuestionTooLongError, TraceError
+from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 
 from .config import RuntimeSettings
@@ -62,8 +64,10 @@ class AnswerOptions(_In):
 
 
 class AnswerRequest(_In):
-    question: str = Field(..., min_length=1, max_length=2000, pattern=r"\S",
-                          description="the question, Indonesian or English (not only whitespace)")
+    question: str = Field(..., min_length=1, max_length=MAX_QUESTION_CHARS_CEILING, pattern=r"\S",
+                          description="the question, Indonesian or English (not only whitespace); the profile's "
+                                      "limits.max_question_chars (default 500) is the real cap: longer is a 422 "
+                                      "question_too_long")
     lang: Literal["id", "en"] | None = Field(None, description="labels of the answer (default: the question's)")
     collection: str = Field("default", description="the corpus to ask; this deployment serves one, 'default'")
     options: AnswerOptions = AnswerOptions()
@@ -149,12 +153,17 @@ async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
     first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
     if tuple(first.get("loc", ()))[:2] == ("path", "trace_id"):
         return _error(400, "invalid_trace_id", "a trace id is 32 lowercase hex characters")
+    if tuple(first.get("loc", ())) == ("body", "question") and first.get("type") == "string_too_long":
+        return _error(422, "question_too_long", f"question: {first['msg']}")
     where = ".".join(str(x) for x in first.get("loc", ()) if x != "body") or "body"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return _error(422, "invalid_request", f"{where}: {first['msg']}{more}")
 
 
 # --- the ingress --------------------------------------------------------------------------------
+
+
+ANONYMOUS = "http:anonymous"  # the actor the audit log records until callers carry keys
 
 
 @serve.deployment(name="Ingress")
@@ -188,7 +197,8 @@ class Ingress:
                     reranker=HandleReranker(h["Reranker"], rr["name"], t),
                     generator=HandleGenerator(h["Generator"], gen["name"], t),
                     judge=HandleJudge(h["Judge"], jd["name"], min(t, self.runtime.judge_timeout_s)))
-                self._orchestrator = Orchestrator(self.profile, components, self.analyzer, self.data_dir.traces)
+                self._orchestrator = Orchestrator(self.profile, components, self.analyzer, self.data_dir.traces,
+                                                  audit=AuditLog(self.data_dir.root))
             return self._orchestrator
 
     def _overloaded(self) -> ApiError:
@@ -236,19 +246,25 @@ class Ingress:
                                                       "'default'")
         if not body.question.strip():
             raise ApiError(422, "invalid_request", "question: the question is empty")
+        try:  # the profile's cap, before taking a slot (the orchestrator enforces it too)
+            check_question(body.question, self.profile.settings.limits)
+        except QuestionTooLongError as e:
+            raise ApiError(422, "question_too_long", f"question: {e.message}") from None
         if self.in_flight >= self.runtime.max_in_flight:
             raise self._overloaded()
         self.in_flight += 1
         try:
             orch = await self._get_orchestrator()
-            result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s)
+            result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s,
+                                                  actor=ANONYMOUS)
         except ApiError:
             raise
         except Exception as e:  # the retriever or the embedder is down: nothing can be verified
             raise self._unavailable("a pipeline component", e) from None
         finally:
             self.in_flight -= 1
-        return AnswerWithTrace.of(result).model_copy(update={"trace": trace if body.options.include_trace else None})
+        out = answer_relative(AnswerWithTrace.of(result), self.data_dir.root)  # no server paths in a response
+        return out.model_copy(update={"trace": trace if body.options.include_trace else None})
 
     @app.get("/v1/traces/{trace_id}", response_model=Trace, responses=ERRORS,
              summary="a trace, as written for the answer it explains")

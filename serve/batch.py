@@ -6,7 +6,9 @@ batch after batch. With Milvus Lite one process owns the index file, so the lite
 runs a pool of one; with a Milvus server the pool can grow (`--concurrency`).
 
 Input lines: `{"id": "...", "question": "...", "lang": "id"|"en" (optional)}`.
-Output lines, in input order: `{"id", ...the `saksi ask --json` object...}`.
+Output lines, in input order: `{"id", ...the `saksi ask --json` object...}`; a question over the
+profile's `limits.max_question_chars` gets `{"id", "error": {"type": "question_too_long", "message"}}`
+and the other lines are answered.
 
 Submit to a cluster with:  ray job submit --working-dir . -- saksi batch questions.jsonl --out answers.jsonl
 """
@@ -22,7 +24,7 @@ import numpy as np
 
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus
-from pipeline.errors import SaksiError
+from pipeline.errors import QuestionTooLongError, SaksiError
 from pipeline.index import is_milvus_lite
 from pipeline.responses import result_json
 
@@ -43,7 +45,12 @@ class Answerer:
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list]:
         answers = []
         for question, lang in zip(batch["question"], batch["lang"]):
-            result = asyncio.run(self.orchestrator.answer(str(question), lang=str(lang) if lang else None))
+            try:
+                result = asyncio.run(self.orchestrator.answer(str(question), lang=str(lang) if lang else None))
+            except QuestionTooLongError as e:  # this line's answer is the error; the rest are answered
+                answers.append(json.dumps({"error": {"type": "question_too_long", "message": e.message}},
+                                          ensure_ascii=False))
+                continue
             answers.append(json.dumps(result_json(result), ensure_ascii=False))
         return {"id": list(batch["id"]), "answer": answers}
 

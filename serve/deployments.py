@@ -247,11 +247,12 @@ class RetrieverDeployment:
         """What is ingested: the basis for telling a user "no source for that"."""
         async with self._lock:
             rows = catalog.listing(self.corpus)
-            return CorpusResponse(data_dir=str(self.data_dir), fingerprint=self.fingerprint,
-                                  ready=self.lexical is not None, problem=self.problem, documents=len(rows),
-                                  chunks=self.corpus.store.count(), items=rows)
+            listing = CorpusResponse(data_dir=str(self.data_dir), fingerprint=self.fingerprint,
+                                     ready=self.lexical is not None, problem=self.problem, documents=len(rows),
+                                     chunks=self.corpus.store.count(), items=rows)
+            return listing.relative_to(Path(self.data_dir))  # no server paths in an API response
 
-    async def ingest(self, files: list[tuple[str, bytes]]) -> IngestResponse:
+    async def ingest(self, files: list[tuple[str, bytes]], actor: str = "http:anonymous") -> IngestResponse:
         """Write uploaded files under <data dir>/uploads and ingest them. Requests wait meanwhile
         (the lock), so none sees half an ingest; ingest runs in a worker thread because it
         drives its own event loop for embedding."""
@@ -268,6 +269,10 @@ class RetrieverDeployment:
                 self.corpus.use_embedder(handle_embedder(self._embedder, info, self.runtime.ingest_embed_timeout_s,
                                                          self.profile.settings.embedder.sparse))
                 self._handed_over = True
-            report = await asyncio.to_thread(self.corpus.ingest, paths)
+            report = await asyncio.to_thread(self.corpus.ingest, paths, False, None, actor)
             self._load()
-            return IngestResponse.model_validate(report)
+            rejected = {Path(e.path).resolve() for e in report.errors}
+            for path in paths:  # a rejected upload is not kept: uploads/ holds only what was ingested
+                if path.resolve() in rejected:
+                    path.unlink(missing_ok=True)
+            return IngestResponse.model_validate(report).relative_to(Path(self.data_dir))

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..audit import LOCAL_KEY
 from .. import environment
 from ..assemble import build_orchestrator
 from ..backends import embedder_name, make_embedder
@@ -170,13 +171,13 @@ class Corpus:
     # -- the usual ways in ---------------------------------------------------------------------
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
-               progress: Callable[[str], None] | None = None) -> IngestReport:
+               progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY) -> IngestReport:
         """`Ingestor(self).ingest(…)`: files and directories in; an IngestReport out."""
-        return Ingestor(self, progress).ingest(paths, rebuild=rebuild)
+        return Ingestor(self, progress, actor).ingest(paths, rebuild=rebuild)
 
-    def delete(self, doc_id: str, progress: Callable[[str], None] | None = None) -> bool:
+    def delete(self, doc_id: str, progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY) -> bool:
         """`Ingestor(self).delete(…)`: a document out, indexes and references brought along."""
-        return Ingestor(self, progress).delete(doc_id)
+        return Ingestor(self, progress, actor).delete(doc_id)
 
     def orchestrator(self, generator: Generator | None = None, judge: Judge | None = None,
                      write_traces: bool = True, trace_dir: Path | None = None):

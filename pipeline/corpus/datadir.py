@@ -8,6 +8,7 @@
     state.json       what both lanes were last written from (CorpusState); written last by every ingest
     traces/          one JSON trace per question asked
     uploads/         files sent to POST /v1/ingest
+    audit.jsonl      the hash-chained audit log (answers, ingests, deletes), and audit.head, its last entry
 """
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Protocol, Sequenc
 
 import numpy as np
 
+from ..audit import LOCAL_KEY, AuditLog
 from ..errors import IngestError
 from ..index import Bm25LexicalIndex
 from ..index.store import fingerprint_of
@@ -85,9 +86,10 @@ class IngestReport:
 
 
 class Ingestor:
-    def __init__(self, corpus: "Corpus", progress: Callable[[str], None] | None = None):
+    def __init__(self, corpus: "Corpus", progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY):
         self.corpus = corpus
         self.say = progress or (lambda msg: log.info(msg))
+        self.actor = actor  # who asked for it, as the audit log records it
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
                preparation: Preparation | None = None) -> IngestReport:
@@ -125,6 +127,10 @@ class Ingestor:
         self.finalize(report, force=bool(report.ingested))
         report.total_documents = len(corpus.store.documents())
         report.total_chunks = corpus.store.count()
+        AuditLog(corpus.data_dir).append("ingest", key=self.actor, files=report.files, rebuild=rebuild,
+                                         ingested=report.ingested, unchanged=len(report.unchanged),
+                                         skipped=[f"{e.path}: {e.reason}" for e in report.errors],
+                                         documents=report.total_documents, chunks=report.total_chunks)
         return report
 
     def delete(self, doc_id: str) -> bool:
@@ -135,6 +141,7 @@ class Ingestor:
         if not self.corpus.store.delete_document(doc_id):
             return False
         self.finalize(IngestReport(), force=True)
+        AuditLog(self.corpus.data_dir).append("delete", key=self.actor, doc_id=doc_id)
         return True
 
     def unchanged(self, path: Path) -> str | None:

@@ -48,12 +48,41 @@ class MilvusDenseIndex:
         try:
             self._client = MilvusClient(uri, token=token) if token else MilvusClient(uri)
         except Exception as e:  # pymilvus raises several unrelated types here
-            raise CorpusIndexError(f"cannot open Milvus at {uri}: {e}") from None
-        if not self._client.has_collection(collection):
-            self._create(hnsw_m, ef_construction)
-        else:
-            self._check_dim()
-            self._client.load_collection(collection)  # a new process finds it released
+            raise self._unreadable(e) from None
+        # pymilvus configures its own logger on import and logs every failed RPC with a traceback;
+        # while opening, a failure is reported once, as the CorpusIndexError below (tracebacks: debug)
+        rpc_log = logging.getLogger("pymilvus")
+        saved = rpc_log.level
+        if not logging.getLogger().isEnabledFor(logging.DEBUG):
+            rpc_log.setLevel(logging.CRITICAL)
+        try:
+            if not self._client.has_collection(collection):
+                self._create(hnsw_m, ef_construction)
+            else:
+                self._check_dim()
+                self._client.load_collection(collection)  # a new process finds it released
+        except CorpusIndexError:
+            self._close_quietly()
+            raise
+        except Exception as e:  # a damaged Milvus Lite file: its server answers with errors of any kind
+            self._close_quietly()
+            raise self._unreadable(e) from None
+        finally:
+            rpc_log.setLevel(saved)
+
+    def _unreadable(self, e: Exception) -> CorpusIndexError:
+        """One line saying what to do; the exception's first line only (details with -v)."""
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        if is_milvus_lite(self.uri):
+            return CorpusIndexError(f"the dense index at {self.uri} is unreadable ({why}); rebuild it with "
+                                    "`saksi ingest PATH --rebuild`")
+        return CorpusIndexError(f"cannot use Milvus at {self.uri}: {why}")
+
+    def _close_quietly(self) -> None:
+        try:
+            self.close()
+        except Exception:  # already broken; the error that brought us here is the one to report
+            log.debug("closing a damaged Milvus client failed", exc_info=True)
 
     def _create(self, m: int, ef_construction: int) -> None:
         from pymilvus import DataType, MilvusClient

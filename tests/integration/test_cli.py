@@ -152,3 +152,51 @@ def test_a_damaged_state_file_is_one_clear_error_and_ingest_repairs_it(data_dir,
     repaired = saksi("ingest", str(SAMPLE), data_dir=copy)
     assert repaired.returncode == 0 and "0 ingested, 4 unchanged" in repaired.stdout, repaired.stderr
     assert ask_json(ID_QUESTION, copy)["outcome"] == "answer"
+
+
+def test_a_question_over_the_profile_cap_is_one_line_and_exit_2(data_dir):
+    done = saksi("ask", "a" * 501, data_dir=data_dir)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("saksi: ")
+    assert "501 characters" in done.stderr and "500" in done.stderr
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "directory"])
+def test_replay_refuses_what_is_not_a_regular_file(tmp_path, target):
+    path = str(tmp_path) if target == "directory" else target
+    if target == "/dev/zero" and not Path(target).exists():
+        pytest.skip("no /dev/zero")
+    done = saksi("replay", path, data_dir=tmp_path)  # /dev/zero used to hang here
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "not a regular file" in done.stderr
+
+
+def test_replay_refuses_a_trace_over_the_size_bound(tmp_path, monkeypatch):
+    from pipeline import trace as trace_module
+    from pipeline.errors import TraceError
+
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 2048)
+    monkeypatch.setattr(trace_module, "MAX_TRACE_BYTES", 1024)
+    with pytest.raises(TraceError, match="at most 1024"):
+        trace_module.load_trace(big)
+
+
+@pytest.mark.parametrize("damage", ["file", "contents"])
+def test_a_corrupt_dense_index_is_one_line_naming_the_rebuild(data_dir, tmp_path, damage):
+    import shutil
+
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir, copy, ignore=shutil.ignore_patterns("traces"))
+    db = copy / "milvus.db"
+    if damage == "file":  # the whole index replaced by garbage bytes
+        shutil.rmtree(db) if db.is_dir() else db.unlink()
+        db.write_bytes(bytes(range(256)) * 16)
+    else:  # every file of the index overwritten with garbage
+        for f in [p for p in db.rglob("*") if p.is_file() and p.stat().st_size]:
+            f.write_bytes(b"\xb5garbage" * 20)
+    done = saksi("ask", ID_QUESTION, data_dir=copy)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "dense index" in done.stderr and "unreadable" in done.stderr and "--rebuild" in done.stderr
+    assert saksi("ingest", str(SAMPLE), "--rebuild", data_dir=copy).returncode == 0
+    assert ask_json(ID_QUESTION, copy)["outcome"] == "answer"

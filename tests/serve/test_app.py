@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -50,14 +51,17 @@ def test_openapi_describes_every_endpoint(app):
     assert req.status == 200 and b"swagger" in req.read().lower()
 
 
-def test_answer_has_receipts_found_verbatim_in_the_source(app):
+def test_answer_has_receipts_found_verbatim_in_the_source(app, served_corpus):
+    data, _ = served_corpus
     body = answer(app, RATE)
     assert body["outcome"] == "answer" and body["trace_id"]
+    assert body["trace_path"] == f"traces/{body['trace_id']}.json"  # relative to the data directory
     supported = [c for c in body["claims"] if c["status"] == "supported"]
     assert supported
     for c in supported:
         for cit in c["citations"]:
-            text = Path(cit["source"]).read_text(encoding="utf-8")
+            assert not Path(cit["source"]).is_absolute() and not Path(cit["original"]).is_absolute()
+            text = (data / cit["source"]).read_text(encoding="utf-8")
             start, end = cit["source_span"]
             assert contains_normalised(text[start:end], cit["quote"])
     assert any("10%" in c["text"] for c in supported)
@@ -99,10 +103,13 @@ def test_a_damaged_trace_file_is_a_typed_error_not_a_500(app, served_corpus):
         assert str(data) not in got["error"]["message"]  # no server path in what a caller sees
 
 
-def test_corpus_reports_what_is_ingested(app):
+def test_corpus_reports_what_is_ingested(app, served_corpus):
     status, body, _ = app.call("GET", "/v1/corpus")
     assert status == 200 and body["ready"] and body["documents"] >= 4
     assert all({"doc_id", "title", "chunks"} <= set(d) for d in body["items"])
+    data, _ = served_corpus  # no server paths: the directory's name, files relative to it (or just their name)
+    assert body["data_dir"] == data.name and not any(Path(d["original"]).is_absolute() for d in body["items"])
+    assert str(data.parent) not in json.dumps(body)
 
 
 @pytest.mark.parametrize("method, path, payload, code, kind", [
@@ -113,7 +120,9 @@ def test_corpus_reports_what_is_ingested(app):
     ("POST", "/v1/answer", {"question": "x", "surprise": 1}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x", "options": {"include_trace": 0}}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": 7}, 422, "invalid_request"),
-    ("POST", "/v1/answer", {"question": "x" * 2001}, 422, "invalid_request"),
+    ("POST", "/v1/answer", {"question": "x" * 501}, 422, "question_too_long"),  # the profile's cap (500)
+    ("POST", "/v1/answer", {"question": "x" * 2001}, 422, "question_too_long"),
+    ("POST", "/v1/answer", {"question": "x" * 10_001}, 422, "question_too_long"),  # the schema's ceiling
     ("POST", "/v1/answer", {"question": "x", "collection": "other"}, 404, "unknown_collection"),
     ("GET", "/v1/traces/not-a-trace", None, 400, "invalid_trace_id"),
     ("GET", "/v1/traces/" + "0" * 32, None, 404, "not_found"),
@@ -160,7 +169,7 @@ def test_small_upload_is_ingested_and_answerable(app):
     assert status == 200 and again["unchanged"] and again["embedded"] == 0  # idempotent
 
 
-def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app):
+def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app, served_corpus):
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -178,7 +187,10 @@ def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app)
              {"name": "rusak.pdf", "content_base64": base64.b64encode(b"%PDF-1.4 rusak").decode()}]
     status, report, _ = app.call("POST", "/v1/ingest", {"files": files})
     assert status == 200, report
-    assert [Path(e["path"]).name for e in report["errors"]] == ["rusak.pdf"] and len(report["ingested"]) == 1
+    assert [e["path"] for e in report["errors"]] == ["uploads/rusak.pdf"] and len(report["ingested"]) == 1
+    assert report["ingested"] == ["uploads/pmk-41-2024.pdf"]
+    uploads = served_corpus[0] / "uploads"  # the rejected upload is not kept
+    assert (uploads / "pmk-41-2024.pdf").is_file() and not (uploads / "rusak.pdf").exists()
     body = answer(app, "Berapa bea meterai elektronik uji atas dokumen lelang gudang?")
     assert body["outcome"] == "answer", body["reason"]
     cited = [x for c in body["claims"] if c["status"] == "supported" for x in c["citations"]]

@@ -52,3 +52,23 @@ def test_bad_batch_input_is_rejected_before_any_work(tmp_path, content, message)
     f.write_text(content)
     with pytest.raises(BatchInputError, match=message):
         read_questions(f)
+
+
+def test_an_over_long_question_gets_an_error_record_and_the_rest_are_answered(served_corpus, tmp_path):
+    import numpy as np
+
+    from serve.batch import Answerer
+
+    data, _ = served_corpus
+    own = tmp_path / "data"
+    shutil.copytree(data, own, ignore=shutil.ignore_patterns("traces", "uploads"))
+    answerer = Answerer("lite", str(own))
+    try:
+        out = answerer({"id": np.array(["long", "rate"]), "question": np.array(["x" * 501, QUESTIONS[0]["question"]]),
+                        "lang": np.array(["", ""])})
+    finally:
+        answerer.corpus.close()
+    long, rate = (json.loads(a) for a in out["answer"])
+    assert long == {"error": {"type": "question_too_long", "message": long["error"]["message"]}}
+    assert "501 characters" in long["error"]["message"]
+    assert rate["outcome"] == "answer"
