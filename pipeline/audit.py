@@ -104,6 +104,13 @@ def verify(data_dir: str | Path) -> Verification:
     if not log.path.exists():
         return Verification(True, 0) if not log.head.exists() else Verification(
             False, 0, 1, "the log file is missing but its head says entries were written")
+    try:
+        return _walk(log)
+    except OSError as e:  # a directory, a permission problem: one line, not a traceback
+        return Verification(False, 0, 1, f"the log cannot be read ({e.strerror or e})")
+
+
+def _walk(log: AuditLog) -> Verification:
     seq, prev, n = 0, GENESIS, 0
     with open(log.path, "rb") as f:
         for n, raw in enumerate(f, 1):

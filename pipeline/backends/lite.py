@@ -98,9 +98,9 @@ class ExtractiveGenerator:
         if reader is not None:
             self.name = f"extractive+{reader.name}"
 
-    def _linked(self, item: ContextItem, c: SentenceCandidate, context: Sequence[ContextItem]) -> tuple[int, ...]:
-        """Context items the sentence's own resolved references point at."""
-        where = {x.chunk_id: i for i, x in enumerate(context)}
+    @staticmethod
+    def _linked(item: ContextItem, c: SentenceCandidate, where: dict[str, int]) -> tuple[int, ...]:
+        """Context items the sentence's own resolved references point at (`where`: chunk id -> item)."""
         return tuple(dict.fromkeys(where[ln.target] for ln in item.links
                                    if c.start <= ln.start and ln.end <= c.end and ln.target in where
                                    and where[ln.target] != c.item))
@@ -110,7 +110,8 @@ class ExtractiveGenerator:
         s = self.settings
         ctx = request.context
         cands = candidate_sentences(ctx, s.min_sentence_chars, s.max_quote_chars, self.tagger, request.required)
-        linked = [self._linked(ctx[c.item], c, ctx) for c in cands]
+        where = {x.chunk_id: i for i, x in enumerate(ctx)}
+        linked = [self._linked(ctx[c.item], c, where) for c in cands]
         views = [SentenceView(c.quote, c.item, c.index, ctx[c.item].text,
                               f"{ctx[c.item].document} {ctx[c.item].heading} {ctx[c.item].location}",
                               "\n".join(ctx[i].text for i in refs)) for c, refs in zip(cands, linked)]

@@ -184,31 +184,43 @@ def _adjacent_pairs(pairs: Sequence[tuple[Term, Term]], word_tokens: Sequence[fr
     return got
 
 
+@dataclass(frozen=True)
+class _Question:
+    """What every candidate's row reads of the question, worked out once per request."""
+
+    text: str
+    terms: Sequence[Term]
+    qtype: str
+    tokens: frozenset[str]
+    words: frozenset[str]
+    names: np.ndarray  # per term: written as a name or a figure
+    negated: bool
+    excludes: bool
+
+    @classmethod
+    def of(cls, question: str, terms: Sequence[Term], tokens: Callable[[str], frozenset[str]]) -> "_Question":
+        return cls(question, terms, question_type(question), tokens(question),
+                   frozenset(w.casefold() for w in _WORD.findall(question)),
+                   np.array([_is_name(t.term, question) for t in terms], dtype=bool),
+                   bool(_NEGATION.search(question)), bool(_EXCLUSION.search(question)))
+
+
 class Featurizer:
     """Turns (question, terms, candidate sentences) into the FEATURES matrix."""
 
     def __init__(self, tokens: Callable[[str], frozenset[str]], label_credit: float, passage_credit: float):
         self._analyse = tokens
-        self._text_cache: dict[str, frozenset[str]] = {}
         self.label_credit = label_credit
         self.passage_credit = passage_credit
-        self._word_cache: dict[str, frozenset[str]] = {}
+        self._cache: dict[str, frozenset[str]] = {}  # texts and words: a passage is analysed once per request
 
     def tokens(self, text: str) -> frozenset[str]:
-        """The analysed tokens of a text (a passage is read once per request, not once per sentence)."""
-        got = self._text_cache.get(text)
+        """The analysed tokens of a text or a word, from a bounded cache."""
+        got = self._cache.get(text)
         if got is None:
-            if len(self._text_cache) > 2000:
-                self._text_cache.clear()
-            got = self._text_cache[text] = self._analyse(text)
-        return got
-
-    def _word(self, w: str) -> frozenset[str]:
-        got = self._word_cache.get(w)
-        if got is None:
-            if len(self._word_cache) > 50000:
-                self._word_cache.clear()
-            got = self._word_cache[w] = self._analyse(w)
+            if len(self._cache) > 50000:
+                self._cache.clear()
+            got = self._cache[text] = self._analyse(text)
         return got
 
     def _match(self, terms: Sequence[Term], v: SentenceView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -225,36 +237,41 @@ class Featurizer:
                                               np.where(m[:, 3] & (self.passage_credit > 0), self.passage_credit, 0.0)))
         return weights, m, credit
 
+    @staticmethod
+    def _coverage(weights: np.ndarray, credit: np.ndarray) -> float:
+        total = float(weights.sum())
+        return float(weights @ credit) / total if total > 0 else 0.0
+
     def coverage(self, terms: Sequence[Term], v: SentenceView) -> float:
         """The generator's coverage: the weighted share of the question's terms, with credits."""
         weights, _, credit = self._match(terms, v)
-        total = float(weights.sum())
-        return float(weights @ credit) / total if total > 0 else 0.0
+        return self._coverage(weights, credit)
 
     def matrix(self, question: str, terms: Sequence[Term], views: Sequence[SentenceView],
                min_coverage: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         """The FEATURES rows of the candidates whose coverage reaches `min_coverage`, and their
         indices in `views`. The context features compare each with every candidate."""
-        cov = np.array([self.coverage(terms, v) for v in views], dtype=np.float64)
+        matched = [self._match(terms, v) for v in views]
+        cov = np.array([self._coverage(w, c) for w, _, c in matched], dtype=np.float64)
         keep = np.flatnonzero(cov >= min_coverage)
-        rows = [self._row(question, terms, views[i]) for i in keep]
+        q = _Question.of(question, terms, self.tokens)
+        rows = [self._row(q, views[i], matched[i]) for i in keep]
         x = np.asarray(rows, dtype=np.float64).reshape(len(keep), len(FEATURES) - _CONTEXT_FEATURES)
         return np.hstack([x, self._context(x, cov, keep, views)]), keep
 
-    def _row(self, question: str, terms: Sequence[Term], v: SentenceView) -> list[float]:
-        qtype = question_type(question)
-        weights, m, credit = self._match(terms, v)
+    def _row(self, q: "_Question", v: SentenceView, matched: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[float]:
+        question, terms, qtype = q.text, q.terms, q.qtype
+        weights, m, credit = matched
         total = float(weights.sum()) or 1.0
         said = m[:, 0] | m[:, 1]
         missing = weights[~said]
         words = [w.casefold() for w in _WORD.findall(v.text)]
-        word_tokens = [self._word(w) for w in words]
+        word_tokens = [self.tokens(w) for w in words]
         ordered, window = _order_and_window(terms, word_tokens)
-        q_tokens = self.tokens(question)
-        q_words = {w.casefold() for w in _WORD.findall(question)}
-        novel = [w for w, toks in zip(words, word_tokens) if w not in q_words and not (toks & q_tokens)]
+        novel = [w for w, toks in zip(words, word_tokens) if w not in q.words and not (toks & q.tokens)]
         novel_set = set(novel)
-        caps_novel = [c for c in _capitals(v.text) if c not in q_words]
+        capitals = _capitals(v.text)
+        caps_novel = [c for c in capitals if c not in q.words]
         s = {
             "year": bool(_YEAR.search(v.text)), "date": bool(_DATE.search(v.text) or _MONTH.search(v.text)),
             "number": bool(_NUMBER.search(v.text)), "duration": bool(_DURATION.search(v.text)),
@@ -270,7 +287,6 @@ class Featurizer:
             "why": s["reason"], "which": bool(caps_novel),
         }.get(qtype, True)
         n = len(terms)
-        names = np.array([_is_name(t.term, question) for t in terms], dtype=bool)
         copula = _COPULA.search(v.text)
         subject = self.tokens(v.text[:copula.start()]) if copula else frozenset()
         subject_cov = (float(weights[[t.matched_by(subject) for t in terms]].sum()) / total) if copula and n else 0.0
@@ -282,15 +298,15 @@ class Featurizer:
             (float(missing.max()) / float(weights.max())) if len(missing) else 0.0,
             float(missing.sum()) / total, float(n), float(len(missing)), ordered, window,
             float(weights[m[:, 2]].sum()) / total,
-            _share(weights, said, names), _share(weights, said, ~names),
+            _share(weights, said, q.names), _share(weights, said, ~q.names),
             float(said[0]) if n else 0.0, float(said[-1]) if n else 0.0,
             (adjacent / len(pairs)) if pairs else 0.0, subject_cov, 0.0,
-            float(bool(_NEGATION.search(question)) != bool(_NEGATION.search(v.text))),
-            float(bool(_EXCLUSION.search(question))), _superlative_missing(question, v.text),
+            float(q.negated != bool(_NEGATION.search(v.text))),
+            float(q.excludes), _superlative_missing(question, v.text),
             *(float(qtype == t) for t in QUESTION_TYPES),
             *(float(s[k]) for k in ("year", "date", "number", "duration", "percent", "money", "definition", "place",
                                    "reason", "person")),
-            float(len(_capitals(v.text))),
+            float(len(capitals)),
             float(len(novel)), len(novel) / max(1, len(words)), float(len(caps_novel)), float(novel_numbers),
             float(novel_years), float(bool(match)),
             float(np.log1p(len(v.text))), float(v.index), float(v.index == 0), float(v.item), 0.0,

@@ -87,7 +87,7 @@ class _Pool:
 
 
 def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None = None,
-                  progress: Callable[[int], None] | None = None) -> Examples:
+                  bar: Callable[[int, str], Callable[[int], None]] | None = None) -> Examples:
     """Every candidate sentence of every question of the datasets (in file order)."""
     analyzer = query_analyzer(profile)
     g = profile.settings.generator
@@ -96,6 +96,7 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
     xs, ys, qs, qids, answerable = [], [], [], [], []
     for path in datasets:
         evalset = load_dataset(path, limit)
+        progress = bar(len(evalset.questions), f"{path.parent.name}/{path.stem} questions") if bar else None
         pool = _Pool(evalset, analyzer.analyzers["id"])
         for q in evalset.questions:
             lang = analyzer.language(q.question)
@@ -230,9 +231,8 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     """Build examples, fit both models, calibrate, compare on validation, write the better one."""
     say = progress or log.info
     say(f"reading {len(train)} training and {len(valid)} validation file(s)")
-    ex = examples_from(train, profile, limit, bar(_count(train, limit), "train questions") if bar else None)
-    vex = [examples_from([v], profile, limit, bar(_count([v], limit), f"{v.parent.name} questions") if bar else None)
-           for v in valid]
+    ex = examples_from(train, profile, limit, bar)
+    vex = [examples_from([v], profile, limit, bar) for v in valid]
     cal_q = np.array([_in_calibration(q) for q in ex.qids])
     fit, held = ex.rows(~cal_q), ex.rows(cal_q)
     say(f"{len(fit.y)} training sentences ({int(fit.y.sum())} answer), {len(held.y)} calibration sentences")
@@ -261,10 +261,6 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(spec, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     return spec
-
-
-def _count(paths: Sequence[Path], limit: int | None) -> int:
-    return sum(len(load_dataset(p, limit).questions) for p in paths)
 
 
 def _sha(path: Path) -> str:

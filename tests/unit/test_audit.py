@@ -82,3 +82,9 @@ def test_concurrent_writers_keep_one_chain(tmp_path):
 
 def test_no_log_is_an_empty_intact_log(tmp_path):
     assert verify(tmp_path).ok and verify(tmp_path).entries == 0
+
+
+def test_an_unreadable_log_is_a_finding_not_a_traceback(tmp_path):
+    (tmp_path / "audit.jsonl").mkdir()
+    report = verify(tmp_path)
+    assert not report.ok and report.line == 1 and "cannot be read" in report.problem

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.config import load_profile
 from pipeline.ingest import CategoryTagger, Chunker, read_source
 
 from ..conftest import require_regulations
@@ -21,11 +20,6 @@ PMK98_PASAL3 = ("Bea Masuk Tindakan Pengamanan sebagaimana dimaksud dalam Pasal 
 # PMK 98/2025 Pasal 2: HS codes ("pos tarif"), no rate
 PMK98_PASAL2 = ("Terhadap impor produk kain tenunan dari kapas yang termasuk dalam pos tarif 5208.21.00, "
                 "5208.22.00, 5208.31.90, dikenakan Bea Masuk Tindakan Pengamanan.")
-
-
-@pytest.fixture(scope="module")
-def profile():
-    return load_profile()
 
 
 @pytest.fixture(scope="module")
@@ -144,10 +138,9 @@ def test_the_rate_route_requires_rate_and_the_deadline_route_deadline(profile):
 
 # --------------------------------------------------------------------------- real data
 
-def test_pmk_98_2025_chunks_tell_the_duration_from_the_hs_codes():
+def test_pmk_98_2025_chunks_tell_the_duration_from_the_hs_codes(tagger):
     path = require_regulations() / "pmk-098-2025.md"
     src = read_source(path)
-    tagger = CategoryTagger(load_profile().categories)
     tags = {c.location: tagger.tag(c.text, c.heading, c.location)
             for c in Chunker(1500).chunks(src.document, src.text, source=src)}
     assert "deadline" in tags["Pasal 3"] and "rate" not in tags["Pasal 3"]   # 3 years; the rates are in the Lampiran
