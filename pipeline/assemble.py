@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .analysis import query_analyzer
-from .audit import AuditLog
 from .backends import make_generator, make_judge, make_reranker
 from .index import StoreChunkSource
 from .orchestrator import Components, Orchestrator
@@ -33,4 +32,4 @@ def build_orchestrator(corpus: "Corpus", generator: Generator | None = None, jud
         generator=generator or make_generator(profile, analyzer), judge=judge or make_judge(profile),
         sparse=corpus.dense if corpus.sparse else None)
     return Orchestrator(profile, components, analyzer, (trace_dir or corpus.trace_dir) if write_traces else None,
-                        audit=AuditLog(corpus.data_dir) if write_traces else None)
+                        audit=corpus.audit if write_traces else None)

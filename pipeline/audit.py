@@ -42,14 +42,17 @@ def entry_hash(entry: dict) -> str:
 
 
 class AuditLog:
-    def __init__(self, data_dir: str | Path):
+    def __init__(self, data_dir: str | Path, collection: str | None = None):
         self.dir = Path(data_dir)
+        self.collection = collection  # recorded in every entry's data when given
         self.path = self.dir / LOG
         self.head = self.dir / HEAD
 
     def append(self, event: str, key: str = LOCAL_KEY, **data: Any) -> dict:
         """Write one entry at the end of the chain and move the head to it."""
         self.dir.mkdir(parents=True, exist_ok=True)
+        if self.collection is not None:
+            data = {"collection": self.collection, **data}
         with open(self.path, "a+b") as f:
             fcntl.flock(f, fcntl.LOCK_EX)
             try:

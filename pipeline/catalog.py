@@ -51,7 +51,8 @@ def listing(corpus: Corpus) -> list[DocumentRow]:
             version=entry["version"], chunks=entry["chunks"], pasal=entry.get("pasal"), pages=d.pages,
             pages_without_text=list(d.pages_without_text), unresolved_references=unresolved.get(d.doc_id, 0),
             original=d.original, near_duplicates_with=sorted(related.get(d.doc_id, ())),
-            ingested_at=entry["ingested_at"], source_hash=entry["source_hash"]))
+            ingested_at=entry["ingested_at"], source_hash=entry["source_hash"], uploaded_by=d.uploaded_by,
+            uploaded_at=d.uploaded_at, declared_authority=entry.get("declared_authority")))
     return rows
 
 

@@ -1,4 +1,4 @@
-"""The `saksi` command line: ingest, ask, replay, eval, models, schema.
+"""The `saksi` command line: ingest, corpus, ask, replay, eval, audit, keys, train, models, schema.
 
 Exit codes: 0 success (a refusal is a success: it is the answer "no source"), 1 a check
 failed (replay differs, nothing could be ingested, an evaluation found the contract broken), 2 bad usage, configuration or
@@ -17,7 +17,7 @@ from typing import Callable
 
 from . import __version__, environment, render_corpus
 from .config import DEFAULT_PROFILE, load_profile
-from .corpus import Corpus
+from .corpus import DEFAULT_COLLECTION, Corpus, DataDir
 from .errors import SaksiError
 
 log = logging.getLogger("saksi")
@@ -34,8 +34,12 @@ def _setup_logging(verbose: bool) -> None:
         logging.getLogger(name).setLevel(logging.DEBUG if verbose else level)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, collection: bool = True) -> None:
     p.add_argument("--data-dir", help="corpus directory (default: $SAKSI_DATA_DIR or ./data)")
+    if collection:
+        p.add_argument("--collection", default=DEFAULT_COLLECTION, metavar="NAME",
+                       help="a named corpus in the data directory (default: 'default', the directory itself; "
+                            "`ingest --collection NAME` creates one)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
 
@@ -101,7 +105,24 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                                    "line that was edited, inserted, deleted or moved, or entries removed from the end.")
     p.add_argument("action", choices=["verify"])
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    _common(p)
+    _common(p, collection=False)
+
+    p = sub.add_parser("keys", help="API keys for `saksi serve`: create, ls, revoke",
+                       description="create: a new key, printed once (only its hash is stored, in DATA_DIR/keys.json); "
+                                   "ls: every key without its secret; revoke ID: the key stops working at once. "
+                                   "Roles: reader (ask, read and replay traces), curator (also ingest and delete), "
+                                   "admin (also manage keys; every collection).")
+    p.add_argument("action", choices=["create", "ls", "revoke"])
+    p.add_argument("id", nargs="?", help="revoke: the key's id (from `saksi keys ls`)")
+    p.add_argument("--role", choices=["reader", "curator", "admin"], default="reader")
+    p.add_argument("--collection", action="append", dest="collections", metavar="NAME",
+                   help="a collection the key may use (repeatable; '*' for all; default: 'default')")
+    p.add_argument("--authority", default="unknown",
+                   choices=["official", "primary", "institutional", "academic", "media", "unknown"],
+                   help="the highest authority this key's uploads may claim (default: unknown)")
+    p.add_argument("--name", default="", help="a note saying whose key it is")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    _common(p, collection=False)
 
     p = sub.add_parser("train", help="rebuild trained weights: `train reader` (the extractive generator's reader)",
                        description="reader: learn P(sentence answers question) from the IDK-MRC and TyDi-ID train "
@@ -150,11 +171,18 @@ def main(argv: list[str] | None = None, extend: Callable[[argparse._SubParsersAc
         return 2
 
 
+def _collection(args, create: bool = False) -> DataDir:
+    """The data directory of the collection the command names (--collection; ingest creates it)."""
+    root = DataDir(environment.data_dir(args.data_dir))
+    return root.collection(args.collection) if create else root.existing(args.collection)
+
+
 def cmd_ingest(args) -> int:
     profile = load_profile(args.profile)
-    data_dir = environment.data_dir(args.data_dir)
+    target = _collection(args, create=True)
+    data_dir = target.root
     progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
-    with Corpus(data_dir, profile) as corpus:
+    with Corpus(target, profile) as corpus:
         report = corpus.ingest(args.paths, rebuild=args.rebuild, progress=progress)
     return print_ingest_report(data_dir, report, args.json, args.strict)
 
@@ -180,8 +208,9 @@ def cmd_corpus(args) -> int:
     if args.action in ("show", "rm") and not args.doc:
         print(f"saksi: corpus {args.action} needs a document id or citation name", file=sys.stderr)
         return 2
-    data_dir = environment.data_dir(args.data_dir)
-    with Corpus(data_dir, load_profile(args.profile)) as corpus:
+    target = _collection(args)
+    data_dir = target.root
+    with Corpus(target, load_profile(args.profile)) as corpus:
         if not corpus.exists():
             print(f"saksi: no corpus in {data_dir}: run `saksi ingest PATH --data-dir {data_dir}`", file=sys.stderr)
             return 2
@@ -214,7 +243,7 @@ def cmd_ask(args) -> int:
         print("saksi: the question is empty", file=sys.stderr)
         return 2
     check_question(args.question, profile.settings.limits)  # before loading anything; the orchestrator checks too
-    with Corpus(environment.data_dir(args.data_dir), profile) as corpus:
+    with Corpus(_collection(args), profile) as corpus:
         orchestrator = corpus.orchestrator()
         result = asyncio.run(orchestrator.answer(args.question, lang=args.lang))
     if args.json:
@@ -232,7 +261,7 @@ def cmd_replay(args) -> int:
     from .trace import find_trace, load_trace
 
     profile = load_profile(args.profile)
-    path = find_trace(args.trace, environment.data_dir(args.data_dir))
+    path = find_trace(args.trace, _collection(args).root)
     trace = load_trace(path)
     report = asyncio.run(replay(trace, query_analyzer(profile)))
     if args.json:
@@ -284,6 +313,40 @@ def cmd_audit(args) -> int:
     report = verify(environment.data_dir(args.data_dir))
     print(json.dumps(asdict(report)) if args.json else report.text())
     return 0 if report.ok else 1
+
+
+def cmd_keys(args) -> int:
+    from .keys import KeyStore
+
+    store = KeyStore(environment.data_dir(args.data_dir))
+    if args.action == "create":
+        collections = args.collections or (["*"] if args.role == "admin" else ["default"])
+        key, token = store.create(args.role, collections, args.authority, args.name)
+        if args.json:
+            print(json.dumps({**key.public(), "token": token}, indent=1))
+        else:
+            print(token)
+            print(f"key {key.id}: {key.role} of {', '.join(key.collections)}, uploads at most {key.authority}; "
+                  "shown once (only its hash is kept): send it as `Authorization: Bearer …`", file=sys.stderr)
+        return 0
+    if args.action == "revoke":
+        if not args.id:
+            print("saksi: keys revoke needs a key id (see `saksi keys ls`)", file=sys.stderr)
+            return 2
+        key = store.revoke(args.id)
+        print(f"key {key.id} revoked ({key.revoked})")
+        return 0
+    keys = store.keys()
+    if args.json:
+        print(json.dumps([k.public() for k in keys], indent=1))
+    elif not keys:
+        print(f"no keys in {store.path} (create one: saksi keys create --role reader)")
+    else:
+        for k in keys:
+            state = f"revoked {k.revoked}" if k.revoked else "active"
+            print(f"{k.id}  {k.role:<8} {','.join(k.collections):<20} uploads≤{k.authority:<13} {state:<10} "
+                  f"created {k.created}{'  ' + k.name if k.name else ''}")
+    return 0
 
 
 def cmd_train(args) -> int:
@@ -341,7 +404,7 @@ def cmd_schema(args) -> int:
 
 COMMANDS.update({"ingest": cmd_ingest, "corpus": cmd_corpus, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
                  "eval": cmd_eval, "models": cmd_models, "train": cmd_train,
-                 "audit": cmd_audit})
+                 "audit": cmd_audit, "keys": cmd_keys})
 
 
 if __name__ == "__main__":

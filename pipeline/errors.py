@@ -58,3 +58,15 @@ class QuestionTooLongError(SaksiError):
         super().__init__(f"the question is {length} characters long; the limit is {limit} "
                          "(limits.max_question_chars in the profile)")
         self.length, self.limit = length, limit
+
+
+class KeyManagementError(SaksiError):
+    """A key command that cannot be done: an unknown id, a bad role, collection or authority."""
+
+    stage = "keys"
+
+
+class UnknownCollectionError(SaksiError):
+    """A collection that was never created (`saksi ingest --collection NAME` creates one)."""
+
+    stage = "collection"

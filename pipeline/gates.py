@@ -147,7 +147,7 @@ def _citation(cit, chunk: Chunk, where: tuple[int, int] | None, ok: bool, reason
     label = cited_location(chunk, where) if ok else chunk.location
     return CitationCheck(cit.chunk_id, cit.quote, chunk.title, label, ok, reason, chunk.is_example, chunk.doc_id,
                          chunk.rendition, (chunk.start, chunk.end), cite_path(chunk, label), quote_pages(chunk, where),
-                         chunk.original or None)
+                         chunk.original or None, chunk.authority, chunk.uploaded_by, chunk.uploaded_at)
 
 
 async def _judge(checked: Sequence[_Checked], context: Mapping[str, Chunk], paragraphs: Mapping[str, str],

@@ -40,13 +40,17 @@ class Citation(_Out):
     path: str | None = None        # the receipt: "PMK 98/2025 › Pasal 6 › ayat (1)"
     pages: list[int] | None = None  # [first, last] page of the quote in the original (paged sources)
     original: str | None = None     # the ingested file
+    authority: str | None = None    # the document's authority as recorded (an upload's is at most its key's)
+    uploaded_by: str | None = None  # "local" (an operator's `saksi ingest`) or "key:<id>" (an API upload)
+    uploaded_at: str | None = None  # when (ISO 8601, UTC)
 
     @classmethod
     def of(cls, x: CitationCheck) -> "Citation":
         return cls(chunk_id=x.chunk_id, document=x.document, doc_id=x.doc_id, location=x.location, quote=x.quote,
                    verified=x.ok, is_example=x.is_example, source=x.rendition,
                    source_span=list(x.chunk_span) if x.chunk_span else None, path=x.path,
-                   pages=list(x.page) if x.page else None, original=x.original)
+                   pages=list(x.page) if x.page else None, original=x.original, authority=x.authority,
+                   uploaded_by=x.uploaded_by, uploaded_at=x.uploaded_at)
 
 
 class VerdictOut(_Out):
@@ -218,6 +222,9 @@ class DocumentRow(_Out):
     near_duplicates_with: list[str]
     ingested_at: str
     source_hash: str | None
+    uploaded_by: str | None = None         # "local" or "key:<id>" (documents from before provenance: None)
+    uploaded_at: str | None = None
+    declared_authority: str | None = None  # what an upload claimed, when its key's ceiling lowered it
 
 
 class CorpusResponse(_Out):
@@ -237,6 +244,45 @@ class CorpusResponse(_Out):
         return self.model_copy(update={
             "data_dir": root.name or ".",
             "items": [r.model_copy(update={"original": relative_path(r.original, root)}) for r in self.items]})
+
+
+class CollectionsResponse(_Out):
+    """The collections a key may use (`GET /v1/collections`)."""
+
+    collections: list[str]
+
+
+class DeleteResponse(_Out):
+    """A document taken out of a collection (`DELETE …/documents/{doc_id}`, `saksi corpus rm`)."""
+
+    doc_id: str
+    collection: str
+    documents: int  # what the collection holds now
+    chunks: int
+
+
+# --- keys --------------------------------------------------------------------------------------
+
+
+class KeyInfo(_Out):
+    """An API key as `saksi keys ls` and `GET /v1/keys` show it: never its secret or hash."""
+
+    id: str
+    role: Literal["reader", "curator", "admin"]
+    collections: list[str]
+    authority: str        # the highest authority its uploads may claim
+    name: str
+    created: str
+    created_by: str
+    revoked: str | None
+
+
+class KeysResponse(_Out):
+    keys: list[KeyInfo]
+
+
+class KeyCreated(KeyInfo):
+    token: str  # shown once: only its hash is kept
 
 
 # --- checks and the service --------------------------------------------------------------------

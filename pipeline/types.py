@@ -51,6 +51,10 @@ class Document:
     pages: int | None = None         # page count when the format has pages
     pages_without_text: tuple[int, ...] = ()  # 1-based pages that need OCR (reported, not read)
     rendition: str = ""              # the cleaned text file every chunk is an exact slice of
+    # provenance: who put the document in the corpus ("local": an operator's `saksi ingest`; "key:<id>":
+    # an upload through the API with that key) and when (ISO, UTC); uploads' authority is capped by the key
+    uploaded_by: str | None = None
+    uploaded_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class Chunk:
     page_breaks: tuple[int, ...] = ()       # offsets in `text` where a new page begins
     original_span: tuple[int, int] | None = None  # offsets in the original file's text (text formats)
     original: str = ""                      # the ingested file
+    uploaded_by: str | None = None          # the document's provenance (Document.uploaded_by / uploaded_at)
+    uploaded_at: str | None = None
 
 
 # --- query and retrieval ---------------------------------------------------------------
@@ -233,6 +239,9 @@ class CitationCheck:
     path: str | None = None  # the receipt: "PMK 98/2025 › BAB II › Pasal 3 › ayat (2)"
     page: tuple[int, int] | None = None  # the quote's pages in the original (paged formats)
     original: str | None = None  # the ingested file
+    authority: str | None = None    # the document's authority as recorded (an upload's: at most its key's)
+    uploaded_by: str | None = None  # who put the document in the corpus, and when
+    uploaded_at: str | None = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,12 @@ OpenAPI schema documents exactly what is sent. The ingress builds the pipeline's
 Components over deployment handles (serve/handles.py) and runs the one orchestrator from
 `pipeline/`.
 
+Every endpoint but `/healthz` needs `Authorization: Bearer <key>` (serve/auth.py; keys from
+`saksi keys create`): 401 without a valid key, 403 outside the key's role or collections,
+429 with `Retry-After` past its rate. A reader asks and reads traces; a curator also ingests
+and deletes; an admin also manages keys. Routes under `/v1/collections/{name}/` address one
+collection; the same routes without the prefix address the collection "default".
+
 Errors are JSON `{"error": {"type", "message"}}` with a 4xx status for a bad request, 404
 for what does not exist, 413 for an oversized upload, and 503 with `Retry-After` when the
 service is overloaded or a component it needs is down. A question that runs past the
@@ -20,7 +26,7 @@ import binascii
 import logging
 from typing import Annotated, Literal
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi import Path as PathParam
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
@@ -34,14 +40,18 @@ from pipeline import __version__
 from pipeline.audit import AuditLog
 from pipeline.analysis import query_analyzer
 from pipeline.config import MAX_QUESTION_CHARS_CEILING, load_profile
-from pipeline.corpus import DataDir
+from pipeline.corpus import DEFAULT_COLLECTION, DataDir
 from pipeline.orchestrator import Components, Orchestrator
-from pipeline.responses import (AnswerResponse, CorpusResponse, DeploymentReadiness, ErrorResponse, Health,
-                                IngestResponse, Readiness, ReplayResponse, answer_relative)
-from pipeline.errors import QuestionTooLongError, TraceError
+from pipeline.errors import KeyManagementError, QuestionTooLongError, TraceError, UnknownCollectionError
+from pipeline.keys import COLLECTION_NAME, ApiKey, KeyStore
+from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusResponse, DeleteResponse,
+                                DeploymentReadiness, ErrorResponse, Health, IngestResponse, KeyCreated, KeyInfo,
+                                KeysResponse, Readiness, ReplayResponse, answer_relative)
 from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 
+from .auth import Authenticate, AuthError, Guard, RateLimiter, caller, require
+from .body_limit import BodyLimit, default_limits
 from .config import RuntimeSettings
 from .handles import (HandleChunkSource, HandleDenseIndex, HandleGenerator, HandleJudge, HandleLexicalIndex,
                       HandleReranker, HandleSparseIndex, handle_embedder)
@@ -69,7 +79,9 @@ class AnswerRequest(_In):
                                       "limits.max_question_chars (default 500) is the real cap: longer is a 422 "
                                       "question_too_long")
     lang: Literal["id", "en"] | None = Field(None, description="labels of the answer (default: the question's)")
-    collection: str = Field("default", description="the corpus to ask; this deployment serves one, 'default'")
+    collection: str = Field("default", pattern=COLLECTION_NAME,
+                            description="the collection to ask (POST /v1/collections/{name}/answer says it in the "
+                                        "path; then this must be absent or the same)")
     options: AnswerOptions = AnswerOptions()
 
 
@@ -111,6 +123,15 @@ class IngestRequest(_In):
     files: list[UploadFile] = Field(..., min_length=1, max_length=50)
 
 
+class KeyRequest(_In):
+    role: Literal["reader", "curator", "admin"]
+    collections: list[Annotated[str, Field(pattern=COLLECTION_NAME + "|^[*]$")]] = Field(
+        ["default"], min_length=1, max_length=100, description="collections the key may use; '*': all")
+    authority: Literal["official", "primary", "institutional", "academic", "media", "unknown"] = Field(
+        "unknown", description="the highest authority the key's uploads may claim")
+    name: str = Field("", max_length=200, description="whose key it is")
+
+
 # --- errors -------------------------------------------------------------------------------------
 
 
@@ -120,11 +141,16 @@ class ApiError(Exception):
         self.status, self.type, self.message, self.headers = status, type_, message, headers or {}
 
 
-ERRORS = {400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}, 413: {"model": ErrorResponse},
-          422: {"model": ErrorResponse}, 503: {"model": ErrorResponse}}
+ERRORS = {code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 413, 422, 429, 503)}
 
 app = FastAPI(title="saksi", version=__version__,
-              description="Answers with exact quotes from the ingested records, or refuses and says what is missing.")
+              description="Answers with exact quotes from the ingested records, or refuses and says what is missing. "
+                          "Every endpoint but /healthz needs `Authorization: Bearer <key>` (`saksi keys create`).")
+# both act on the headers alone, before anything reads the body: the key first (outermost), then
+# the body's size; the ingress puts its Guard and limits on app.state when it starts
+app.state.body_limits = default_limits(RuntimeSettings().max_upload_bytes)
+app.add_middleware(BodyLimit, limit_for=lambda method, path: app.state.body_limits(method, path))
+app.add_middleware(Authenticate, guard=lambda: app.state.guard)
 
 
 def _error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -133,6 +159,11 @@ def _error(status: int, kind: str, message: str, headers: dict[str, str] | None 
 
 @app.exception_handler(ApiError)
 async def _api_error(request: Request, e: ApiError) -> JSONResponse:
+    return _error(e.status, e.type, e.message, e.headers)
+
+
+@app.exception_handler(AuthError)
+async def _auth_error(request: Request, e: AuthError) -> JSONResponse:
     return _error(e.status, e.type, e.message, e.headers)
 
 
@@ -162,13 +193,19 @@ async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
 
 # --- the ingress --------------------------------------------------------------------------------
 
-
-ANONYMOUS = "http:anonymous"  # the actor the audit log records until callers carry keys
+Caller = Annotated[ApiKey, Depends(caller)]
+CollectionName = Annotated[str, PathParam(pattern=COLLECTION_NAME, description="a collection's name")]
+TraceId = Annotated[str, PathParam(pattern=TRACE_ID)]
+DocId = Annotated[str, PathParam(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
 
 
 @serve.deployment(name="Ingress")
 @serve.ingress(app)
 class Ingress:
+    """Every route under /v1/collections/{name}/… has a twin without the prefix for the collection
+    "default" (the routes from before collections). Each collection gets its own orchestrator:
+    its handles ask the Retriever for that collection only, its traces go to its directory."""
+
     def __init__(self, profile: str, data_dir: str, runtime: RuntimeSettings, embedder: DeploymentHandle,
                  retriever: DeploymentHandle, reranker: DeploymentHandle, generator: DeploymentHandle,
                  judge: DeploymentHandle):
@@ -178,28 +215,51 @@ class Ingress:
         self.handles = {"Embedder": embedder, "Retriever": retriever, "Reranker": reranker,
                         "Generator": generator, "Judge": judge}
         self.analyzer = query_analyzer(self.profile)
-        self._orchestrator: Orchestrator | None = None
+        self._orchestrators: dict[str, Orchestrator] = {}
+        self._infos: dict[str, dict] | None = None
         self._building = asyncio.Lock()
         self.in_flight = 0
+        app.state.guard = Guard(KeyStore(self.data_dir.root),
+                                RateLimiter(runtime.rate_per_minute, runtime.rate_burst))
+        app.state.body_limits = default_limits(runtime.max_upload_bytes)
+        if not app.state.guard.keys.any():
+            log.warning("no API keys in %s: every request but /healthz gets 401 until an operator runs "
+                        "`saksi keys create`", self.data_dir.root)
 
-    async def _get_orchestrator(self) -> Orchestrator:
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _collection(self, key: ApiKey, name: str, role: str = "reader", create: bool = False) -> DataDir:
+        """The collection's directory, once the key may use it with this role: 403 before 404, so a
+        key learns nothing about collections it may not use."""
+        require(key, role, name)
+        try:
+            return self.data_dir.collection(name) if create else self.data_dir.existing(name)
+        except UnknownCollectionError:
+            raise ApiError(404, "unknown_collection", f"no collection {name!r}") from None
+
+    async def _get_orchestrator(self, collection: DataDir) -> Orchestrator:
         async with self._building:
-            if self._orchestrator is None:
+            name = collection.name
+            if name not in self._orchestrators:
                 h, t = self.handles, self.runtime.request_timeout_s
-                emb, rr, gen, jd = await asyncio.gather(*(h[n].info.remote() for n in
-                                                          ("Embedder", "Reranker", "Generator", "Judge")))
+                if self._infos is None:
+                    got = await asyncio.gather(*(h[n].info.remote() for n in ("Embedder", "Reranker", "Generator",
+                                                                             "Judge")))
+                    self._infos = dict(zip(("Embedder", "Reranker", "Generator", "Judge"), got))
+                emb, rr, gen, jd = (self._infos[n] for n in ("Embedder", "Reranker", "Generator", "Judge"))
                 sparse = self.profile.settings.embedder.sparse
+                r = h["Retriever"]
                 components = Components(
                     embedder=handle_embedder(h["Embedder"], emb, t, sparse),
-                    sparse=HandleSparseIndex(h["Retriever"], t) if sparse else None,
-                    dense=HandleDenseIndex(h["Retriever"], t), lexical=HandleLexicalIndex(h["Retriever"], t),
-                    chunks=HandleChunkSource(h["Retriever"], t),
+                    sparse=HandleSparseIndex(r, t, name) if sparse else None,
+                    dense=HandleDenseIndex(r, t, name), lexical=HandleLexicalIndex(r, t, name),
+                    chunks=HandleChunkSource(r, t, name),
                     reranker=HandleReranker(h["Reranker"], rr["name"], t),
                     generator=HandleGenerator(h["Generator"], gen["name"], t),
                     judge=HandleJudge(h["Judge"], jd["name"], min(t, self.runtime.judge_timeout_s)))
-                self._orchestrator = Orchestrator(self.profile, components, self.analyzer, self.data_dir.traces,
-                                                  audit=AuditLog(self.data_dir.root))
-            return self._orchestrator
+                self._orchestrators[name] = Orchestrator(self.profile, components, self.analyzer, collection.traces,
+                                                         audit=AuditLog(self.data_dir.root, collection=name))
+            return self._orchestrators[name]
 
     def _overloaded(self) -> ApiError:
         return ApiError(503, "overloaded", "too many questions in progress; retry shortly",
@@ -210,9 +270,9 @@ class Ingress:
         return ApiError(503, "unavailable", f"{what} is not available right now ({type(e).__name__}); retry shortly",
                         {"Retry-After": str(self.runtime.retry_after_s)})
 
-    def _trace(self, trace_id: str) -> Trace:
+    def _trace(self, collection: DataDir, trace_id: str) -> Trace:
         """The trace with this id: 404 when there is none, 422 when its file cannot be read as a trace."""
-        path = self.data_dir.traces / f"{trace_id}.json"
+        path = collection.traces / f"{trace_id}.json"
         if not path.is_file():
             raise ApiError(404, "not_found", f"no trace {trace_id}")
         try:
@@ -221,13 +281,15 @@ class Ingress:
             log.warning("trace %s unreadable: %s", trace_id, e)
             raise ApiError(422, "unreadable_trace", f"trace {trace_id} is damaged and cannot be read") from None
 
-    @app.get("/healthz", response_model=Health, summary="the ingress process is alive")
+    # -- the service ---------------------------------------------------------------------------
+
+    @app.get("/healthz", response_model=Health, summary="the ingress process is alive (no key needed)")
     async def healthz(self) -> Health:
         return Health(status="ok", version=__version__)
 
-    @app.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}},
+    @app.get("/readyz", response_model=Readiness, responses={**ERRORS, 503: {"model": Readiness}},
              summary="ready when every deployment answers and the indexes are loaded")
-    async def readyz(self):
+    async def readyz(self, key: Caller):
         async def probe(name: str, h: DeploymentHandle) -> tuple[str, DeploymentReadiness]:
             try:
                 got = await asyncio.wait_for(h.ready.remote(), self.runtime.readiness_timeout_s)
@@ -238,12 +300,26 @@ class Ingress:
         status = Readiness(ready=all(d.ready for d in deployments.values()), deployments=deployments)
         return JSONResponse(status.model_dump(mode="json"), status_code=200 if status.ready else 503)
 
+    @app.get("/v1/collections", response_model=CollectionsResponse, responses=ERRORS,
+             summary="the collections this key may use")
+    async def collections(self, key: Caller) -> CollectionsResponse:
+        return CollectionsResponse(collections=[c for c in self.data_dir.collections() if key.may_use(c)])
+
+    # -- answers -------------------------------------------------------------------------------
+
     @app.post("/v1/answer", response_model=AnswerWithTrace, responses=ERRORS,
-              summary="answer with receipts, or refuse saying what is missing")
-    async def answer(self, body: AnswerRequest) -> AnswerWithTrace:
-        if body.collection != "default":
-            raise ApiError(404, "unknown_collection", f"no collection {body.collection!r}; this deployment serves "
-                                                      "'default'")
+              summary="answer with receipts, or refuse saying what is missing (collection: the body's, or default)")
+    async def answer(self, body: AnswerRequest, key: Caller) -> AnswerWithTrace:
+        return await self._answer(self._collection(key, body.collection), body, key)
+
+    @app.post("/v1/collections/{name}/answer", response_model=AnswerWithTrace, responses=ERRORS,
+              summary="answer from this collection only")
+    async def answer_in(self, name: CollectionName, body: AnswerRequest, key: Caller) -> AnswerWithTrace:
+        if "collection" in body.model_fields_set and body.collection != name:
+            raise ApiError(422, "invalid_request", f"collection: the body names {body.collection!r}, the path {name!r}")
+        return await self._answer(self._collection(key, name), body, key)
+
+    async def _answer(self, collection: DataDir, body: AnswerRequest, key: ApiKey) -> AnswerWithTrace:
         if not body.question.strip():
             raise ApiError(422, "invalid_request", "question: the question is empty")
         try:  # the profile's cap, before taking a slot (the orchestrator enforces it too)
@@ -254,42 +330,76 @@ class Ingress:
             raise self._overloaded()
         self.in_flight += 1
         try:
-            orch = await self._get_orchestrator()
+            orch = await self._get_orchestrator(collection)
             result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s,
-                                                  actor=ANONYMOUS)
+                                                  actor=key.actor)
         except ApiError:
             raise
         except Exception as e:  # the retriever or the embedder is down: nothing can be verified
             raise self._unavailable("a pipeline component", e) from None
         finally:
             self.in_flight -= 1
-        out = answer_relative(AnswerWithTrace.of(result), self.data_dir.root)  # no server paths in a response
+        out = answer_relative(AnswerWithTrace.of(result), collection.root)  # no server paths in a response
         return out.model_copy(update={"trace": trace if body.options.include_trace else None})
 
+    # -- traces --------------------------------------------------------------------------------
+
     @app.get("/v1/traces/{trace_id}", response_model=Trace, responses=ERRORS,
-             summary="a trace, as written for the answer it explains")
-    async def get_trace(self, trace_id: Annotated[str, PathParam(pattern=TRACE_ID)]) -> Trace:
-        return self._trace(trace_id)
+             summary="a trace of the default collection, as written for the answer it explains")
+    async def get_trace(self, trace_id: TraceId, key: Caller) -> Trace:
+        return self._trace(self._collection(key, DEFAULT_COLLECTION), trace_id)
+
+    @app.get("/v1/collections/{name}/traces/{trace_id}", response_model=Trace, responses=ERRORS,
+             summary="a trace of this collection")
+    async def get_trace_in(self, name: CollectionName, trace_id: TraceId, key: Caller) -> Trace:
+        return self._trace(self._collection(key, name), trace_id)
 
     @app.post("/v1/replay", response_model=ReplayResponse, responses=ERRORS,
               summary="re-run the gates on a trace's recorded generator output; same decision?")
-    async def replay(self, body: ReplayRequest) -> ReplayResponse:
+    async def replay(self, body: ReplayRequest, key: Caller) -> ReplayResponse:
+        return await self._replay(self._collection(key, DEFAULT_COLLECTION), body)
+
+    @app.post("/v1/collections/{name}/replay", response_model=ReplayResponse, responses=ERRORS,
+              summary="replay a trace of this collection")
+    async def replay_in(self, name: CollectionName, body: ReplayRequest, key: Caller) -> ReplayResponse:
+        return await self._replay(self._collection(key, name), body)
+
+    async def _replay(self, collection: DataDir, body: ReplayRequest) -> ReplayResponse:
         from pipeline.replay import replay
 
-        report = await replay(self._trace(body.trace_id), self.analyzer)
+        report = await replay(self._trace(collection, body.trace_id), self.analyzer)
         return ReplayResponse.of(report, body.trace_id)
 
+    # -- the corpus ----------------------------------------------------------------------------
+
     @app.get("/v1/corpus", response_model=CorpusResponse, responses=ERRORS,
-             summary="what is ingested: documents, chunks, readiness")
-    async def corpus(self) -> CorpusResponse:
+             summary="what the default collection holds: documents, chunks, readiness")
+    async def corpus(self, key: Caller) -> CorpusResponse:
+        return await self._coverage(self._collection(key, DEFAULT_COLLECTION))
+
+    @app.get("/v1/collections/{name}/corpus", response_model=CorpusResponse, responses=ERRORS,
+             summary="what this collection holds")
+    async def corpus_in(self, name: CollectionName, key: Caller) -> CorpusResponse:
+        return await self._coverage(self._collection(key, name))
+
+    async def _coverage(self, collection: DataDir) -> CorpusResponse:
         try:
-            return await asyncio.wait_for(self.handles["Retriever"].coverage.remote(), self.runtime.corpus_timeout_s)
+            return await asyncio.wait_for(self.handles["Retriever"].coverage.remote(collection.name),
+                                          self.runtime.corpus_timeout_s)
         except Exception as e:
             raise self._unavailable("the retriever", e) from None
 
     @app.post("/v1/ingest", response_model=IngestResponse, responses=ERRORS,
-              summary="ingest a few small files (large corpora: `saksi ingest` or a Ray job)")
-    async def ingest(self, body: IngestRequest) -> IngestResponse:
+              summary="ingest a few small files into the default collection (curator)")
+    async def ingest(self, body: IngestRequest, key: Caller) -> IngestResponse:
+        return await self._ingest(self._collection(key, DEFAULT_COLLECTION, "curator", create=True), body, key)
+
+    @app.post("/v1/collections/{name}/ingest", response_model=IngestResponse, responses=ERRORS,
+              summary="ingest a few small files into this collection, creating it (curator)")
+    async def ingest_in(self, name: CollectionName, body: IngestRequest, key: Caller) -> IngestResponse:
+        return await self._ingest(self._collection(key, name, "curator", create=True), body, key)
+
+    async def _ingest(self, collection: DataDir, body: IngestRequest, key: ApiKey) -> IngestResponse:
         size = sum(len(f.data()) for f in body.files)
         limit = self.runtime.max_upload_bytes
         if size > limit:
@@ -299,6 +409,50 @@ class Ingress:
         if len(set(names)) != len(names):
             raise ApiError(422, "invalid_request", "files: two files have the same name")
         try:
-            return await self.handles["Retriever"].ingest.remote([(f.name, f.data()) for f in body.files])
+            return await self.handles["Retriever"].ingest.remote(
+                [(f.name, f.data()) for f in body.files], key.actor, key.authority, collection.name)
         except Exception as e:
             raise self._unavailable("the retriever", e) from None
+
+    @app.delete("/v1/documents/{doc_id}", response_model=DeleteResponse, responses=ERRORS,
+                summary="take a document out of the default collection (curator)")
+    async def delete(self, doc_id: DocId, key: Caller) -> DeleteResponse:
+        return await self._delete(self._collection(key, DEFAULT_COLLECTION, "curator"), doc_id, key)
+
+    @app.delete("/v1/collections/{name}/documents/{doc_id}", response_model=DeleteResponse, responses=ERRORS,
+                summary="take a document out of this collection (curator)")
+    async def delete_in(self, name: CollectionName, doc_id: DocId, key: Caller) -> DeleteResponse:
+        return await self._delete(self._collection(key, name, "curator"), doc_id, key)
+
+    async def _delete(self, collection: DataDir, doc_id: str, key: ApiKey) -> DeleteResponse:
+        try:
+            out = await self.handles["Retriever"].delete.remote(doc_id, key.actor, collection.name)
+        except Exception as e:
+            raise self._unavailable("the retriever", e) from None
+        if out is None:
+            raise ApiError(404, "not_found", f"no document {doc_id!r} in collection {collection.name!r}")
+        return out
+
+    # -- keys (admin) ----------------------------------------------------------------------------
+
+    @app.get("/v1/keys", response_model=KeysResponse, responses=ERRORS, summary="every key, without secrets (admin)")
+    async def keys(self, key: Caller) -> KeysResponse:
+        require(key, "admin")
+        return KeysResponse(keys=[KeyInfo(**k.public()) for k in app.state.guard.keys.keys()])
+
+    @app.post("/v1/keys", response_model=KeyCreated, responses=ERRORS,
+              summary="create a key; its token is in this response only (admin)")
+    async def create_key(self, body: KeyRequest, key: Caller) -> KeyCreated:
+        require(key, "admin")
+        new, token = app.state.guard.keys.create(body.role, body.collections, body.authority, body.name,
+                                                 actor=key.actor)
+        return KeyCreated(**new.public(), token=token)
+
+    @app.delete("/v1/keys/{key_id}", response_model=KeyInfo, responses=ERRORS, summary="revoke a key (admin)")
+    async def revoke_key(self, key_id: Annotated[str, PathParam(pattern=r"^[0-9a-f]{12}$")], key: Caller) -> KeyInfo:
+        require(key, "admin")
+        try:
+            gone = app.state.guard.keys.revoke(key_id, actor=key.actor)
+        except KeyManagementError:
+            raise ApiError(404, "not_found", f"no key {key_id}") from None
+        return KeyInfo(**gone.public())

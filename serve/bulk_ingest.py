@@ -39,7 +39,7 @@ import numpy as np
 
 from pipeline.backends import make_embedder
 from pipeline.config import load_profile
-from pipeline.corpus import Corpus, IngestReport, Ingestor
+from pipeline.corpus import Corpus, DataDir, IngestReport, Ingestor
 from pipeline.corpus.ingestor import Prepared
 from pipeline.errors import IngestError
 from pipeline.ingest.prepare import DocumentPreparer
@@ -166,12 +166,13 @@ class RayPreparation:
             yield list(rows)
 
 
-def bulk_ingest(paths: Sequence[Path], profile_name: str, data_dir: Path, concurrency: int = 1,
+def bulk_ingest(paths: Sequence[Path], profile_name: str, data_dir: "Path | DataDir", concurrency: int = 1,
                 batch_size: int = 64, rebuild: bool = False, progress: Callable[[str], None] | None = None,
                 embedder_factory: EmbedderFactory | None = None) -> IngestReport:
     """Ingest files and directories like `saksi ingest` (the same Ingestor loop, report and corpus),
     with parsing and embedding on Ray. `embedder_factory` (picklable) replaces the profile's embedder."""
     say = progress or (lambda m: log.info(m))
-    with Corpus(Path(data_dir), load_profile(profile_name)) as corpus:
+    target = data_dir if isinstance(data_dir, DataDir) else DataDir(data_dir)  # a collection's, or the root
+    with Corpus(target, load_profile(profile_name)) as corpus:
         preparation = RayPreparation(corpus, profile_name, concurrency, batch_size, embedder_factory, say)
         return Ingestor(corpus, say).ingest(paths, rebuild=rebuild, preparation=preparation)

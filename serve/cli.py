@@ -22,6 +22,11 @@ def _extend(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data-dir", help="corpus directory (default: $SAKSI_DATA_DIR or ./data)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--ray-node-ip", default="127.0.0.1", metavar="IP",
+                   help="IP address of the local Ray node. With 127.0.0.1 (default) every port Ray's own "
+                        "processes open (GCS, raylet, object manager, workers, agents, metrics) listens on "
+                        "loopback only; with any other address Ray advertises it but listens on every "
+                        "interface (Ray cannot bind one chosen interface). The HTTP API follows --host.")
     p.add_argument("--print-config", action="store_true",
                    help="print the Ray Serve config (for `serve deploy` and KubeRay serveConfigV2) and exit")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -64,11 +69,15 @@ def cmd_serve(args) -> int:
     from pipeline.config import load_profile
     from pipeline.corpus import Corpus
 
+    from .ray_start import start_local_ray
+
     # say what is wrong before starting a cluster; closing releases the Milvus Lite file,
     # which the Retriever replica then owns (one process per file)
     with Corpus(data_dir, load_profile(args.profile)) as corpus:
         corpus.check()
-    ray.init(include_dashboard=False, log_to_driver=args.verbose)
+    # Ray's internal ports on loopback, and another try or two when a slow machine hits Ray's
+    # start-up timeouts (serve/ray_start.py says which ports, and why)
+    start_local_ray(args.ray_node_ip, log_to_driver=args.verbose, say=lambda m: print(m, file=sys.stderr, flush=True))
     serve.start(http_options={"host": args.host, "port": args.port})
     serve.run(build_app(args.profile, data_dir), name="saksi", route_prefix="/")
     print(f"saksi is serving {data_dir} at http://{args.host}:{args.port} (docs: /docs; Ctrl-C stops)", flush=True)
@@ -97,11 +106,11 @@ def cmd_bulk_ingest(args) -> int:
     """Prints what `saksi ingest` prints, and exits as it does."""
     from .bulk_ingest import bulk_ingest
 
-    data_dir = environment.data_dir(args.data_dir)
+    target = base._collection(args, create=True)
     progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
-    report = bulk_ingest(args.paths, args.profile, data_dir, args.concurrency, args.batch_size,
+    report = bulk_ingest(args.paths, args.profile, target, args.concurrency, args.batch_size,
                          rebuild=args.rebuild, progress=progress)
-    return base.print_ingest_report(data_dir, report, args.json, args.strict)
+    return base.print_ingest_report(target.root, report, args.json, args.strict)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -87,6 +87,11 @@ class RuntimeSettings(_Strict):
     corpus_timeout_s: float = Field(10, gt=0, description="GET /v1/corpus: the retriever's report")
     ingest_embed_timeout_s: float = Field(600, gt=0, description="POST /v1/ingest: one batch of passages through "
                                                                  "the Embedder deployment")
+    parse_timeout_s: float = Field(20, gt=0, description="POST /v1/ingest: one file's parsing (in a worker process, "
+                                                         "off the read path); past it the file is skipped")
+    rate_per_minute: float = Field(600, gt=0, description="requests one key may make per minute, sustained "
+                                                          "(per ingress replica); past it 429 with Retry-After")
+    rate_burst: int = Field(100, ge=1, description="requests one key may make at once before the rate applies")
 
 
 class Application(_Strict):

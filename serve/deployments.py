@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import Sequence
 
@@ -21,9 +22,10 @@ from pipeline import catalog
 from pipeline.analysis import query_analyzer
 from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
 from pipeline.config import load_profile
-from pipeline.corpus import Corpus
+from pipeline.corpus import DEFAULT_COLLECTION, EMBED_BATCH, Corpus, DataDir, Upload
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
-from pipeline.responses import CorpusResponse, IngestResponse
+from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
+from pipeline.text import embedding_text
 from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 from .config import Batch, RuntimeSettings
@@ -133,34 +135,27 @@ class JudgeDeployment(_ModelDeployment):
         return list(await asyncio.gather(*(self._judge(it) for it in items)))
 
 
-@serve.deployment(name="Retriever")
-class RetrieverDeployment:
-    """Owns the data directory: chunk store, Milvus (Lite: one process per file) and bm25s.
+class _Collection:
+    """One collection the retriever serves: its corpus, its lexical lane, and the lock that orders
+    reads and the short write at the end of an ingest (the store and Milvus Lite are touched by one
+    thread at a time). Ingests take `ingest_lock` too, so two ingests of one collection never
+    interleave; parsing and embedding happen before the read lock is taken."""
 
-    Search, scoring and chunk lookup for every request, and small ingests (which reload
-    the lexical index so the next request sees the new chunk set whole). One lock orders
-    reads and ingests: the store and Milvus Lite are touched by one thread at a time.
-    """
-
-    def __init__(self, profile: str, data_dir: str, runtime: RuntimeSettings | None = None,
-                 embedder: DeploymentHandle | None = None):
-        self.profile = load_profile(profile)
-        self.data_dir = Path(data_dir)
-        self.runtime = runtime or RuntimeSettings()
-        # reading needs no model; an ingest embeds through the Embedder deployment when given one
-        # (so a GPU model is not loaded a second time here), else with an in-process embedder
-        self.corpus = Corpus(self.data_dir, self.profile)
-        self._embedder = embedder
-        self._handed_over = False
-        self._lock = asyncio.Lock()
+    def __init__(self, directory: DataDir, profile):
+        self.dir = directory
+        self.corpus = Corpus(directory, profile)
+        self.lock = asyncio.Lock()
+        self.ingest_lock = asyncio.Lock()
         self.lexical: Bm25LexicalIndex | None = None
         self.fingerprint: str | None = None
         self.problem: str | None = None
-        self._load()
+        self.chunks: StoreChunkSource | None = None
+        self.parser = None  # the parsing worker (IsolatedPreparation), started by the first upload
+        self.load()
 
-    def _load(self) -> None:
+    def load(self) -> None:
         """Load the indexes if the corpus is consistent; otherwise remember why not (readyz says it)."""
-        self._loaded_state = self.corpus.dir.state_mtime()
+        self._loaded_state = self.dir.state_mtime()
         try:
             self.lexical = self.corpus.lexical()
             self.fingerprint = self.lexical.fingerprint
@@ -169,110 +164,256 @@ class RetrieverDeployment:
         except Exception as e:  # an empty or inconsistent corpus: not ready, with the reason
             self.lexical, self.problem = None, str(e)
 
-    async def ready(self) -> dict:
-        async with self._lock:
-            try:
-                self._need()  # picks up an ingest made elsewhere
-            except RuntimeError:
-                pass
-            return {"ready": self.lexical is not None, "problem": self.problem,
-                    "chunks": self.corpus.store.count() if self.lexical is not None else 0}
+    def refresh(self) -> None:
+        """An ingest by another replica or a job (shared data directory) rewrites state.json last;
+        reload then, so every replica answers from the same, whole chunk set."""
+        if self.dir.state_mtime() != self._loaded_state:
+            self.load()
 
-    def _need(self) -> Bm25LexicalIndex:
-        # an ingest by another replica or a job (shared data directory) rewrites state.json last;
-        # reload then, so every replica answers from the same, whole chunk set
-        if self.corpus.dir.state_mtime() != self._loaded_state:
-            self._load()
+    def need(self) -> Bm25LexicalIndex:
+        self.refresh()
         if self.lexical is None:
-            raise RuntimeError(f"the corpus is not loaded: {self.problem}")
+            raise RuntimeError(f"the corpus of collection {self.dir.name!r} is not loaded: {self.problem}")
         return self.lexical
 
-    async def dense_search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        async with self._lock:
-            self._need()
-            return await self.corpus.dense.search(vector, limit)
 
-    async def dense_score(self, vector: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:
-        async with self._lock:
-            self._need()
-            return await self.corpus.dense.score(vector, chunk_ids)
+class _Given:
+    """A Preparation of documents already parsed and embedded (off the read path): the Ingestor asks
+    for the files it found changed and gets them, in order."""
 
-    async def sparse_search(self, weights: dict[int, float], limit: int) -> list[tuple[str, float]]:
-        async with self._lock:
-            self._need()
-            return await self.corpus.dense.sparse_search(weights, limit)
+    def __init__(self, items: dict[Path, object]):
+        self.items = {Path(p).resolve(): item for p, item in items.items()}
 
-    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
-        async with self._lock:
-            self._need()
-            return await self.corpus.dense.sparse_score(weights, chunk_ids)
+    def prepared(self, files: Sequence[Path]):
+        for path in files:
+            yield self.items[Path(path).resolve()]
 
-    async def lexical_search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
-        async with self._lock:
-            return await self._need().search(tokens, limit)
 
-    async def lexical_score(self, tokens: Sequence[str], chunk_ids: Sequence[str]) -> dict[str, float]:
-        async with self._lock:
-            return await self._need().score(tokens, chunk_ids)
+@serve.deployment(name="Retriever")
+class RetrieverDeployment:
+    """Owns the data directory: for each collection, its chunk store, Milvus (Lite: one process per
+    file) and bm25s.
 
-    async def idf(self, tokens: Sequence[str]) -> dict[str, float]:
-        async with self._lock:
-            return await self._need().idf(tokens)
+    Search, scoring and chunk lookup for every request, and small ingests. An upload is parsed in
+    a worker process with a time limit and embedded through the Embedder deployment while answers
+    keep flowing from the old version; only writing it takes the collection's read lock, and the
+    lexical index is reloaded so the next request sees the new chunk set whole.
+    """
 
-    async def max_idf(self) -> float:
-        async with self._lock:
-            return await self._need().max_idf()
+    def __init__(self, profile: str, data_dir: str, runtime: RuntimeSettings | None = None,
+                 embedder: DeploymentHandle | None = None):
+        self.profile = load_profile(profile)
+        self.profile_name = profile
+        self.data_dir = DataDir(data_dir)
+        self.runtime = runtime or RuntimeSettings()
+        # reading needs no model; an ingest embeds through the Embedder deployment when given one
+        # (so a GPU model is not loaded a second time here), else with an in-process embedder
+        self._embedder = embedder
+        self._collections: dict[str, _Collection] = {}
+        self._collection(DEFAULT_COLLECTION)
 
-    async def get(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
-        async with self._lock:
-            self._need()
-            return await self.chunks.get(chunk_ids)
+    def _collection(self, name: str, create: bool = False) -> _Collection:
+        if name not in self._collections:
+            directory = self.data_dir.collection(name) if create else self.data_dir.existing(name)
+            self._collections[name] = _Collection(directory, self.profile)
+        return self._collections[name]
 
-    async def paragraph(self, chunk: Chunk) -> str:
-        async with self._lock:
-            self._need()
-            return await self.chunks.paragraph(chunk)
+    # the default collection's state, as before collections (tests and readiness read these)
+    @property
+    def corpus(self) -> Corpus:
+        return self._collections[DEFAULT_COLLECTION].corpus
 
-    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
-        async with self._lock:
-            self._need()
-            return await self.chunks.references(chunk_ids)
+    async def ready(self) -> dict:
+        """Ready when the default collection is loaded (named collections answer for themselves)."""
+        col = self._collection(DEFAULT_COLLECTION)
+        async with col.lock:
+            col.refresh()  # picks up an ingest made elsewhere
+            return {"ready": col.lexical is not None, "problem": col.problem,
+                    "chunks": col.corpus.store.count() if col.lexical is not None else 0}
 
-    async def documents(self) -> list[Document]:
-        async with self._lock:
-            self._need()
-            return await self.chunks.documents()
+    async def dense_search(self, vector: np.ndarray, limit: int, collection: str = DEFAULT_COLLECTION
+                           ) -> list[tuple[str, float]]:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.corpus.dense.search(vector, limit)
 
-    async def coverage(self) -> CorpusResponse:
+    async def dense_score(self, vector: np.ndarray, chunk_ids: Sequence[str], collection: str = DEFAULT_COLLECTION
+                          ) -> dict[str, float]:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.corpus.dense.score(vector, chunk_ids)
+
+    async def sparse_search(self, weights: dict[int, float], limit: int, collection: str = DEFAULT_COLLECTION
+                            ) -> list[tuple[str, float]]:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.corpus.dense.sparse_search(weights, limit)
+
+    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str],
+                           collection: str = DEFAULT_COLLECTION) -> dict[str, float]:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.corpus.dense.sparse_score(weights, chunk_ids)
+
+    async def lexical_search(self, tokens: Sequence[str], limit: int, collection: str = DEFAULT_COLLECTION
+                             ) -> list[tuple[str, float]]:
+        col = self._collection(collection)
+        async with col.lock:
+            return await col.need().search(tokens, limit)
+
+    async def lexical_score(self, tokens: Sequence[str], chunk_ids: Sequence[str],
+                            collection: str = DEFAULT_COLLECTION) -> dict[str, float]:
+        col = self._collection(collection)
+        async with col.lock:
+            return await col.need().score(tokens, chunk_ids)
+
+    async def idf(self, tokens: Sequence[str], collection: str = DEFAULT_COLLECTION) -> dict[str, float]:
+        col = self._collection(collection)
+        async with col.lock:
+            return await col.need().idf(tokens)
+
+    async def max_idf(self, collection: str = DEFAULT_COLLECTION) -> float:
+        col = self._collection(collection)
+        async with col.lock:
+            return await col.need().max_idf()
+
+    async def get(self, chunk_ids: Sequence[str], collection: str = DEFAULT_COLLECTION) -> dict[str, Chunk]:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.chunks.get(chunk_ids)
+
+    async def paragraph(self, chunk: Chunk, collection: str = DEFAULT_COLLECTION) -> str:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.chunks.paragraph(chunk)
+
+    async def references(self, chunk_ids: Sequence[str], collection: str = DEFAULT_COLLECTION
+                         ) -> dict[str, list[ContextLink]]:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.chunks.references(chunk_ids)
+
+    async def documents(self, collection: str = DEFAULT_COLLECTION) -> list[Document]:
+        col = self._collection(collection)
+        async with col.lock:
+            col.need()
+            return await col.chunks.documents()
+
+    async def coverage(self, collection: str = DEFAULT_COLLECTION) -> CorpusResponse:
         """What is ingested: the basis for telling a user "no source for that"."""
-        async with self._lock:
-            rows = catalog.listing(self.corpus)
-            listing = CorpusResponse(data_dir=str(self.data_dir), fingerprint=self.fingerprint,
-                                     ready=self.lexical is not None, problem=self.problem, documents=len(rows),
-                                     chunks=self.corpus.store.count(), items=rows)
-            return listing.relative_to(Path(self.data_dir))  # no server paths in an API response
+        col = self._collection(collection)
+        async with col.lock:
+            col.refresh()
+            rows = catalog.listing(col.corpus)
+            listing = CorpusResponse(data_dir=str(col.dir.root), fingerprint=col.fingerprint,
+                                     ready=col.lexical is not None, problem=col.problem, documents=len(rows),
+                                     chunks=col.corpus.store.count(), items=rows)
+            return listing.relative_to(col.dir.root)  # no server paths in an API response
 
-    async def ingest(self, files: list[tuple[str, bytes]], actor: str = "http:anonymous") -> IngestResponse:
-        """Write uploaded files under <data dir>/uploads and ingest them. Requests wait meanwhile
-        (the lock), so none sees half an ingest; ingest runs in a worker thread because it
-        drives its own event loop for embedding."""
-        async with self._lock:
-            target = self.corpus.dir.uploads
-            target.mkdir(parents=True, exist_ok=True)
-            paths = []
-            for name, data in files:
-                path = target / Path(name).name
-                path.write_bytes(data)
-                paths.append(path)
-            if self._embedder is not None and not self._handed_over:
-                info = await self._embedder.info.remote()
-                self.corpus.use_embedder(handle_embedder(self._embedder, info, self.runtime.ingest_embed_timeout_s,
-                                                         self.profile.settings.embedder.sparse))
-                self._handed_over = True
-            report = await asyncio.to_thread(self.corpus.ingest, paths, False, None, actor)
-            self._load()
+    async def _use_embedder(self, col: _Collection) -> None:
+        if self._embedder is not None and col.corpus._embedder is None:
+            info = await self._embedder.info.remote()
+            col.corpus.use_embedder(handle_embedder(self._embedder, info, self.runtime.ingest_embed_timeout_s,
+                                                    self.profile.settings.embedder.sparse))
+
+    async def ingest(self, files: list[tuple[str, bytes]], actor: str = "http:anonymous",
+                     authority: str = "unknown", collection: str = DEFAULT_COLLECTION) -> IngestResponse:
+        """Uploaded files into a collection (created on first use), as `actor` with uploads' authority
+        at most `authority`. Each key's files live in uploads/<key>/, so no key overwrites another's;
+        a rejected file is not kept (and a key's earlier version of it comes back)."""
+        col = self._collection(collection, create=True)
+        async with col.ingest_lock:
+            folder = col.dir.uploads / (actor.split(":", 1)[-1] or "anonymous")
+            written = await asyncio.to_thread(_write_uploads, folder, files)
+            paths = [p for p, _ in written]
+            try:
+                await self._use_embedder(col)
+                # parse (worker process, time limit) and embed while answers keep flowing
+                items = await asyncio.to_thread(self._parse, col, paths)
+                await self._embed(col, items)
+                async with col.lock:  # the write: a reader sees the old version or the new one
+                    report = await asyncio.to_thread(col.corpus.ingest, paths, False, None, actor,
+                                                     Upload(authority_ceiling=authority), _Given(items))
+                    col.load()
+            except BaseException:
+                await asyncio.to_thread(_settle_uploads, written, set(paths))
+                raise
             rejected = {Path(e.path).resolve() for e in report.errors}
-            for path in paths:  # a rejected upload is not kept: uploads/ holds only what was ingested
-                if path.resolve() in rejected:
-                    path.unlink(missing_ok=True)
-            return IngestResponse.model_validate(report).relative_to(Path(self.data_dir))
+            await asyncio.to_thread(_settle_uploads, written, rejected)
+            return IngestResponse.model_validate(report).relative_to(col.dir.root)
+
+    def _parse(self, col: _Collection, paths: list[Path]) -> dict[Path, object]:
+        from pipeline.ingest.isolated import IsolatedPreparation
+
+        if col.parser is None:
+            col.parser = IsolatedPreparation(self.profile_name, col.dir.root, self.runtime.parse_timeout_s)
+        return dict(zip(paths, col.parser.prepared(paths)))
+
+    async def _embed(self, col: _Collection, items: dict[Path, object]) -> None:
+        """Vectors for every prepared document's chunks, before the write (which then only upserts)."""
+        for path, item in list(items.items()):
+            if not isinstance(item, tuple):
+                continue
+            prepared, _ = item
+            texts = [embedding_text(c) for c in prepared.chunks]
+            vectors: dict[str, tuple] = {}
+            for k in range(0, len(texts), EMBED_BATCH):
+                part = prepared.chunks[k:k + EMBED_BATCH]
+                if col.corpus.sparse:
+                    dense, weights = await col.corpus.embedder.embed_passages_hybrid(texts[k:k + EMBED_BATCH])
+                else:
+                    dense, weights = await col.corpus.embedder.embed_passages(texts[k:k + EMBED_BATCH]), None
+                for j, c in enumerate(part):
+                    vectors[c.chunk_id] = (dense[j], weights[j] if weights is not None else None)
+            items[path] = (prepared, vectors)
+
+    async def delete(self, doc_id: str, actor: str = "http:anonymous", collection: str = DEFAULT_COLLECTION
+                     ) -> DeleteResponse | None:
+        """Take a document out (None: no such document); an uploaded file goes with it."""
+        col = self._collection(collection)
+        async with col.ingest_lock, col.lock:
+            doc = col.corpus.store.document(doc_id)
+            if doc is None:
+                return None
+            await self._use_embedder(col)
+            await asyncio.to_thread(col.corpus.delete, doc_id, None, actor)
+            col.load()
+            original = Path(doc.original)
+            if original.is_relative_to(col.dir.uploads.resolve()):
+                original.unlink(missing_ok=True)
+            return DeleteResponse(doc_id=doc_id, collection=collection, documents=len(col.corpus.store.documents()),
+                                  chunks=col.corpus.store.count())
+
+
+def _write_uploads(folder: Path, files: list[tuple[str, bytes]]) -> list[tuple[Path, Path | None]]:
+    """Write each upload (its name is already checked: no path parts); a file this key sent before is
+    kept aside until the new one is accepted."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in files:
+        path = (folder / Path(name).name).resolve()
+        previous = None
+        if path.exists():
+            previous = path.with_name(path.name + ".previous")
+            os.replace(path, previous)
+        path.write_bytes(data)
+        written.append((path, previous))
+    return written
+
+
+def _settle_uploads(written: list[tuple[Path, Path | None]], rejected: set[Path]) -> None:
+    """Rejected uploads are not kept (the earlier version comes back); accepted ones drop their backup."""
+    for path, previous in written:
+        if path in rejected:
+            path.unlink(missing_ok=True)
+            if previous is not None:
+                os.replace(previous, path)
+        elif previous is not None:
+            previous.unlink(missing_ok=True)

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..audit import LOCAL_KEY
+from ..audit import LOCAL_KEY, AuditLog
 from .. import environment
 from ..assemble import build_orchestrator
 from ..backends import embedder_name, make_embedder
@@ -21,7 +21,7 @@ from ..errors import CorpusIndexError
 from ..index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex
 from ..protocols import Embedder, Generator, Judge
 from .datadir import CorpusState, DataDir
-from .ingestor import IngestReport, Ingestor
+from .ingestor import IngestReport, Ingestor, Preparation, Upload
 
 CHUNKER_VERSION = 2  # bump when a code change alters chunks, tags or tokens for the same input
 
@@ -34,8 +34,8 @@ def rules_fingerprint(profile: Profile) -> str:
 
 
 class Corpus:
-    def __init__(self, data_dir: str | Path, profile: Profile, embedder: Embedder | None = None):
-        self.dir = DataDir(data_dir)
+    def __init__(self, data_dir: str | Path | DataDir, profile: Profile, embedder: Embedder | None = None):
+        self.dir = data_dir if isinstance(data_dir, DataDir) else DataDir(data_dir)
         self.data_dir = self.dir.root
         self.profile = profile
         self.rules = rules_fingerprint(profile)
@@ -68,8 +68,8 @@ class Corpus:
     @property
     def dense(self) -> MilvusDenseIndex:
         if self._dense is None:
-            self._dense = MilvusDenseIndex(self.milvus_uri, self.vector_dim(), token=environment.milvus_token(),
-                                           sparse=self.sparse)
+            self._dense = MilvusDenseIndex(self.milvus_uri, self.vector_dim(), collection=self.dir.milvus_collection,
+                                           token=environment.milvus_token(), sparse=self.sparse)
         return self._dense
 
     def vector_dim(self) -> int:
@@ -95,6 +95,11 @@ class Corpus:
     @property
     def trace_dir(self) -> Path:
         return self.dir.traces
+
+    @property
+    def audit(self) -> AuditLog:
+        """The data directory's one audit log (collections share it), entries marked with this collection."""
+        return AuditLog(self.dir.home, collection=self.dir.name)
 
     def exists(self) -> bool:
         return self.dir.exists()
@@ -171,9 +176,10 @@ class Corpus:
     # -- the usual ways in ---------------------------------------------------------------------
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
-               progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY) -> IngestReport:
+               progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY,
+               upload: Upload | None = None, preparation: Preparation | None = None) -> IngestReport:
         """`Ingestor(self).ingest(…)`: files and directories in; an IngestReport out."""
-        return Ingestor(self, progress, actor).ingest(paths, rebuild=rebuild)
+        return Ingestor(self, progress, actor, upload).ingest(paths, rebuild=rebuild, preparation=preparation)
 
     def delete(self, doc_id: str, progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY) -> bool:
         """`Ingestor(self).delete(…)`: a document out, indexes and references brought along."""

@@ -7,13 +7,19 @@
     bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
     state.json       what both lanes were last written from (CorpusState); written last by every ingest
     traces/          one JSON trace per question asked
-    uploads/         files sent to POST /v1/ingest
-    audit.jsonl      the hash-chained audit log (answers, ingests, deletes), and audit.head, its last entry
+    uploads/         files sent to POST /v1/ingest, one folder per uploading key
+    audit.jsonl      the hash-chained audit log (answers, ingests, deletes, key changes), and audit.head
+    keys.json        API keys (hashes only; pipeline/keys.py)
+    collections/     named collections: each NAME/ is a data directory of its own (chunk store, Milvus,
+                     bm25s, traces, uploads), sharing this root's keys and audit log. The root itself is
+                     the collection "default", so a data directory from before collections is one.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -21,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .. import environment
 from ..config import IndexSettings
-from ..errors import CorpusIndexError
+from ..errors import CorpusIndexError, UnknownCollectionError
 from ..index.store import ChunkStore
 from ..ingest.prepare import TEXTS_DIR
 
@@ -39,11 +45,53 @@ class CorpusState(BaseModel):
     profile: str | None = None
 
 
+DEFAULT_COLLECTION = "default"
+COLLECTIONS_DIR = "collections"
+COLLECTION_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+
+
 class DataDir:
     STATE = "state.json"
 
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | Path, home: str | Path | None = None, name: str = DEFAULT_COLLECTION):
         self.root = Path(root)
+        self.home = Path(home) if home is not None else self.root  # where keys and the audit log live
+        self.name = name                                            # the collection this directory holds
+
+    # -- collections ---------------------------------------------------------------------------
+
+    def collection(self, name: str) -> "DataDir":
+        """The data directory of collection `name` ("default": the root itself)."""
+        if name == DEFAULT_COLLECTION:
+            return DataDir(self.home)
+        if not COLLECTION_NAME.match(name or ""):
+            raise UnknownCollectionError(f"{name!r} is not a collection name (lowercase letters, digits, '-', '_'; "
+                                         "at most 63; starting with a letter or digit)")
+        return DataDir(self.home / COLLECTIONS_DIR / name, home=self.home, name=name)
+
+    def collections(self) -> list[str]:
+        """The collections this data directory holds: "default", then every named one ever ingested into."""
+        folder = self.home / COLLECTIONS_DIR
+        named = sorted(p.name for p in folder.iterdir() if p.is_dir() and COLLECTION_NAME.match(p.name)) \
+            if folder.is_dir() else []
+        return [DEFAULT_COLLECTION, *named]
+
+    def existing(self, name: str) -> "DataDir":
+        """The collection's directory, which must exist (only an ingest creates one)."""
+        sub = self.collection(name)
+        if name != DEFAULT_COLLECTION and not sub.root.is_dir():
+            raise UnknownCollectionError(f"no collection {name!r} in {self.home} (collections: "
+                                         f"{', '.join(self.collections())}); `saksi ingest --collection {name}` "
+                                         "creates it")
+        return sub
+
+    @property
+    def milvus_collection(self) -> str:
+        """The collection's name on a Milvus server (a Milvus Lite file holds one collection anyway)."""
+        if self.name == DEFAULT_COLLECTION:
+            return "chunks"
+        digest = hashlib.sha256(self.name.encode()).hexdigest()[:8]  # "a-b" and "a_b" stay apart
+        return f"chunks_{self.name.replace('-', '_')}_{digest}"
 
     @property
     def state_file(self) -> Path:

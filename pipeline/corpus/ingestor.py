@@ -12,25 +12,29 @@ file along, which also completes an ingest that was killed midway.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import os
+import re
 from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Protocol, Sequence, Union
 
 import numpy as np
 
-from ..audit import LOCAL_KEY, AuditLog
+from ..audit import LOCAL_KEY
 from ..errors import IngestError
 from ..index import Bm25LexicalIndex
 from ..index.store import fingerprint_of
+from ..keys import cap_authority
 from ..ingest import expand_paths
 from ..ingest.near_dup import near_duplicate_pairs
 from ..ingest.prepare import DocumentPreparer, PreparedDocument
 from ..ingest.reader import source_hash
 from ..ingest.xrefs import Reference, resolve
 from ..responses import IngestResponse
-from ..text import embedding_text
+from ..text import embedding_text, fold_lookalikes, normalise
 from ..types import Chunk, Document
 from .datadir import CorpusState
 
@@ -67,6 +71,24 @@ class LocalPreparation:
                 yield e
 
 
+@dataclass(frozen=True)
+class Upload:
+    """Documents arriving through the API with a key, not from the operator's own files.
+
+    Their authority is at most `authority_ceiling` (the key's; what the file declared is kept in
+    the manifest as `declared_authority`), and they may not take a document id, file name or
+    citation name that another document in the collection holds, unless the same key is
+    replacing its own upload: a stranger's file cannot pass for, or replace, a real regulation.
+    """
+
+    authority_ceiling: str = "unknown"
+
+
+def _cite_key(name: str) -> str:
+    """Citation names compared as a reader sees them: case, spacing and look-alike letters ignored."""
+    return re.sub(r"\s+", "", fold_lookalikes(normalise(name))).casefold()
+
+
 @dataclass
 class IngestReport:
     files: int = 0
@@ -86,10 +108,12 @@ class IngestReport:
 
 
 class Ingestor:
-    def __init__(self, corpus: "Corpus", progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY):
+    def __init__(self, corpus: "Corpus", progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY,
+                 upload: Upload | None = None):
         self.corpus = corpus
         self.say = progress or (lambda msg: log.info(msg))
-        self.actor = actor  # who asked for it, as the audit log records it
+        self.actor = actor    # who asked for it: the audit log and every document's provenance record it
+        self.upload = upload  # None: the operator's own files (no ceiling, no name guard)
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
                preparation: Preparation | None = None) -> IngestReport:
@@ -118,6 +142,9 @@ class Ingestor:
                 if isinstance(item, IngestError):
                     raise item
                 prepared, vectors = item
+                prepared = self._stamp(prepared)
+                if self.upload is not None:
+                    self._guard_names(prepared.document)
                 self._reserve_id(prepared.document, owners)
                 self._commit(prepared, vectors)
             except IngestError as e:
@@ -127,7 +154,7 @@ class Ingestor:
         self.finalize(report, force=bool(report.ingested))
         report.total_documents = len(corpus.store.documents())
         report.total_chunks = corpus.store.count()
-        AuditLog(corpus.data_dir).append("ingest", key=self.actor, files=report.files, rebuild=rebuild,
+        corpus.audit.append("ingest", key=self.actor, files=report.files, rebuild=rebuild,
                                          ingested=report.ingested, unchanged=len(report.unchanged),
                                          skipped=[f"{e.path}: {e.reason}" for e in report.errors],
                                          documents=report.total_documents, chunks=report.total_chunks)
@@ -141,7 +168,7 @@ class Ingestor:
         if not self.corpus.store.delete_document(doc_id):
             return False
         self.finalize(IngestReport(), force=True)
-        AuditLog(self.corpus.data_dir).append("delete", key=self.actor, doc_id=doc_id)
+        self.corpus.audit.append("delete", key=self.actor, doc_id=doc_id)
         return True
 
     def unchanged(self, path: Path) -> str | None:
@@ -151,6 +178,36 @@ class Ingestor:
         if known and known[1] == source_hash(Path(path)) and known[2] == self.corpus.rules:
             return known[0].doc_id
         return None
+
+    def _stamp(self, prepared: PreparedDocument) -> PreparedDocument:
+        """Provenance on the document and every chunk (citations show it): who, when, and for an
+        upload the authority its key may assert."""
+        doc = prepared.document
+        authority = doc.authority
+        if self.upload is not None:
+            authority = cap_authority(doc.authority, self.upload.authority_ceiling)
+            if authority != doc.authority:
+                prepared.manifest["declared_authority"] = doc.authority
+        when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        who = {"uploaded_by": self.actor, "uploaded_at": when, "authority": authority}
+        prepared.manifest.update(uploaded_by=self.actor, uploaded_at=when)
+        return dc_replace(prepared, document=dc_replace(doc, **who),
+                          chunks=[dc_replace(c, **who) for c in prepared.chunks])
+
+    def _guard_names(self, doc: Document) -> None:
+        """An upload may not take another document's id, file name or citation name (its own: yes)."""
+        name, cite = Path(doc.original).name, _cite_key(doc.cite_as) if doc.cite_as else None
+        for other, _ in self.corpus.store.documents():
+            if other.doc_id == doc.doc_id and other.original == doc.original and other.uploaded_by == self.actor:
+                continue  # the same key replacing its own upload
+            held = ("document id" if other.doc_id == doc.doc_id else
+                    "file name" if Path(other.original).name == name else
+                    "citation name" if cite and other.cite_as and _cite_key(other.cite_as) == cite else None)
+            if held:
+                what = {"document id": doc.doc_id, "file name": name, "citation name": doc.cite_as}[held]
+                raise IngestError(doc.original, f"the {held} {what!r} is already held by document {other.doc_id!r}; "
+                                                "an upload may not take another document's id, file name or "
+                                                "citation name (rename it, or give it its own `id:`/`cite_as:`)")
 
     def _reserve_id(self, doc: Document, owners: dict[str, str]) -> None:
         """One file per document id, in this ingest and in the corpus."""

@@ -23,16 +23,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+NO_KEY = ""  # `call(..., key=NO_KEY)`: a request without an Authorization header
+
+
 class Http:
-    """A tiny JSON client over urllib (what a caller of the API sees)."""
+    """A tiny JSON client over urllib (what a caller of the API sees), sending `key` as its bearer
+    token unless a call names another (or NO_KEY)."""
 
-    def __init__(self, base: str):
-        self.base = base
+    def __init__(self, base: str, key: str | None = None):
+        self.base, self.key = base, key
 
-    def call(self, method: str, path: str, body=None, raw: bytes | None = None, timeout: float = 120):
+    def as_key(self, key: str) -> "Http":
+        return Http(self.base, key)
+
+    def call(self, method: str, path: str, body=None, raw: bytes | None = None, timeout: float = 120,
+             key: str | None = None):
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        req = urllib.request.Request(self.base + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+        token = self.key if key is None else key
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as r:
                 return r.status, json.loads(r.read() or b"null"), {k.lower(): v for k, v in r.headers.items()}
@@ -72,7 +81,16 @@ def served_corpus(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def app(served_corpus):
+def admin_key(served_corpus) -> str:
+    """An admin key of the served data directory: what the shared `app` client sends."""
+    from pipeline.keys import KeyStore
+
+    _, token = KeyStore(served_corpus[0]).create("admin", ["*"], name="serve tests")
+    return token
+
+
+@pytest.fixture(scope="session")
+def app(served_corpus, admin_key):
     import ray
     from ray import serve
 
@@ -83,7 +101,7 @@ def app(served_corpus):
     start_ray(ray)
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     serve.run(build_app("lite", data), name="saksi", route_prefix="/")
-    http = Http(f"http://127.0.0.1:{port}")
+    http = Http(f"http://127.0.0.1:{port}", admin_key)
     yield http
     serve.shutdown()
     ray.shutdown()

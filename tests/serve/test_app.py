@@ -169,7 +169,7 @@ def test_small_upload_is_ingested_and_answerable(app):
     assert status == 200 and again["unchanged"] and again["embedded"] == 0  # idempotent
 
 
-def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app, served_corpus):
+def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app, served_corpus, admin_key):
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -187,9 +187,10 @@ def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app,
              {"name": "rusak.pdf", "content_base64": base64.b64encode(b"%PDF-1.4 rusak").decode()}]
     status, report, _ = app.call("POST", "/v1/ingest", {"files": files})
     assert status == 200, report
-    assert [e["path"] for e in report["errors"]] == ["uploads/rusak.pdf"] and len(report["ingested"]) == 1
-    assert report["ingested"] == ["uploads/pmk-41-2024.pdf"]
-    uploads = served_corpus[0] / "uploads"  # the rejected upload is not kept
+    key_id = admin_key.split("_")[1]  # each key's uploads in a folder of their own
+    assert [e["path"] for e in report["errors"]] == [f"uploads/{key_id}/rusak.pdf"] and len(report["ingested"]) == 1
+    assert report["ingested"] == [f"uploads/{key_id}/pmk-41-2024.pdf"]
+    uploads = served_corpus[0] / "uploads" / key_id  # the rejected upload is not kept
     assert (uploads / "pmk-41-2024.pdf").is_file() and not (uploads / "rusak.pdf").exists()
     body = answer(app, "Berapa bea meterai elektronik uji atas dokumen lelang gudang?")
     assert body["outcome"] == "answer", body["reason"]

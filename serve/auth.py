@@ -1,0 +1,132 @@
+"""Who is calling: the bearer key, its role and collections, and how fast it may call.
+
+Every endpoint but `/healthz` depends on `caller`, which FastAPI also publishes in the
+OpenAPI schema as the `bearer` security scheme. A missing, malformed, unknown or revoked key
+is 401 (with `WWW-Authenticate: Bearer`); a valid key outside its role or collections is
+403; a key calling faster than `runtime.rate_per_minute` (bursts up to `rate_burst`) is 429
+with `Retry-After`. Keys are read from the data directory's `keys.json` and re-read when it
+changes, so `saksi keys revoke` takes effect on the next request.
+
+The limiter is per ingress replica (in memory): with N ingress replicas a key may reach N
+times the rate. The lite profile runs one.
+"""
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from typing import Callable
+
+from fastapi import Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from pipeline.keys import ApiKey, KeyStore
+
+bearer = HTTPBearer(auto_error=False, scheme_name="bearer",
+                    description="an API key from `saksi keys create` (shown once when created)")
+
+
+class AuthError(Exception):
+    """Turned into the JSON error shape by the API's handler (serve/api.py)."""
+
+    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.type, self.message, self.headers = status, kind, message, headers or {}
+
+
+class RateLimiter:
+    """A token bucket per key: `burst` requests at once, refilled at `per_minute`."""
+
+    def __init__(self, per_minute: float, burst: int, clock=time.monotonic):
+        self.rate, self.burst, self.clock = per_minute / 60.0, burst, clock
+        self._buckets: dict[str, tuple[float, float]] = {}  # key id -> (tokens, when)
+        self._lock = threading.Lock()
+
+    def take(self, key_id: str, cost: float = 1.0) -> float:
+        """0 when the request may go ahead, else the seconds until it could."""
+        with self._lock:
+            now = self.clock()
+            tokens, when = self._buckets.get(key_id, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - when) * self.rate)
+            if tokens >= cost:
+                self._buckets[key_id] = (tokens - cost, now)
+                return 0.0
+            self._buckets[key_id] = (tokens, now)
+            return (cost - tokens) / self.rate if self.rate > 0 else math.inf
+
+
+class Guard:
+    """The keys and the limiter one ingress replica checks every request against."""
+
+    def __init__(self, keys: KeyStore, limiter: RateLimiter):
+        self.keys, self.limiter = keys, limiter
+
+    def check(self, token: str | None) -> ApiKey:
+        if not token:
+            raise AuthError(401, "unauthorized", "this endpoint needs an API key: `Authorization: Bearer <key>` "
+                                                 "(an operator creates one with `saksi keys create`)",
+                            {"WWW-Authenticate": "Bearer"})
+        key = self.keys.authenticate(token)
+        if key is None:
+            raise AuthError(401, "unauthorized", "the API key is not valid (unknown, revoked or mistyped)",
+                            {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        wait = self.limiter.take(key.id)
+        if wait > 0:
+            raise AuthError(429, "rate_limited", f"too many requests with this key; retry in {math.ceil(wait)} s",
+                            {"Retry-After": str(max(1, math.ceil(wait)))})
+        return key
+
+
+PUBLIC = frozenset({"/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+
+
+def _bearer_token(scope: dict) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    return None
+
+
+class Authenticate:
+    """ASGI middleware: the key is checked from the headers alone, before anything reads the body,
+    so a caller without a key costs no parsing. The checked key waits in the request's state for
+    the `caller` dependency. Documentation (/docs, /openapi.json) and /healthz are public."""
+
+    def __init__(self, app, guard: Callable[[], Guard]):
+        self.app, self.guard = app, guard
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("path", "") in PUBLIC:
+            return await self.app(scope, receive, send)
+        try:
+            key = self.guard().check(_bearer_token(scope))
+        except AuthError as e:
+            body = json.dumps({"error": {"type": e.type, "message": e.message}}).encode()
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                       *((k.lower().encode(), v.encode()) for k, v in e.headers.items())]
+            await send({"type": "http.response.start", "status": e.status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        scope.setdefault("state", {})["api_key"] = key
+        await self.app(scope, receive, send)
+
+
+def caller(request: Request, credentials: HTTPAuthorizationCredentials | None = Security(bearer)) -> ApiKey:
+    """The FastAPI dependency: the calling key. `Authenticate` checked it already (it is in the
+    request's state); without that middleware the check happens here. `credentials` puts the
+    bearer scheme into the OpenAPI schema."""
+    key = getattr(request.state, "api_key", None)
+    if key is not None:
+        return key
+    guard: Guard = request.app.state.guard
+    return guard.check(credentials.credentials if credentials is not None else None)
+
+
+def require(key: ApiKey, role: str, collection: str | None = None) -> None:
+    """403 unless the key has this role (or a higher one) and, when given, may use the collection."""
+    if not key.has_role(role):
+        raise AuthError(403, "forbidden", f"key {key.id} is a {key.role}; this needs a {role} key")
+    if collection is not None and not key.may_use(collection):
+        raise AuthError(403, "forbidden", f"key {key.id} may not use collection {collection!r}")
