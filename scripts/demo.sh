@@ -8,22 +8,35 @@ PORT=${PORT:-8000}
 URL="http://127.0.0.1:$PORT"
 
 "$BIN/saksi" ingest corpus/sample --data-dir "$DATA"
+# every endpoint but /healthz needs an API key: the demo makes a reader key once and keeps it
+# (only its hash is in $DATA/keys.json; the token itself in $DATA/demo.key, readable by you alone)
+KEYFILE="$DATA/demo.key"
+still_active() {  # the key in $KEYFILE is listed and not revoked
+  "$BIN/saksi" keys ls --json --data-dir "$DATA" | "$BIN/python" -c '
+import json, sys
+key_id = open(sys.argv[1]).read().split("_")[1]
+sys.exit(0 if any(k["id"] == key_id and not k["revoked"] for k in json.load(sys.stdin)) else 1)' "$KEYFILE"
+}
+if [ ! -s "$KEYFILE" ] || ! still_active; then
+  (umask 077; "$BIN/saksi" keys create --role reader --name "make demo" --data-dir "$DATA" > "$KEYFILE")
+fi
+KEY=$(cat "$KEYFILE")
 echo "starting: saksi serve --data-dir $DATA --port $PORT   (log: $DATA/serve.log)"
 "$BIN/saksi" serve --data-dir "$DATA" --port "$PORT" > "$DATA/serve.log" 2>&1 &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
-  if curl -sf "$URL/readyz" > /dev/null; then break; fi
+  if curl -sf -H "Authorization: Bearer $KEY" "$URL/readyz" > /dev/null; then break; fi
   if ! kill -0 $server 2>/dev/null; then cat "$DATA/serve.log"; exit 1; fi
   sleep 1
 done
-curl -sf "$URL/readyz" > /dev/null || { echo "not ready after 120 s; see $DATA/serve.log"; exit 1; }
+curl -sf -H "Authorization: Bearer $KEY" "$URL/readyz" > /dev/null || { echo "not ready after 120 s; see $DATA/serve.log"; exit 1; }
 
 ask() {
   echo
   echo "=== $1 ==="
-  echo "\$ curl -s -X POST $URL/v1/answer -H 'Content-Type: application/json' -d '{\"question\": \"$2\"}'"
-  curl -s -X POST "$URL/v1/answer" -H 'Content-Type: application/json' \
+  echo "\$ curl -s -X POST $URL/v1/answer -H \"Authorization: Bearer \$KEY\" -H 'Content-Type: application/json' -d '{\"question\": \"$2\"}'"
+  curl -s -X POST "$URL/v1/answer" -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
        -d "{\"question\": \"$2\"}" | "$BIN/python" scripts/show_answer.py
 }
 ask "1. Indonesian question" "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
@@ -31,3 +44,4 @@ ask "2. English question over the Indonesian text" "What is the penalty for fili
 ask "3. A question the corpus cannot answer (refusal)" "Berapa tarif bea masuk untuk impor mobil listrik?"
 echo
 echo "The full JSON: drop the '| show_answer.py'. API description: $URL/docs while it runs."
+echo "The demo's key (a reader of the default collection) is in $KEYFILE: KEY=\$(cat $KEYFILE)."

@@ -73,16 +73,22 @@ class AnswerOptions(_In):
     include_trace: bool = Field(False, description="embed the full trace in the response")
 
 
-class AnswerRequest(_In):
-    question: str = Field(..., min_length=1, max_length=MAX_QUESTION_CHARS_CEILING, pattern=r"\S",
-                          description="the question, Indonesian or English (not only whitespace); the profile's "
+class CollectionAnswerRequest(_In):
+    """POST /v1/collections/{name}/answer: the collection is the path's."""
+
+    question: str = Field(..., min_length=1, max_length=MAX_QUESTION_CHARS_CEILING, pattern=r"[^\s\x1c-\x1f]",
+                          description="the question, Indonesian or English (not only whitespace or separators); "
+                                      "the profile's "
                                       "limits.max_question_chars (default 500) is the real cap: longer is a 422 "
                                       "question_too_long")
     lang: Literal["id", "en"] | None = Field(None, description="labels of the answer (default: the question's)")
-    collection: str = Field("default", pattern=COLLECTION_NAME,
-                            description="the collection to ask (POST /v1/collections/{name}/answer says it in the "
-                                        "path; then this must be absent or the same)")
     options: AnswerOptions = AnswerOptions()
+
+
+class AnswerRequest(CollectionAnswerRequest):
+    """POST /v1/answer: the collection is the body's (default: "default")."""
+
+    collection: str = Field("default", pattern=COLLECTION_NAME, description="the collection to ask")
 
 
 class AnswerWithTrace(AnswerResponse):
@@ -174,7 +180,19 @@ async def _http_error(request: Request, e: StarletteHTTPException) -> JSONRespon
     message = e.detail if isinstance(e.detail, str) else "request failed"
     if e.status_code == 404 and message == "Not Found":
         message = f"no endpoint {request.url.path} (see /docs)"
-    return _error(e.status_code, kind, message, getattr(e, "headers", None))
+    headers = getattr(e, "headers", None)
+    if e.status_code == 405:  # every method the path has (Starlette names only the first route's)
+        headers = {**(headers or {}), "Allow": ", ".join(_allowed(request.url.path))}
+    return _error(e.status_code, kind, message, headers)
+
+
+def _allowed(path: str) -> list[str]:
+    methods: set[str] = set()
+    for route in app.routes:
+        regex, route_methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if regex is not None and route_methods and regex.match(path):
+            methods |= set(route_methods)
+    return sorted(methods)
 
 
 @app.exception_handler(RequestValidationError)
@@ -314,12 +332,10 @@ class Ingress:
 
     @app.post("/v1/collections/{name}/answer", response_model=AnswerWithTrace, responses=ERRORS,
               summary="answer from this collection only")
-    async def answer_in(self, name: CollectionName, body: AnswerRequest, key: Caller) -> AnswerWithTrace:
-        if "collection" in body.model_fields_set and body.collection != name:
-            raise ApiError(422, "invalid_request", f"collection: the body names {body.collection!r}, the path {name!r}")
+    async def answer_in(self, name: CollectionName, body: CollectionAnswerRequest, key: Caller) -> AnswerWithTrace:
         return await self._answer(self._collection(key, name), body, key)
 
-    async def _answer(self, collection: DataDir, body: AnswerRequest, key: ApiKey) -> AnswerWithTrace:
+    async def _answer(self, collection: DataDir, body: CollectionAnswerRequest, key: ApiKey) -> AnswerWithTrace:
         if not body.question.strip():
             raise ApiError(422, "invalid_request", "question: the question is empty")
         try:  # the profile's cap, before taking a slot (the orchestrator enforces it too)

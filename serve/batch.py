@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -27,6 +28,8 @@ from pipeline.corpus import Corpus
 from pipeline.errors import QuestionTooLongError, SaksiError
 from pipeline.index import is_milvus_lite
 from pipeline.responses import result_json
+
+from .ray_start import start_or_join
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +95,7 @@ def run_batch(questions: Path, out: Path, profile: str, data_dir: Path, concurre
     if concurrency > 1 and lite:
         raise BatchInputError("Milvus Lite lets one process own the index file: use --concurrency 1 with a "
                               "local data directory (a Milvus server lets the pool grow)")
-    if not ray.is_initialized():
-        ray.init(include_dashboard=False, log_to_driver=False)
+    start_or_join(say=lambda m: print(m, file=sys.stderr))
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
     say(f"answering {len(rows)} questions with a pool of {concurrency} actor(s) …")

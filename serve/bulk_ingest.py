@@ -31,6 +31,7 @@ import functools
 import itertools
 import json
 import logging
+import sys
 import pickle
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -45,6 +46,8 @@ from pipeline.errors import IngestError
 from pipeline.ingest.prepare import DocumentPreparer
 from pipeline.protocols import Embedder
 from pipeline.text import embedding_text
+
+from .ray_start import start_or_join
 
 log = logging.getLogger(__name__)
 
@@ -152,8 +155,7 @@ class RayPreparation:
         """The Ray Data pipeline; yields each file's rows (its chunks, or its one error row), in input order."""
         import ray
 
-        if not ray.is_initialized():
-            ray.init(include_dashboard=False, log_to_driver=False)
+        start_or_join(say=lambda m: print(m, file=sys.stderr))
         ray.data.DataContext.get_current().execution_options.preserve_order = True
         self.say(f"preparing {len(files)} files; embedding with a pool of {self.concurrency} actor(s) …")
         ds = (ray.data.from_items([{"path": str(p)} for p in files])

@@ -20,6 +20,7 @@ from ray.serve.handle import DeploymentHandle
 
 from pipeline import catalog
 from pipeline.analysis import query_analyzer
+from pipeline.audit import LOCAL_KEY
 from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
 from pipeline.config import load_profile
 from pipeline.corpus import DEFAULT_COLLECTION, EMBED_BATCH, Corpus, DataDir, Upload
@@ -323,7 +324,7 @@ class RetrieverDeployment:
             col.corpus.use_embedder(handle_embedder(self._embedder, info, self.runtime.ingest_embed_timeout_s,
                                                     self.profile.settings.embedder.sparse))
 
-    async def ingest(self, files: list[tuple[str, bytes]], actor: str = "http:anonymous",
+    async def ingest(self, files: list[tuple[str, bytes]], actor: str = LOCAL_KEY,
                      authority: str = "unknown", collection: str = DEFAULT_COLLECTION) -> IngestResponse:
         """Uploaded files into a collection (created on first use), as `actor` with uploads' authority
         at most `authority`. Each key's files live in uploads/<key>/, so no key overwrites another's;
@@ -374,7 +375,7 @@ class RetrieverDeployment:
                     vectors[c.chunk_id] = (dense[j], weights[j] if weights is not None else None)
             items[path] = (prepared, vectors)
 
-    async def delete(self, doc_id: str, actor: str = "http:anonymous", collection: str = DEFAULT_COLLECTION
+    async def delete(self, doc_id: str, actor: str = LOCAL_KEY, collection: str = DEFAULT_COLLECTION
                      ) -> DeleteResponse | None:
         """Take a document out (None: no such document); an uploaded file goes with it."""
         col = self._collection(collection)

@@ -4,9 +4,10 @@ Ray's known start-up race a bounded number of times.
 What binds where (Ray 2.60.0, checked on Linux by tests/serve/test_ray_bind.py)
 --------------------------------------------------------------------------------
 Ray has no setting for the address its servers bind to: no `RAY_*` variable or `_system_config`
-entry names one (the 287 `RAY_*` config names in the raylet binary include none about a bind
-address, host, interface or listen address). Each server instead asks one question, "is this
-node's IP loopback?", and binds to loopback if so and to all interfaces if not:
+entry names one (none of the `RAY_<config>` names compiled into _raylet.so (293), the raylet (285)
+or gcs_server (277) mentions a bind address, host, interface, IP or listen address). Each server
+instead asks one question, "is this node's IP loopback?", and binds to loopback if so and to all
+interfaces (or the node IP) if not:
 
 * the C++ gRPC servers: GCS (`gcs_server_port`), raylet node manager (`node_manager_port`),
   object manager (`object_manager_port`), and the core-worker server in the driver and in every
@@ -16,7 +17,8 @@ node's IP loopback?", and binds to loopback if so and to all interfaces if not:
   loopback node IP they listen on `::ffff:127.0.0.1`, otherwise on `::`.
 * the dashboard agent's gRPC port (`dashboard_agent_listen_port`, the metrics agent):
   ray/dashboard/agent.py:165 `get_localhost_ip() if is_localhost(self.ip) else get_all_interfaces_ip()`;
-* the dashboard agent's HTTP port (52365): ray/dashboard/http_server_agent.py:60;
+* the dashboard agent's HTTP port (52365): the node IP, plus 127.0.0.1 when the node IP is not
+  loopback (ray/dashboard/http_server_agent.py:53-66);
 * the metrics export port (Prometheus, `metrics_export_port`):
   ray/dashboard/modules/reporter/reporter_agent.py:534
   `address=get_localhost_ip() if is_localhost(self._ip) else ""` ("" is every interface);
@@ -39,13 +41,23 @@ Linux); nothing else reads the constant except the `ray start` CLI's warnings
 duration of `ray.init` (the processes Ray starts inherit it, and set the already-imported constant
 too), and puts both back afterwards.
 
-With a loopback `host` (the default) every listening TCP socket of the node's processes is on
-127.0.0.1 (or ::ffff:127.0.0.1): GCS, raylet node manager and object manager, driver and worker
-core-worker ports, dashboard agent gRPC and HTTP, metrics export port, runtime-env agent, the
-dashboard head's and autoscaler's metrics ports. `start_local_ray` checks the node IP Ray ended
-up with and refuses to carry on if it is not loopback.
+With a loopback `host` (the default) every listening socket of the processes Ray core starts is
+on 127.0.0.1 (or ::ffff:127.0.0.1, the IPv4-mapped form gRPC uses): GCS, raylet node manager and
+object manager, driver and worker core-worker ports (Serve's controller, proxy and replica actors
+included), dashboard agent gRPC and HTTP, metrics export port, runtime-env agent, the dashboard
+head's and autoscaler's metrics ports; no UDP sockets. `start_local_ray` checks the node IP Ray
+ended up with and refuses to carry on if it is not loopback. The fixed ports (52365, 44217, 44227)
+are simply not opened when another Ray node on the machine already holds them; Ray carries on.
 
 What cannot be bound to an address of your choosing:
+* Serve's inter-deployment gRPC server, one per replica process: ray/serve/_private/replica.py:1835
+  `self._internal_grpc_port = add_port_to_grpc_server(self._server, "[::]:0")`, unconditionally,
+  with no setting or environment variable to change it, so every `saksi serve` replica listens on
+  `::` (all interfaces, IPv4 too) on a random port. Ray core does not start it: Serve does, in
+  `serve.run`, after this module is done. It is behind Ray's token-auth interceptor
+  (replica.py:1182-1185, `create_grpc_server_with_interceptors`; Ray 2.60 turns token auth on by
+  default, see its "Token authentication is enabled" warning), so it is not an open door, but it
+  is reachable from the network; a firewall is the only way to close it short of patching Serve.
 * Any non-loopback address. With `host` set to a specific interface address Ray advertises that
   address, but the gRPC servers above still listen on every interface (`::`), and the metrics
   ports on 0.0.0.0: Ray only offers "loopback" or "everything" (the code cited above). This
@@ -53,8 +65,11 @@ What cannot be bound to an address of your choosing:
 * Not started here, so not bound at all: the dashboard web UI (`include_dashboard=False`; its
   `dashboard_host` default is "localhost" anyway), the Ray Client server (only `ray start
   --ray-client-server-port`; it would default to 0.0.0.0, ray/util/client/server/server.py:870),
-  and Serve's gRPC proxy (only when `grpc_options` names servicer functions). Serve's HTTP proxy
-  binds whatever `serve.start(http_options={"host": ...})` says: `saksi serve --host`.
+  Serve's gRPC proxy (only when `grpc_options` names servicer functions, serve/_private/proxy.py:1740),
+  and Serve's HAProxy / direct-ingress modes (off unless RAY_SERVE_ENABLE_HA_PROXY=1 or
+  RAY_SERVE_ENABLE_DIRECT_INGRESS=1, serve/_private/constants.py:747-752; they would open replica
+  HTTP ports). Serve's HTTP proxy binds whatever `serve.start(http_options={"host": ...})` says:
+  `saksi serve --host`.
 
 The start-up race
 -----------------
@@ -262,3 +277,18 @@ def _check_loopback(shutdown: Callable[[], Any]) -> None:
         shutdown()
         raise RayStartError(f"Ray chose node IP {ip} instead of loopback, so its ports would listen on "
                             f"every interface; stopped it (is {ENABLE_CLUSTER_ENV} honoured by this Ray?)")
+
+
+def start_or_join(say: Callable[[str], Any] = print) -> None:
+    """For jobs (`saksi batch`, `saksi bulk-ingest`): join the cluster $RAY_ADDRESS names (as under
+    `ray job submit`), else start a local node on loopback as `saksi serve` does."""
+    import os
+
+    import ray
+
+    if ray.is_initialized():
+        return
+    if os.environ.get("RAY_ADDRESS"):
+        ray.init(include_dashboard=False, log_to_driver=False)
+    else:
+        start_local_ray("127.0.0.1", say=say)

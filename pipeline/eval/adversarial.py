@@ -437,8 +437,9 @@ def summarise(trials: list[Trial]) -> dict:
 
 
 def run_adversarial(profile: Profile, out: Path | None = None, embedder: Embedder | None = None,
-                    progress: Callable[[str], None] | None = None) -> dict:
-    """Build the catalogue's corpus, run every mode through the real gates, report catch rates."""
+                    progress: Callable[[str], None] | None = None, poisoning: bool = True) -> dict:
+    """Build the catalogue's corpus, run every mode through the real gates, report catch rates;
+    then (`poisoning`) the attacker's uploads of poisoning.py, end to end: no attack may succeed."""
     say = progress or (lambda m: log.info(m))
     with tempfile.TemporaryDirectory(prefix="saksi-adversarial-") as tmp:
         src = Path(tmp) / "corpus"
@@ -449,6 +450,12 @@ def run_adversarial(profile: Profile, out: Path | None = None, embedder: Embedde
             corpus.ingest([src], progress=lambda m: log.info(m))
             trials = asyncio.run(_run_trials(corpus, (out / "traces") if out else None, say))
     report = summarise(trials) | {"profile": profile.settings.profile, "judge": profile.settings.judge.backend}
+    if poisoning:
+        from .poisoning import run_poisoning
+
+        report["poisoning"] = run_poisoning(profile, (out / "traces") if out else None, embedder, say)
+        report["failures"] += [f"poisoning: {f}" for f in report["poisoning"]["failures"]]
+        report["passed"] = report["passed"] and report["poisoning"]["passed"]
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "adversarial.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")

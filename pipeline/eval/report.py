@@ -80,6 +80,34 @@ def adversarial_text(report: dict) -> str:
         label = "shown" if m["mode"] == "faithful" else "caught"
         by = ", ".join(f"{k} {v}" for k, v in m["caught_by"].items()) or ("supported" if m["mode"] == "faithful" else "")
         lines.append(f"{m['mode']:30}{m['gate']:22}{rate:>10}  {by}" + ("" if label == "caught" else "  (control)"))
-    lines += ["", "every deterministic mode caught and the control shown: "
+    lines += poisoning_text(report.get("poisoning"))
+    lines += ["", "every deterministic mode caught, the control shown"
+              + (" and no poisoning attack succeeded: " if report.get("poisoning") else ": ")
               + ("PASS" if report["passed"] else "FAIL — " + "; ".join(report["failures"]))]
     return "\n".join(lines)
+
+
+def poisoning_text(p: dict | None) -> list[str]:
+    """The attacker's uploads (eval/poisoning.py): each attack's outcome, the success rate, the controls."""
+    if not p:
+        return []
+    who = p["ingested_as"]
+    lines = ["", f"poisoning and injection through uploads (as {who['actor']}, "
+             + (f"authority at most {who['upload']['authority_ceiling']})" if who["upload"] else "not as an upload)"),
+             "", f"{'attack':32}{'kind':6}{'outcome':15}upload"]
+    for r in p["rows"]:
+        ups = "; ".join(f"refused ({u['reason'].split(' is already', 1)[0]})" if u["refused"] else
+                        f"ingested (authority {u['authority']}"
+                        + (f", declared {u['declared_authority']})" if u["declared_authority"] else ")")
+                        for u in r["uploads"])
+        lines.append(f"{r['attack'][:31]:32}{r['kind']:6}{r['outcome']:15}{ups}")
+    c, before = p["counts"], p["controls_answered_before_uploads"]
+    lines += ["", f"attack success rate {_pct(p['attack_success_rate'])} ({c['SUCCESS']}/{p['attacks']}, target 0%); "
+              f"attributed {c['ATTRIBUTED']}, misattributed {c['MISATTRIBUTED']}, blocked {c['BLOCKED']}; "
+              f"impersonating uploads refused {p['impersonations_refused']}/{p['impersonations']}",
+              f"genuine answer shown for {p['controls_answered_after_uploads']}/{len(p['controls'])} questions after "
+              f"the uploads ({before} before)" + (f"; displaced: {'; '.join(p['displaced'])}" if p["displaced"] else ""),
+              f"the text answer names the uploader in {p['text_view']['naming_the_uploader']} of "
+              f"{p['text_view']['answers_showing_attacker_claims']} answers showing an attacker's claim "
+              "(JSON citations carry uploaded_by and authority)"]
+    return lines

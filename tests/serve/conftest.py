@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -55,17 +54,11 @@ class Http:
 
 
 def start_ray(ray, attempts: int = 3) -> None:
-    """A local Ray node for the tests. Ray waits a fixed 30 s for its raylet to register; on a
-    loaded 2-core machine (or right after another node shut down) that can run out, so try again."""
-    for n in range(attempts):
-        try:
-            ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-            return
-        except Exception as e:
-            if "timed out during startup" not in str(e) or n == attempts - 1:
-                raise
-            ray.shutdown()
-            time.sleep(5)
+    """A local Ray node for the tests, as `saksi serve` starts one: bound to 127.0.0.1, and retried
+    (ending the leftover processes) when a loaded 2-core machine makes Ray's own start-up time out."""
+    from serve.ray_start import start_local_ray
+
+    start_local_ray("127.0.0.1", attempts=attempts, num_cpus=4, ignore_reinit_error=True)
 
 
 @pytest.fixture(scope="session")

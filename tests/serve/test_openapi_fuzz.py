@@ -61,7 +61,10 @@ CHECKS = [                 # explicit, so a schemathesis upgrade cannot silently
     "positive_data_acceptance", "negative_data_rejection",
     "unsupported_method", "allow_header_conformance", "missing_required_header",
 ]
-EXCLUDED = ("POST", "/v1/ingest")   # writes into the corpus the other operations read
+# writes into the corpus the other operations read, or takes documents out of it
+EXCLUDED = [("POST", "/v1/ingest"), ("POST", "/v1/collections/{name}/ingest"), ("DELETE", "/v1/documents/{doc_id}"),
+            ("DELETE", "/v1/collections/{name}/documents/{doc_id}")]
+RATE_FOR_FUZZ = {"rate_per_minute": 10_000_000, "rate_burst": 1_000_000}  # one key sends every case
 
 
 def _saksi() -> list[str]:
@@ -77,9 +80,10 @@ def _tail(path: Path, n: int = 60) -> str:
         return f"(no log: {e})"
 
 
-def _ready(base: str) -> bool:
+def _ready(base: str, token: str) -> bool:
     try:
-        with urllib.request.urlopen(base + "/readyz", timeout=5) as r:
+        req = urllib.request.Request(base + "/readyz", headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(req, timeout=5) as r:
             return r.status == 200
     except (urllib.error.URLError, OSError):
         return False
@@ -87,7 +91,9 @@ def _ready(base: str) -> bool:
 
 @pytest.fixture(scope="module")
 def saksi_server(tmp_path_factory):
-    """`saksi ingest` + `saksi serve` as subprocesses on a fresh corpus; yields the base URL.
+    """`saksi ingest` + `saksi keys create` + `saksi serve` as subprocesses on a fresh corpus, its
+    per-key rate raised (one key sends every case: SAKSI_CONFIG_DIR points at a copy of configs/);
+    yields the base URL and an admin key.
 
     The child gets its own RAY_TMPDIR and no RAY_ADDRESS: its `ray.init()` must start a private local
     cluster, never join the one `start_ray` runs in this process (or any other on the machine).
@@ -97,13 +103,26 @@ def saksi_server(tmp_path_factory):
     # short path: Ray puts unix sockets under it (108-byte limit), so not under pytest's tmp dir
     ray_tmp = tempfile.mkdtemp(prefix="saksi-fuzz-ray-")
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    env.update(RAY_TMPDIR=ray_tmp, PYTHONUNBUFFERED="1", RAY_raylet_start_wait_time_s="120")
+    configs = root / "configs"
+    shutil.copytree(ROOT / "configs", configs)
+    serve_cfg = configs / "serve" / "lite.yaml"
+    text = serve_cfg.read_text()
+    for name, value in RATE_FOR_FUZZ.items():
+        text, n = re.subn(rf"(?m)^(\s*{name}:)\s*\S+", rf"\g<1> {value}", text)
+        assert n == 1, f"{name} not in {serve_cfg}"
+    serve_cfg.write_text(text)
+    env.update(RAY_TMPDIR=ray_tmp, PYTHONUNBUFFERED="1", RAY_raylet_start_wait_time_s="120",
+               SAKSI_CONFIG_DIR=str(configs))
 
     try:
         ingest = subprocess.run([*_saksi(), "ingest", str(SAMPLE), "--data-dir", str(data)], cwd=ROOT, env=env,
                                 capture_output=True, text=True, timeout=300)
         if ingest.returncode != 0:
             pytest.fail(f"saksi ingest exited {ingest.returncode}:\n{(ingest.stdout + ingest.stderr)[-4000:]}")
+        keys = subprocess.run([*_saksi(), "keys", "create", "--role", "admin", "--data-dir", str(data)], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert keys.returncode == 0, keys.stderr
+        token = keys.stdout.strip()
         for attempt in range(1, START_ATTEMPTS + 1):
             port = free_port()
             base = f"http://127.0.0.1:{port}"
@@ -113,9 +132,9 @@ def saksi_server(tmp_path_factory):
                                         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
             try:
-                problem = _wait_ready(base, proc)
+                problem = _wait_ready(base, proc, token)
                 if problem is None:
-                    yield base
+                    yield base, token
                     return
                 # Ray's own start-up races on a busy machine ("timed out during startup", "Timed out
                 # waiting for file …/gcs_server_port…"): those, and only those, get another start
@@ -130,10 +149,10 @@ def saksi_server(tmp_path_factory):
 _RAY_START_RACE = re.compile(r"timed out during startup|Timed out waiting for file .*gcs_server_port")
 
 
-def _wait_ready(base: str, proc: subprocess.Popen) -> str | None:
+def _wait_ready(base: str, proc: subprocess.Popen, token: str) -> str | None:
     """None once /readyz is 200, else why not."""
     deadline = time.monotonic() + READY_TIMEOUT_S
-    while not _ready(base):
+    while not _ready(base, token):
         if proc.poll() is not None:
             return f"saksi serve exited {proc.returncode} before /readyz was 200"
         if time.monotonic() > deadline:
@@ -161,8 +180,9 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.fixture(scope="module")
 def api_schema(saksi_server):
     """The schema as the running server publishes it, with this module's bounds and checks."""
-    schema = schemathesis.openapi.from_url(saksi_server + "/openapi.json", config=schemathesis.Config())
-    schema.config.update(base_url=saksi_server, request_timeout=REQUEST_TIMEOUT_S)
+    base, _ = saksi_server
+    schema = schemathesis.openapi.from_url(base + "/openapi.json", config=schemathesis.Config())
+    schema.config.update(base_url=base, request_timeout=REQUEST_TIMEOUT_S)
     schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
                                     max_examples=MAX_EXAMPLES, deterministic=True, database="none")
     schema.config.phases.update(phases=["examples", "coverage", "fuzzing"])
@@ -224,8 +244,9 @@ class Findings:
 
 
 @pytest.fixture(scope="module")
-def findings():
+def findings(saksi_server):
     f = Findings()
+    f.session.headers["Authorization"] = f"Bearer {saksi_server[1]}"  # every case as an admin
     yield f
     f.session.close()
 
@@ -238,7 +259,9 @@ def _node_id_for_schemathesis(request):
         request.node._nodeid = request.node.nodeid
 
 
-schema = schemathesis.pytest.from_fixture("api_schema").exclude(method=EXCLUDED[0], path=EXCLUDED[1])
+schema = schemathesis.pytest.from_fixture("api_schema")
+for _method, _path in EXCLUDED:
+    schema = schema.exclude(method=_method, path=_path)
 
 
 @schema.parametrize()
@@ -295,7 +318,7 @@ def _schema_violations(raw: dict, method: str, path: str, params: dict | None, b
 def test_edge_request_agrees_with_schema(saksi_server, api_schema, findings, method, path, params, body):
     """The server rejects (400/422) a request exactly when the schema it publishes forbids it."""
     violations = _schema_violations(api_schema.raw_schema, method, path, params, body)
-    url = saksi_server + path.format(**(params or {}))
+    url = saksi_server[0] + path.format(**(params or {}))
     response = findings.session.request(method, url, json=body, timeout=REQUEST_TIMEOUT_S)
     rejected = response.status_code in (400, 422)
     assert rejected == bool(violations), (
@@ -307,7 +330,7 @@ def test_schema_and_server_agree(api_schema, findings):
     """Fails with every distinct (operation, check, status) the cases above found."""
     methods = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
     expected = {f"{m.upper()} {path}" for path, item in api_schema.raw_schema["paths"].items()
-                for m in item if m in methods and (m.upper(), path) != EXCLUDED}
+                for m in item if m in methods and (m.upper(), path) not in EXCLUDED}
     assert set(findings.cases) == expected, (
         f"operations without cases: {sorted(expected - set(findings.cases))} (run the whole module)")
     if findings.found:

@@ -16,11 +16,14 @@ from serve.ray_start import ENABLE_CLUSTER_ENV, RayStartError, is_startup_race, 
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Listening sockets Ray 2.60 opens on a non-loopback address even with a loopback node IP, keyed
-# by process name, each with the evidence. Empty: with the node IP on loopback every server Ray
-# starts binds loopback (see serve/ray_start.py's docstring); a listener that is not loopback and
-# not listed here fails the test.
-KNOWN_UNBINDABLE: dict[str, str] = {}
+# Listening sockets Ray 2.60 opens beyond loopback even with a loopback node IP: process-name
+# prefix -> the one wildcard address it binds. Everything Ray core starts binds loopback (see
+# serve/ray_start.py's docstring); the exception is Serve's per-replica gRPC server for
+# inter-deployment calls, hard-coded to "[::]:0" with no setting to change it
+# (ray/serve/_private/replica.py:1835 `add_port_to_grpc_server(self._server, "[::]:0")`); it sits
+# behind Ray's token-auth interceptor (replica.py:1182-1185). One such socket per replica process
+# is allowed; any other listener that is not loopback fails the test.
+KNOWN_UNBINDABLE: dict[str, str] = {"ray::ServeReplica:": "::"}
 
 # Run in a child interpreter so that this node cannot collide with the Ray the other serve tests
 # start in this process (tests/serve/conftest.py), and so that everything it started goes with it.
@@ -49,7 +52,7 @@ def listeners():
     found = []
     for proc in [me, *me.children(recursive=True)]:
         try:
-            name, cmd = proc.name(), " ".join(proc.cmdline())[:160]
+            name, cmd = proc.name(), " ".join(proc.cmdline()).splitlines()[0][:160]
             conns = proc.net_connections(kind="inet")
         except psutil.Error:
             continue
@@ -63,6 +66,11 @@ def listeners():
 @ray.remote
 def one():
     return 1
+
+@serve.deployment
+class Echo:
+    def __call__(self, request):
+        return "ok"
 
 with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
@@ -82,6 +90,7 @@ try:
     named = {k: v for k, v in named.items() if v and v > 0}
     assert ray.get(one.remote()) == 1  # a worker process, with its core-worker port
     serve.start(http_options={"host": "127.0.0.1", "port": http_port})  # controller + proxy actors
+    serve.run(Echo.bind(), name="bindprobe", route_prefix="/probe")  # and a replica
     deadline = time.monotonic() + 30  # the agents' ports come up in their own time
     while True:
         found = listeners()
@@ -119,9 +128,19 @@ def test_every_ray_listener_is_on_loopback_after_a_retried_race():
     assert result["gcs_servers"] == 1, "the failed attempt left its gcs_server behind"
 
     assert _loopback(result["node_ip"]), result["node_ip"]
-    exposed = [l for l in listeners if not _loopback(l["ip"]) and l["name"] not in KNOWN_UNBINDABLE]
+    known, exposed = [], []
+    for l in listeners:
+        if _loopback(l["ip"]):
+            continue
+        allowed = [ip for prefix, ip in KNOWN_UNBINDABLE.items() if l["name"].startswith(prefix)]
+        (known if l["proto"] == "tcp" and l["ip"] in allowed else exposed).append(l)
     assert not exposed, "Ray listens beyond loopback:\n" + "\n".join(
         f'  {l["proto"]} {l["ip"]}:{l["port"]}  pid {l["pid"]} {l["name"]}: {l["cmd"]}' for l in exposed)
+    # the known exception is what the comment above says it is: one wildcard socket per replica
+    per_pid = {}
+    for l in known:
+        per_pid[l["pid"]] = per_pid.get(l["pid"], 0) + 1
+    assert known and set(per_pid.values()) == {1}, known
 
     # and the check saw what it is meant to: each port Ray reports, the driver's and a worker's
     # core-worker ports, Serve's controller, proxy and HTTP port
@@ -130,12 +149,13 @@ def test_every_ray_listener_is_on_loopback_after_a_retried_race():
     assert {"gcs", "node_manager", "object_manager", "metrics_agent", "runtime_env_agent",
             "serve_http"} <= set(result["named"]), result["named"]
     assert not missing, f"not seen listening on loopback: {missing}\n{json.dumps(listeners, indent=1)}"
-    names = {l["name"] for l in listeners}
+    # an actor's process title names the method it is running ("ray::ServeController.listen_for_change")
+    names = {l["name"].split(".", 1)[0] for l in listeners}
     assert any(l["pid"] == result["driver"] for l in listeners), "the driver's core-worker port"
     assert {"gcs_server", "raylet", "ray::ServeController", "ray::ProxyActor"} <= names, names
-    assert any(n.startswith("ray::") and n not in ("ray::DashboardAgent", "ray::RuntimeEnvAgent",
-                                                   "ray::ServeController", "ray::ProxyActor")
-               for n in names), f"no worker process listening: {names}"
+    assert any(n.startswith("ray::") and not n.startswith("ray::ServeReplica:")
+               and n not in ("ray::DashboardAgent", "ray::RuntimeEnvAgent", "ray::ServeController",
+                             "ray::ProxyActor") for n in names), f"no worker process listening: {names}"
 
 
 # -- the retry logic, with stand-ins for ray.init / ray.shutdown --------------------------------
