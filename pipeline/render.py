@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import textwrap
 
+from .audit import LOCAL_KEY
 from .decision import DOCUMENT_NOT_IN_CORPUS, reason_text
 from .types import Result
 
@@ -19,6 +20,7 @@ LABELS = {
                  None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
+        "uploaded": "UNGGAHAN {who}, {when}; otoritas: {authority}",
     },
     "en": {
         "question": "Question", "answer": "ANSWER", "refusal": "NO ANSWER",
@@ -32,6 +34,7 @@ LABELS = {
                  "no_verdict": "capped without a verdict", None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},
+        "uploaded": "UPLOADED by {who}, {when}; authority: {authority}",
     },
 }
 
@@ -70,6 +73,9 @@ def render_text(r: Result, lang: str | None = None) -> str:
             pages = "" if not x.page else (f", p. {x.page[0]}" if x.page[0] == x.page[1]
                                            else f", pp. {x.page[0]}–{x.page[1]}")
             lines.append(f"     — {x.path or f'{x.document}, {x.location}'}{pages}  [{x.chunk_id[:12]}]")
+            if x.uploaded_by and x.uploaded_by != LOCAL_KEY:  # an API upload, not the operator's own record
+                lines.append("       " + L["uploaded"].format(who=x.uploaded_by, when=x.uploaded_at or "?",
+                                                            authority=x.authority or "unknown"))
         if c.verdict and c.verdict.label:
             verdict = f"{L['verdicts'].get(c.verdict.label, c.verdict.label)} {c.verdict.score:.2f} ({c.verdict.judge})"
         else:

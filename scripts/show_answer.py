@@ -19,6 +19,9 @@ for c in r["claims"]:
     print(wrap(f"{head} {c['text']}", "  "))
     for q in c["citations"]:
         print(wrap(f"“{q['quote']}” — {q.get('path') or q['document'] + ', ' + q['location']}", "      "))
+        if q.get("uploaded_by") not in (None, "local"):  # an API upload, not the operator's own record
+            print(wrap(f"UPLOADED by {q['uploaded_by']} at {q.get('uploaded_at')}; authority {q.get('authority')}",
+                       "        "))
 for x in r.get("conflicts", []):
     print(wrap(f"conflict: {x['detail']}", "  "))
 for n in r["nearest"]:

@@ -67,20 +67,24 @@ def cmd_serve(args) -> int:
     from ray import serve
 
     from pipeline.config import load_profile
-    from pipeline.corpus import Corpus
+    from pipeline.corpus import check_collections
+    from pipeline.keys import KeyStore
 
     from .ray_start import start_local_ray
 
-    # say what is wrong before starting a cluster; closing releases the Milvus Lite file,
+    # say what is wrong before starting a cluster; closing releases the Milvus Lite files,
     # which the Retriever replica then owns (one process per file)
-    with Corpus(data_dir, load_profile(args.profile)) as corpus:
-        corpus.check()
+    collections = check_collections(data_dir, load_profile(args.profile))
+    if not KeyStore(data_dir).any():
+        print(f"saksi: no API keys in {data_dir}: every request but /healthz will get 401; create one with "
+              f"`saksi keys create --role reader --data-dir {data_dir}`", file=sys.stderr, flush=True)
     # Ray's internal ports on loopback, and another try or two when a slow machine hits Ray's
     # start-up timeouts (serve/ray_start.py says which ports, and why)
     start_local_ray(args.ray_node_ip, log_to_driver=args.verbose, say=lambda m: print(m, file=sys.stderr, flush=True))
     serve.start(http_options={"host": args.host, "port": args.port})
     serve.run(build_app(args.profile, data_dir), name="saksi", route_prefix="/")
-    print(f"saksi is serving {data_dir} at http://{args.host}:{args.port} (docs: /docs; Ctrl-C stops)", flush=True)
+    print(f"saksi is serving {data_dir} ({', '.join(f'{n}: {c} chunks' for n, c in collections.items())}) at "
+          f"http://{args.host}:{args.port} (docs: /docs; Ctrl-C stops)", flush=True)
     stop = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.append(1))

@@ -225,12 +225,21 @@ class RetrieverDeployment:
         return self._collections[DEFAULT_COLLECTION].corpus
 
     async def ready(self) -> dict:
-        """Ready when the default collection is loaded (named collections answer for themselves)."""
-        col = self._collection(DEFAULT_COLLECTION)
-        async with col.lock:
-            col.refresh()  # picks up an ingest made elsewhere
-            return {"ready": col.lexical is not None, "problem": col.problem,
-                    "chunks": col.corpus.store.count() if col.lexical is not None else 0}
+        """Ready when every collection that holds a corpus is loaded, and one does; `chunks` counts them all."""
+        ready, problems, chunks = [], [], 0
+        for name in self.data_dir.collections():
+            directory = self.data_dir.collection(name)
+            if not directory.exists() and not (name == DEFAULT_COLLECTION and len(self.data_dir.collections()) == 1):
+                continue  # a named collection with no corpus yet, or an empty default beside named ones
+            col = self._collection(name)
+            async with col.lock:
+                col.refresh()  # picks up an ingest made elsewhere
+                if col.lexical is None:
+                    problems.append(col.problem if name == DEFAULT_COLLECTION else f"{name}: {col.problem}")
+                else:
+                    ready.append(name)
+                    chunks += col.corpus.store.count()
+        return {"ready": bool(ready) and not problems, "problem": "; ".join(problems) or None, "chunks": chunks}
 
     async def dense_search(self, vector: np.ndarray, limit: int, collection: str = DEFAULT_COLLECTION
                            ) -> list[tuple[str, float]]:

@@ -190,3 +190,23 @@ class Corpus:
         """`build_orchestrator(self, …)`: the orchestrator answering from this corpus."""
         return build_orchestrator(self, generator=generator, judge=judge, write_traces=write_traces,
                                   trace_dir=trace_dir)
+
+
+def check_collections(root: str | Path, profile: Profile) -> dict[str, int]:
+    """Every collection of a data directory that holds a corpus, checked (`Corpus.check`): its
+    name and chunk count. A data directory with no corpus in any collection is an error."""
+    home = DataDir(root)
+    counts: dict[str, int] = {}
+    for name in home.collections():
+        directory = home.collection(name)
+        if name != "default" and not directory.exists():
+            continue  # created by an upload that was refused: nothing to answer from yet
+        with Corpus(directory, profile) as corpus:
+            if name == "default" and not corpus.exists():
+                continue
+            corpus.check()
+            counts[name] = corpus.store.count()
+    if not counts:
+        raise CorpusIndexError(f"no corpus in {home.root}: run `saksi ingest PATH --data-dir {home.root}` "
+                               "(or with --collection NAME)")
+    return counts

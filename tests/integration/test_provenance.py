@@ -164,3 +164,36 @@ def test_keys_through_the_cli(tmp_path, capsys):
     assert rows[created["id"]]["revoked"] and "sha256" not in rows[created["id"]]
     assert main(["keys", "revoke", "ffffffffffff", "--data-dir", root]) == 2
     assert "no key" in capsys.readouterr().err
+
+
+def test_the_terminal_answer_marks_a_record_that_was_uploaded(sample, tmp_path):
+    from pipeline.render import render_text
+
+    up = _md(tmp_path / "up", "meterai.md", {"id": "meterai", "title": "Catatan Meterai", "authority": "official"},
+             "1. Bea meterai atas dokumen perjanjian sewa gedung adalah Rp10.000 per dokumen.")
+    sample.ingest([up], actor=ATTACKER, upload=Upload())
+    result = asyncio.run(sample.orchestrator().answer("Berapa bea meterai atas dokumen perjanjian sewa gedung?"))
+    shown = [x for c in result.claims if c.status == "supported" for x in c.citations]
+    assert shown and all(x.uploaded_by == ATTACKER and x.authority == "unknown" for x in shown)
+    assert f"UNGGAHAN {ATTACKER}" in render_text(result, "id")
+    assert f"UPLOADED by {ATTACKER}" in render_text(result, "en") and "authority: unknown" in render_text(result, "en")
+    local = asyncio.run(sample.orchestrator().answer(RENT))
+    assert "UPLOADED" not in render_text(local, "en")  # the operator's own records carry no such line
+
+
+def test_a_data_directory_may_hold_only_named_collections(tmp_path, profile, monkeypatch):
+    from pipeline.corpus import check_collections
+    from pipeline.errors import CorpusIndexError
+
+    monkeypatch.setattr("pipeline.corpus.corpus.make_embedder", lambda profile: FakeHashEmbedder())
+    monkeypatch.setattr("pipeline.corpus.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
+    root = tmp_path / "data"
+    with pytest.raises(CorpusIndexError, match="no corpus"):
+        check_collections(root, profile)
+    with Corpus(DataDir(root).collection("pajak"), profile) as c:
+        c.ingest([SAMPLE])
+        n = c.store.count()
+    assert check_collections(root, profile) == {"pajak": n}  # `saksi serve` starts on it
+    (root / "collections" / "pajak" / "state.json").write_text("[]")
+    with pytest.raises(CorpusIndexError, match="not a corpus state file"):
+        check_collections(root, profile)
