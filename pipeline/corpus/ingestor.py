@@ -34,7 +34,7 @@ from ..ingest.prepare import DocumentPreparer, PreparedDocument
 from ..ingest.reader import source_hash
 from ..ingest.xrefs import Reference, resolve
 from ..responses import IngestResponse
-from ..text import embedding_text, fold_lookalikes, normalise
+from ..text import embedding_text, lookalike_view, normalise
 from ..types import Chunk, Document
 from .datadir import CorpusState
 
@@ -76,7 +76,8 @@ class Upload:
     """Documents arriving through the API with a key, not from the operator's own files.
 
     Their authority is at most `authority_ceiling` (the key's; what the file declared is kept in
-    the manifest as `declared_authority`), and they may not take a document id, file name or
+    the manifest as `declared_authority`); an upload by a key that may assert nothing gets no publication date
+    either (`declared_published` in the manifest), so it cannot buy freshness in the ranking; and they may not take a document id, file name or
     citation name that another document in the collection holds, unless the same key is
     replacing its own upload: a stranger's file cannot pass for, or replace, a real regulation.
     """
@@ -85,8 +86,9 @@ class Upload:
 
 
 def _cite_key(name: str) -> str:
-    """Citation names compared as a reader sees them: case, spacing and look-alike letters ignored."""
-    return re.sub(r"\s+", "", fold_lookalikes(normalise(name))).casefold()
+    """Citation names compared as a reader sees them: case, spacing, format characters and look-alike
+    letters ignored, also in a word written wholly in Cyrillic or Greek ("РМК" is "PMK")."""
+    return re.sub(r"\s+", "", lookalike_view(normalise(name))[0]).casefold()
 
 
 @dataclass
@@ -190,6 +192,11 @@ class Ingestor:
                 prepared.manifest["declared_authority"] = doc.authority
         when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         who = {"uploaded_by": self.actor, "uploaded_at": when, "authority": authority}
+        if self.upload is not None and self.upload.authority_ceiling == "unknown" and doc.published:
+            # a date is a claim like authority: one from a key that may assert nothing would buy its
+            # upload the reranker's freshness over the regulation it imitates (kept in the manifest)
+            prepared.manifest["declared_published"] = doc.published
+            who["published"] = None
         prepared.manifest.update(uploaded_by=self.actor, uploaded_at=when)
         return dc_replace(prepared, document=dc_replace(doc, **who),
                           chunks=[dc_replace(c, **who) for c in prepared.chunks])

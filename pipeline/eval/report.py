@@ -96,7 +96,7 @@ def poisoning_text(p: dict | None) -> list[str]:
              + (f"authority at most {who['upload']['authority_ceiling']})" if who["upload"] else "not as an upload)"),
              "", f"{'attack':32}{'kind':6}{'outcome':15}upload"]
     for r in p["rows"]:
-        ups = "; ".join(f"refused ({u['reason'].split(' is already', 1)[0]})" if u["refused"] else
+        ups = "; ".join(f"refused ({u['reason'].split(' is already', 1)[0][:60]})" if u["refused"] else
                         f"ingested (authority {u['authority']}"
                         + (f", declared {u['declared_authority']})" if u["declared_authority"] else ")")
                         for u in r["uploads"])

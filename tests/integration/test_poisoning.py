@@ -60,6 +60,9 @@ def test_what_is_shown_from_an_upload_says_whose_it_is(report):
         assert s["outcome"] == "ATTRIBUTED"
         assert s["citations"] and all(c["uploaded_by"] == ATTACKER and c["authority"] == "unknown"
                                       for c in s["citations"]), s
+    view = report["text_view"]  # and the terminal answer says so too, not only the JSON
+    assert view["answers_showing_attacker_claims"] >= 1
+    assert view["naming_the_uploader"] == view["answers_showing_attacker_claims"]
 
 
 def test_instructions_are_never_shown(report):
@@ -74,10 +77,10 @@ def test_the_controls_are_answerable(report):
     assert named["answered_after_uploads"]  # asked within the regulation, uploads cannot crowd it out
 
 
-@pytest.mark.xfail(strict=True, reason="uploads crowd the genuine answer out of the reader's context: an upload's "
-                   "self-declared `published` date earns as much freshness weight as the regulation's authority "
-                   "(report['displaced'])")
 def test_the_genuine_answer_survives_the_uploads(report):
+    """An upload's self-declared `published` date once earned it as much freshness weight as the
+    regulation's authority, and the uploads crowded the genuine answer out; an upload recorded as
+    `unknown` now gets no date (pipeline/corpus/ingestor.py, Ingestor._stamp)."""
     assert not report["displaced"]
     assert report["controls_answered_after_uploads"] == len(report["controls"])
 

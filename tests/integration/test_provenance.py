@@ -197,3 +197,16 @@ def test_a_data_directory_may_hold_only_named_collections(tmp_path, profile, mon
     (root / "collections" / "pajak" / "state.json").write_text("[]")
     with pytest.raises(CorpusIndexError, match="not a corpus state file"):
         check_collections(root, profile)
+
+
+def test_an_upload_that_may_assert_nothing_gets_no_date_to_rank_by(sample, tmp_path):
+    up = _md(tmp_path / "up", "terbaru.md", {"id": "terbaru", "title": "Tarif Terbaru", "published": "2099-01-01"},
+             "Pasal 1\nTarif Pajak Penghasilan atas persewaan tanah dan/atau bangunan adalah 2%.")
+    sample.ingest([up], actor=ATTACKER, upload=Upload())
+    doc = sample.store.document("terbaru")
+    assert doc.published is None and all(c.published is None for c in sample.store.doc_chunks("terbaru"))
+    assert next(e for e in sample.store.manifest() if e["document"].doc_id == "terbaru")["declared_published"] == "2099-01-01"
+    trusted = _md(tmp_path / "up2", "edaran.md", {"id": "edaran", "title": "Edaran", "published": "2026-01-01"},
+                  "Edaran tentang pengisian formulir sewa.")
+    sample.ingest([trusted], actor="key:c00000000003", upload=Upload(authority_ceiling="official"))
+    assert sample.store.document("edaran").published == "2026-01-01"  # a key trusted to assert keeps its dates
