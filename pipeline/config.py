@@ -237,6 +237,8 @@ class LimitsSettings(_Strict):
     max_question_chars: int = Field(500, ge=1, le=MAX_QUESTION_CHARS_CEILING,
                                     description="longest question accepted (after stripping), by `saksi ask`, "
                                                 "`saksi batch` and POST /v1/answer alike")
+    max_parts: int = Field(4, ge=1, le=20, description="most questions asked at once (\"A? B?\" is two parts; each is "
+                                                      "a whole retrieval and answer)")
 
 
 class TracesSettings(_Strict):

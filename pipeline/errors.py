@@ -49,15 +49,34 @@ class TraceError(SaksiError):
     stage = "trace"
 
 
-class QuestionTooLongError(SaksiError):
-    """A question over the profile's `limits.max_question_chars` (CLI, batch and API alike)."""
+class QuestionRejected(SaksiError):
+    """A question over one of the profile's `limits` (CLI, batch and API alike); `kind` is the
+    API's error type."""
 
     stage = "question"
+    kind = "invalid_question"
+
+
+class QuestionTooLongError(QuestionRejected):
+    """Longer than `limits.max_question_chars`."""
+
+    kind = "question_too_long"
 
     def __init__(self, length: int, limit: int):
         super().__init__(f"the question is {length} characters long; the limit is {limit} "
                          "(limits.max_question_chars in the profile)")
         self.length, self.limit = length, limit
+
+
+class TooManyPartsError(QuestionRejected):
+    """More questions in one than `limits.max_parts`: each part is a whole retrieval and answer."""
+
+    kind = "too_many_parts"
+
+    def __init__(self, parts: int, limit: int):
+        super().__init__(f"the question asks {parts} things at once; the limit is {limit} (limits.max_parts in "
+                         "the profile): ask them separately")
+        self.parts, self.limit = parts, limit
 
 
 class KeyManagementError(SaksiError):

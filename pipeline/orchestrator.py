@@ -117,7 +117,8 @@ class Orchestrator:
 
     async def run(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY) -> tuple[Result, Trace]:
         """The result and its trace. A question over `limits.max_question_chars` is a
-        QuestionTooLongError, before any work (the CLI, batch and the API all come through here)."""
+        QuestionRejected (too long, too many parts), before any work (the CLI, batch and the API all come
+        through here)."""
         started = time.perf_counter()
         question = check_question(question, self.settings.limits)
         q_lang = self.analyzer.language(question)

@@ -24,6 +24,7 @@ import asyncio
 import base64
 import binascii
 import logging
+import math
 from typing import Annotated, Literal
 
 from fastapi import Depends, FastAPI
@@ -42,7 +43,7 @@ from pipeline.analysis import query_analyzer
 from pipeline.config import MAX_QUESTION_CHARS_CEILING, load_profile
 from pipeline.corpus import DEFAULT_COLLECTION, DataDir
 from pipeline.orchestrator import Components, Orchestrator
-from pipeline.errors import KeyManagementError, QuestionTooLongError, TraceError, UnknownCollectionError
+from pipeline.errors import KeyManagementError, QuestionRejected, TraceError, UnknownCollectionError
 from pipeline.keys import COLLECTION_NAME, ApiKey, KeyStore
 from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusResponse, DeleteResponse,
                                 DeploymentReadiness, ErrorResponse, Health, IngestResponse, KeyCreated, KeyInfo,
@@ -50,7 +51,7 @@ from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusRespo
 from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 
-from .auth import Authenticate, AuthError, Guard, RateLimiter, caller, require
+from .auth import Authenticate, AuthError, Guard, RateLimiter, answer_cost, caller, require
 from .body_limit import BodyLimit, default_limits
 from .config import RuntimeSettings
 from .handles import (HandleChunkSource, HandleDenseIndex, HandleGenerator, HandleJudge, HandleLexicalIndex,
@@ -240,6 +241,7 @@ class Ingress:
         app.state.guard = Guard(KeyStore(self.data_dir.root),
                                 RateLimiter(runtime.rate_per_minute, runtime.rate_burst))
         app.state.body_limits = default_limits(runtime.max_upload_bytes)
+        self.answer_budget = RateLimiter(runtime.answer_units_per_minute, runtime.answer_units_burst)
         if not app.state.guard.keys.any():
             log.warning("no API keys in %s: every request but /healthz gets 401 until an operator runs "
                         "`saksi keys create`", self.data_dir.root)
@@ -340,8 +342,14 @@ class Ingress:
             raise ApiError(422, "invalid_request", "question: the question is empty")
         try:  # the profile's cap, before taking a slot (the orchestrator enforces it too)
             check_question(body.question, self.profile.settings.limits)
-        except QuestionTooLongError as e:
-            raise ApiError(422, "question_too_long", f"question: {e.message}") from None
+        except QuestionRejected as e:
+            raise ApiError(422, e.kind, f"question: {e.message}") from None
+        wait = self.answer_budget.take(key.id, answer_cost(body.question))
+        if wait > 0:
+            raise ApiError(429, "rate_limited", f"this key's questions have used their budget (answer_units_per_minute "
+                                                f"{self.runtime.answer_units_per_minute:g}; a question costs 1 unit per 100 "
+                                                f"characters); retry in {math.ceil(wait)} s",
+                           {"Retry-After": str(max(1, math.ceil(wait)))})
         if self.in_flight >= self.runtime.max_in_flight:
             raise self._overloaded()
         self.in_flight += 1

@@ -4,7 +4,8 @@ Every endpoint but `/healthz` depends on `caller`, which FastAPI also publishes 
 OpenAPI schema as the `bearer` security scheme. A missing, malformed, unknown or revoked key
 is 401 (with `WWW-Authenticate: Bearer`); a valid key outside its role or collections is
 403; a key calling faster than `runtime.rate_per_minute` (bursts up to `rate_burst`) is 429
-with `Retry-After`. Keys are read from the data directory's `keys.json` and re-read when it
+with `Retry-After`; the ingress also charges each question against its key's answer budget
+(`answer_cost`: 1 unit per 100 characters). Keys are read from the data directory's `keys.json` and re-read when it
 changes, so `saksi keys revoke` takes effect on the next request.
 
 The limiter is per ingress replica (in memory): with N ingress replicas a key may reach N
@@ -44,7 +45,9 @@ class RateLimiter:
         self._lock = threading.Lock()
 
     def take(self, key_id: str, cost: float = 1.0) -> float:
-        """0 when the request may go ahead, else the seconds until it could."""
+        """0 when the request may go ahead, else the seconds until it could (a cost above the burst
+        counts as the burst: a full bucket always admits one request)."""
+        cost = min(cost, float(self.burst))
         with self._lock:
             now = self.clock()
             tokens, when = self._buckets.get(key_id, (float(self.burst), now))
@@ -54,6 +57,12 @@ class RateLimiter:
                 return 0.0
             self._buckets[key_id] = (tokens, now)
             return (cost - tokens) / self.rate if self.rate > 0 else math.inf
+
+
+def answer_cost(question: str) -> float:
+    """What a question costs against its key's answer budget: 1 unit per 100 characters, at least 1
+    (the work of an answer grows with the question: its embedding, its terms, every candidate read)."""
+    return max(1.0, len(question.strip()) / 100)
 
 
 class Guard:

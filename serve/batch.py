@@ -25,7 +25,7 @@ import numpy as np
 
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus
-from pipeline.errors import QuestionTooLongError, SaksiError
+from pipeline.errors import QuestionRejected, SaksiError
 from pipeline.index import is_milvus_lite
 from pipeline.responses import result_json
 
@@ -50,8 +50,8 @@ class Answerer:
         for question, lang in zip(batch["question"], batch["lang"]):
             try:
                 result = asyncio.run(self.orchestrator.answer(str(question), lang=str(lang) if lang else None))
-            except QuestionTooLongError as e:  # this line's answer is the error; the rest are answered
-                answers.append(json.dumps({"error": {"type": "question_too_long", "message": e.message}},
+            except QuestionRejected as e:  # this line's answer is the error; the rest are answered
+                answers.append(json.dumps({"error": {"type": e.kind, "message": e.message}},
                                           ensure_ascii=False))
                 continue
             answers.append(json.dumps(result_json(result), ensure_ascii=False))

@@ -87,11 +87,17 @@ class RuntimeSettings(_Strict):
     corpus_timeout_s: float = Field(10, gt=0, description="GET /v1/corpus: the retriever's report")
     ingest_embed_timeout_s: float = Field(600, gt=0, description="POST /v1/ingest: one batch of passages through "
                                                                  "the Embedder deployment")
+    max_upload_chunks: int = Field(300, ge=1, description="POST /v1/ingest: citable passages one request may add "
+                                                          "(each is embedded here); a file past it is skipped")
     parse_timeout_s: float = Field(20, gt=0, description="POST /v1/ingest: one file's parsing (in a worker process, "
                                                          "off the read path); past it the file is skipped")
     rate_per_minute: float = Field(600, gt=0, description="requests one key may make per minute, sustained "
                                                           "(per ingress replica); past it 429 with Retry-After")
     rate_burst: int = Field(100, ge=1, description="requests one key may make at once before the rate applies")
+    answer_units_per_minute: float = Field(60, gt=0, description="what one key's questions may cost per minute, "
+                                                                 "sustained: a question costs 1 unit per 100 characters "
+                                                                 "(at least 1); past it 429 with Retry-After")
+    answer_units_burst: float = Field(40, ge=1, description="what one key's questions may cost at once")
 
 
 class Application(_Strict):

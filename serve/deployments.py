@@ -23,6 +23,7 @@ from pipeline.analysis import query_analyzer
 from pipeline.audit import LOCAL_KEY
 from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
 from pipeline.config import load_profile
+from pipeline.errors import IngestError
 from pipeline.corpus import DEFAULT_COLLECTION, EMBED_BATCH, Corpus, DataDir, Upload
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
 from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
@@ -367,11 +368,19 @@ class RetrieverDeployment:
         return dict(zip(paths, col.parser.prepared(paths)))
 
     async def _embed(self, col: _Collection, items: dict[Path, object]) -> None:
-        """Vectors for every prepared document's chunks, before the write (which then only upserts)."""
+        """Vectors for every prepared document's chunks, before the write (which then only upserts).
+        One request adds at most `max_upload_chunks` passages: a file past the budget is skipped."""
+        budget = self.runtime.max_upload_chunks
         for path, item in list(items.items()):
             if not isinstance(item, tuple):
                 continue
             prepared, _ = item
+            if len(prepared.chunks) > budget:
+                items[path] = IngestError(str(path), f"{len(prepared.chunks)} citable passages; one upload may add at "
+                                                     f"most {self.runtime.max_upload_chunks} (ingest large documents "
+                                                     "on the server: `saksi ingest` or `saksi bulk-ingest`)")
+                continue
+            budget -= len(prepared.chunks)
             texts = [embedding_text(c) for c in prepared.chunks]
             vectors: dict[str, tuple] = {}
             for k in range(0, len(texts), EMBED_BATCH):

@@ -88,12 +88,18 @@ def app(served_corpus, admin_key):
     from ray import serve
 
     from serve.app import build_app
+    from serve.config import load_serve_config
 
     data, _ = served_corpus
     port = free_port()
     start_ray(ray)
     serve.start(http_options={"host": "127.0.0.1", "port": port})
-    serve.run(build_app("lite", data), name="saksi", route_prefix="/")
+    # the profile's serve options, but the per-key answer budget out of the way: the whole session asks
+    # with one admin key (test_trust.py measures the budget on an application of its own)
+    cfg = load_serve_config("lite")
+    cfg = cfg.model_copy(update={"runtime": cfg.runtime.model_copy(update={"answer_units_per_minute": 1e6,
+                                                                            "answer_units_burst": 1e6})})
+    serve.run(build_app("lite", data, config=cfg), name="saksi", route_prefix="/")
     http = Http(f"http://127.0.0.1:{port}", admin_key)
     yield http
     serve.shutdown()

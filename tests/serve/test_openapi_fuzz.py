@@ -64,7 +64,8 @@ CHECKS = [                 # explicit, so a schemathesis upgrade cannot silently
 # writes into the corpus the other operations read, or takes documents out of it
 EXCLUDED = [("POST", "/v1/ingest"), ("POST", "/v1/collections/{name}/ingest"), ("DELETE", "/v1/documents/{doc_id}"),
             ("DELETE", "/v1/collections/{name}/documents/{doc_id}")]
-RATE_FOR_FUZZ = {"rate_per_minute": 10_000_000, "rate_burst": 1_000_000}  # one key sends every case
+RATE_FOR_FUZZ = {"rate_per_minute": 10_000_000, "rate_burst": 1_000_000,  # one key sends every case
+                 "answer_units_per_minute": 10_000_000, "answer_units_burst": 1_000_000}
 
 
 def _saksi() -> list[str]:

@@ -149,6 +149,16 @@ def test_bodies_over_the_limit_are_refused_before_they_are_read(app):
     assert status == 413 and body["error"]["type"] == "too_large"
 
 
+def test_questions_and_uploads_that_would_cost_many_are_refused(app, served_corpus):
+    many = "Berapa tarif PPh sewa? Kapan disetor? Apa sanksinya? Siapa pemotongnya? Di mana dilaporkan?"
+    status, body, _ = app.call("POST", "/v1/answer", {"question": many})
+    assert status == 422 and body["error"]["type"] == "too_many_parts"
+    _, token = _key(served_corpus, "curator")
+    big = "\n\n".join(f"Pasal {i}\nKetentuan uji nomor {i} tentang formulir sewa gedung dan tanah." for i in range(1, 400))
+    status, report, _ = app.as_key(token).call("POST", "/v1/ingest", _upload("besar.md", big))
+    assert status == 200 and not report["ingested"] and "one upload may add at most 300" in report["errors"][0]["reason"]
+
+
 def test_answers_keep_flowing_while_a_blank_upload_is_handled(app, served_corpus):
     _, token = _key(served_corpus, "curator")
     results = {}
@@ -174,9 +184,11 @@ def test_a_key_past_its_rate_gets_429_and_other_keys_do_not(app, served_corpus, 
     from serve.config import load_serve_config
 
     base = load_serve_config("lite")
-    cfg = base.model_copy(update={"runtime": base.runtime.model_copy(update={"rate_per_minute": 6, "rate_burst": 3})})
+    cfg = base.model_copy(update={"runtime": base.runtime.model_copy(update={
+        "rate_per_minute": 6, "rate_burst": 3, "answer_units_per_minute": 6, "answer_units_burst": 5})})
     copy = tmp_path / "data"
-    shutil.copytree(served_corpus[0], copy, ignore=shutil.ignore_patterns("traces", "uploads", "collections"))
+    # from the untouched copy: the served directory's Milvus Lite file is held open (and written) by its retriever
+    shutil.copytree(served_corpus[1], copy, ignore=shutil.ignore_patterns("traces"))
     serve.run(build_app("lite", copy, config=cfg), name="strict", route_prefix="/strict")
     try:
         _, first = _key(served_corpus, "reader")
@@ -187,6 +199,16 @@ def test_a_key_past_its_rate_gets_429_and_other_keys_do_not(app, served_corpus, 
         status, body, headers = got[-1]
         assert body["error"]["type"] == "rate_limited" and int(headers["retry-after"]) >= 1
         assert app.call("GET", "/strict/v1/collections", key=second)[0] == 200
+
+        # answers cost by length: a 481-character question takes 4.8 of the 5 units at once
+        _, third = _key(served_corpus, "reader")
+        shutil.copy(served_corpus[0] / "keys.json", copy / "keys.json")
+        long_q = ("Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan yang dibayar oleh penyewa "
+                  "badan usaha kepada pemilik orang pribadi menurut peraturan terbaru " * 5)[:480] + "?"
+        status, body, _ = app.call("POST", "/strict/v1/answer", {"question": long_q}, key=third)
+        assert status == 200, body
+        status, body, headers = app.call("POST", "/strict/v1/answer", {"question": RENT}, key=third)
+        assert status == 429 and "budget" in body["error"]["message"] and int(headers["retry-after"]) >= 1
     finally:
         serve.delete("strict")
 

@@ -142,3 +142,14 @@ def test_the_middleware_refuses_before_the_app_or_the_body_is_touched(tmp_path):
     call("/v1/answer", "Bearer " + token)
     call("/healthz")  # public: passes without a key (and with none in its state)
     assert reached == [store.authenticate(token), None]
+
+
+def test_a_questions_cost_grows_with_its_length_and_never_exceeds_the_burst():
+    from serve.auth import answer_cost
+
+    assert answer_cost("Berapa tarif PPh sewa?") == 1.0
+    assert answer_cost("x" * 500) == 5.0
+    now = [0.0]
+    budget = RateLimiter(per_minute=60, burst=3, clock=lambda: now[0])
+    assert budget.take("k", answer_cost("x" * 500)) == 0.0  # more than the burst: takes the whole bucket
+    assert budget.take("k", 1.0) == pytest.approx(1.0)

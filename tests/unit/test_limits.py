@@ -41,6 +41,24 @@ def test_check_question_counts_the_stripped_question():
     assert e.value.length == 6 and e.value.limit == 5 and "\n" not in str(e.value)
 
 
+def test_a_question_of_too_many_parts_is_refused_alike(capsys):
+    """Each part is a whole retrieval and answer: 17 questions glued into 500 characters cost 17."""
+    from pipeline.cli import main
+    from pipeline.errors import QuestionRejected, TooManyPartsError
+
+    limits = LimitsSettings(max_parts=4)
+    assert check_question("Berapa tarif PPh sewa? Kapan disetor? Apa sanksinya? Siapa pemotongnya?", limits)
+    many = "Berapa tarif PPh sewa? Kapan disetor? Apa sanksinya? Siapa pemotongnya? Di mana dilaporkan?"
+    with pytest.raises(TooManyPartsError) as e:
+        check_question(many, limits)
+    assert isinstance(e.value, QuestionRejected) and e.value.kind == "too_many_parts"
+    assert (e.value.parts, e.value.limit) == (5, 4) and "ask them separately" in e.value.message
+    assert load_profile().settings.limits.max_parts == 4
+    assert main(["ask", many]) == 2  # before anything is loaded: one line, no data directory needed
+    err = capsys.readouterr().err
+    assert "asks 5 things at once" in err and len(err.strip().splitlines()) == 1
+
+
 def test_the_orchestrator_refuses_an_over_long_question_before_any_work():
     import asyncio
 
