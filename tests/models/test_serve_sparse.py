@@ -21,8 +21,8 @@ class _FakeMethod:
     def __init__(self, fn):
         self.fn = fn
 
-    def remote(self, *args):
-        return self.fn(*args)  # a coroutine, awaitable like a DeploymentResponse
+    def remote(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)  # a coroutine, awaitable like a DeploymentResponse
 
 
 class FakeHandle:
