@@ -18,7 +18,8 @@ def ingest_text(data_dir: Path, report) -> tuple[str, list[str]]:
     """The summary line (stdout) and the problems (stderr) of an IngestReport."""
     summary = (f"{data_dir}: {len(report.ingested)} ingested, {len(report.unchanged)} unchanged, "
                f"{len(report.errors)} skipped; corpus has {report.total_documents} documents, "
-               f"{report.total_chunks} chunks ({report.embedded} newly embedded)")
+               f"{report.total_chunks} chunks ({report.embedded} newly embedded"
+               + (f", {report.from_cache} of them known from the embedding cache" if report.from_cache else "") + ")")
     problems = [f"  skipped {e.path}: {e.reason}" for e in report.errors]
     problems += [f"  {path}: page(s) {', '.join(map(str, pages))} have no text layer (need OCR, not read)"
                  for path, pages in report.needs_ocr.items()]

@@ -184,6 +184,7 @@ class IngestResponse(_Out):
     errors: list[IngestErrorOut]  # files reported and skipped; the rest went in
     chunks_written: int
     embedded: int
+    from_cache: int = 0  # of those, vectors the embedding cache already held (the text was embedded before)
     removed_from_dense: int
     total_documents: int
     total_chunks: int

@@ -26,6 +26,7 @@ from pipeline.config import load_profile
 from pipeline.errors import IngestError
 from pipeline.corpus import DEFAULT_COLLECTION, EMBED_BATCH, Corpus, DataDir, Upload
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
+from pipeline.index.embedding_cache import embed_passages
 from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
 from pipeline.text import embedding_text
 from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
@@ -385,10 +386,8 @@ class RetrieverDeployment:
             vectors: dict[str, tuple] = {}
             for k in range(0, len(texts), EMBED_BATCH):
                 part = prepared.chunks[k:k + EMBED_BATCH]
-                if col.corpus.sparse:
-                    dense, weights = await col.corpus.embedder.embed_passages_hybrid(texts[k:k + EMBED_BATCH])
-                else:
-                    dense, weights = await col.corpus.embedder.embed_passages(texts[k:k + EMBED_BATCH]), None
+                dense, weights = await embed_passages(col.corpus.embedder, texts[k:k + EMBED_BATCH],
+                                                      col.corpus.embedding_cache, col.corpus.sparse)
                 for j, c in enumerate(part):
                     vectors[c.chunk_id] = (dense[j], weights[j] if weights is not None else None)
             items[path] = (prepared, vectors)

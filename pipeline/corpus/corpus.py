@@ -19,6 +19,7 @@ from ..backends import embedder_name, make_embedder
 from ..config import Profile
 from ..errors import CorpusIndexError
 from ..index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex
+from ..index.embedding_cache import EmbeddingCache
 from ..protocols import Embedder, Generator, Judge
 from .datadir import CorpusState, DataDir
 from .ingestor import IngestReport, Ingestor, Preparation, Upload
@@ -42,6 +43,7 @@ class Corpus:
         self._embedder = embedder
         self._store: ChunkStore | None = None
         self._dense: MilvusDenseIndex | None = None
+        self._cache: EmbeddingCache | None = None
 
     # -- parts, opened on first use ------------------------------------------------------------
 
@@ -64,6 +66,13 @@ class Corpus:
         if self._store is None:
             self._store = ChunkStore(self.data_dir)
         return self._store
+
+    @property
+    def embedding_cache(self) -> EmbeddingCache:
+        """Vectors by (embedder, text): ingest never embeds the same text twice (kept by --rebuild)."""
+        if self._cache is None:
+            self._cache = EmbeddingCache(self.data_dir)
+        return self._cache
 
     @property
     def dense(self) -> MilvusDenseIndex:
@@ -111,6 +120,9 @@ class Corpus:
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
 
     def __enter__(self) -> "Corpus":
         return self

@@ -10,6 +10,7 @@
     uploads/         files sent to POST /v1/ingest, one folder per uploading key
     audit.jsonl      the hash-chained audit log (answers, ingests, deletes, key changes), and audit.head
     keys.json        API keys (hashes only; pipeline/keys.py)
+    embeddings.sqlite3  vectors by (embedder, text): unchanged text is never embedded twice (kept by --rebuild)
     collections/     named collections: each NAME/ is a data directory of its own (chunk store, Milvus,
                      bm25s, traces, uploads), sharing this root's keys and audit log. The root itself is
                      the collection "default", so a data directory from before collections is one.

@@ -26,6 +26,7 @@ import numpy as np
 from ..audit import LOCAL_KEY
 from ..errors import IngestError
 from ..index import Bm25LexicalIndex
+from ..index.embedding_cache import embed_passages
 from ..index.store import fingerprint_of
 from ..keys import cap_authority
 from ..ingest import expand_paths
@@ -99,6 +100,7 @@ class IngestReport:
     errors: list[IngestError] = field(default_factory=list)
     chunks_written: int = 0
     embedded: int = 0
+    from_cache: int = 0  # of `embedded`, vectors the embedding cache held (no model call)
     removed_from_dense: int = 0
     total_documents: int = 0
     total_chunks: int = 0
@@ -125,6 +127,7 @@ class Ingestor:
             corpus.clear()
         files, problems = expand_paths([Path(p) for p in paths])
         report = IngestReport(files=len(files), errors=list(problems))
+        hits_before = corpus.embedding_cache.hits
         owners: dict[str, str] = {}  # document id -> the file that holds it, in this ingest and the corpus
         changed = []
         for path in files:
@@ -154,6 +157,7 @@ class Ingestor:
                 continue
             self._committed(report, prepared)
         self.finalize(report, force=bool(report.ingested))
+        report.from_cache = corpus.embedding_cache.hits - hits_before
         report.total_documents = len(corpus.store.documents())
         report.total_chunks = corpus.store.count()
         corpus.audit.append("ingest", key=self.actor, files=report.files, rebuild=rebuild,
@@ -261,10 +265,9 @@ class Ingestor:
         return len(chunks)
 
     def _embed(self, texts: list[str]) -> tuple[np.ndarray, list | None]:
-        embedder = self.corpus.embedder
-        if self.corpus.sparse:  # one pass gives both vectors
-            return asyncio.run(embedder.embed_passages_hybrid(texts))
-        return asyncio.run(embedder.embed_passages(texts)), None
+        """Through the corpus's embedding cache: a text embedded before is not embedded again."""
+        corpus = self.corpus
+        return asyncio.run(embed_passages(corpus.embedder, texts, corpus.embedding_cache, corpus.sparse))
 
     def _committed(self, report: IngestReport, prepared: PreparedDocument) -> None:
         """Count one written document and say so (pages that need OCR included)."""
