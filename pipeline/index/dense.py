@@ -3,7 +3,10 @@ and, with a BGE-M3 embedder, the sparse lane in the same collection (a sparse fi
 inner product over lexical weights), so one upsert writes both and they cannot drift.
 
 The same client talks to a Milvus server when `uri` is `http://host:19530`. Milvus Lite
-allows one process per data file; in Serve, one retriever replica owns it.
+allows one process per data file; in Serve, one retriever replica owns it. Every read asks for
+Strong consistency: a server's default (Bounded) let `count()` right after an ingest lag, so a
+replica that reloaded then refused the corpus until the next ingest. A read that finds the
+collection released (a restarted server) loads it and tries once more.
 """
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ log = logging.getLogger(__name__)
 
 COLLECTION = "chunks"
 _MAX_LIMIT = 16384  # Milvus's ceiling on one query/search result
+_STRONG = {"consistency_level": "Strong"}  # reads see every write acknowledged before them
+_NOT_LOADED = 101  # MilvusException code: the collection is released (e.g. the server restarted)
 # Milvus rejects an empty sparse vector; a passage with no lexical weight gets this one
 # entry, at a dimension no tokenizer emits, so it never matches a query.
 _EMPTY_SPARSE = {2**32 - 2: 1e-9}
@@ -141,6 +146,17 @@ class MilvusDenseIndex:
         for k in range(0, len(rows), 1000):
             self._client.upsert(self.collection, rows[k:k + 1000])
 
+    def _read(self, op, *args, **kwargs):
+        """A read with Strong consistency; a collection found released is loaded and read once more."""
+        try:
+            return op(*args, **kwargs, **_STRONG)
+        except Exception as e:
+            if getattr(e, "code", None) != _NOT_LOADED:
+                raise
+            log.warning("Milvus collection %s was released (server restarted?); loading it again", self.collection)
+            self._client.load_collection(self.collection)
+            return op(*args, **kwargs, **_STRONG)
+
     def delete(self, ids: Sequence[str]) -> None:
         ids = list(ids)
         for k in range(0, len(ids), 1000):
@@ -149,9 +165,11 @@ class MilvusDenseIndex:
     def all_ids(self) -> set[str]:
         n = self.count()
         if n <= _MAX_LIMIT:  # one plain query; the iterator warns needlessly on Milvus Lite
-            rows = self._client.query(self.collection, filter='id != ""', output_fields=["id"], limit=max(n, 1))
+            rows = self._read(self._client.query, self.collection, filter='id != ""', output_fields=["id"],
+                              limit=max(n, 1))
             return {r["id"] for r in rows}
-        it = self._client.query_iterator(self.collection, batch_size=1000, filter='id != ""', output_fields=["id"])
+        it = self._read(self._client.query_iterator, self.collection, batch_size=1000, filter='id != ""',
+                        output_fields=["id"])
         out: set[str] = set()
         try:
             while batch := it.next():
@@ -166,20 +184,20 @@ class MilvusDenseIndex:
         ids = list(ids)
         for k in range(0, len(ids), 500):
             part = ids[k:k + 500]
-            rows = self._client.get(self.collection, ids=part, output_fields=["id"])
+            rows = self._read(self._client.get, self.collection, ids=part, output_fields=["id"])
             out.update(r["id"] for r in rows)
         return out
 
     def count(self) -> int:
-        res = self._client.query(self.collection, filter="", output_fields=["count(*)"])
+        res = self._read(self._client.query, self.collection, filter="", output_fields=["count(*)"])
         return int(res[0]["count(*)"])
 
     # -- reading (the DenseIndex protocol) --------------------------------------------------
 
     async def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        res = self._client.search(self.collection, data=[np.asarray(vector, dtype=np.float32).tolist()],
-                                  limit=min(limit, _MAX_LIMIT), output_fields=[],
-                                  search_params={"metric_type": "COSINE", "params": {"ef": max(self.ef_search, limit)}})
+        res = self._read(self._client.search, self.collection, data=[np.asarray(vector, dtype=np.float32).tolist()],
+                         limit=min(limit, _MAX_LIMIT), output_fields=[],
+                         search_params={"metric_type": "COSINE", "params": {"ef": max(self.ef_search, limit)}})
         return [(hit["id"], float(hit["distance"])) for hit in res[0]]
 
     async def score(self, vector: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:
@@ -187,7 +205,7 @@ class MilvusDenseIndex:
         ids = list(dict.fromkeys(chunk_ids))
         if not ids:
             return {}
-        rows = self._client.get(self.collection, ids=ids, output_fields=["vector"])
+        rows = self._read(self._client.get, self.collection, ids=ids, output_fields=["vector"])
         q = np.asarray(vector, dtype=np.float32)
         return {r["id"]: float(np.dot(np.asarray(r["vector"], dtype=np.float32), q)) for r in rows}
 
@@ -198,14 +216,14 @@ class MilvusDenseIndex:
         query = {int(k): float(v) for k, v in weights.items() if v > 0}
         if not self.sparse or not query:
             return []
-        res = self._client.search(self.collection, data=[query], anns_field="sparse", limit=min(limit, _MAX_LIMIT),
-                                  output_fields=[], search_params={"metric_type": "IP"})
+        res = self._read(self._client.search, self.collection, data=[query], anns_field="sparse",
+                         limit=min(limit, _MAX_LIMIT), output_fields=[], search_params={"metric_type": "IP"})
         return [(hit["id"], float(hit["distance"])) for hit in res[0] if hit["distance"] > 1e-6]
 
     async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
         ids = list(dict.fromkeys(chunk_ids))
         if not self.sparse or not ids:
             return {}
-        rows = self._client.get(self.collection, ids=ids, output_fields=["sparse"])
+        rows = self._read(self._client.get, self.collection, ids=ids, output_fields=["sparse"])
         q = {int(k): float(v) for k, v in weights.items()}
         return {r["id"]: float(sum(q.get(int(k), 0.0) * float(v) for k, v in r["sparse"].items())) for r in rows}

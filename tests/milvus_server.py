@@ -1,0 +1,125 @@
+"""A real Milvus server (standalone: embedded etcd, RocksMQ, local storage) for the tests, from the
+`milvus` PyPI package (2.3.x ships the server binary itself; nothing is downloaded at run time).
+
+    with MilvusTestServer(tmp_path / "milvus") as server:
+        server.uri            # http://127.0.0.1:PORT
+        server.restart()      # stop and start again on the same port and data; hard=True kills it
+
+The binary runs as a child of this process with PR_SET_PDEATHSIG, so even a test process killed
+with SIGKILL leaves no server behind; `stop()` ends it (SIGTERM, then SIGKILL) and waits for it.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+    os.setpgrp()  # its own process group: stop() ends the whole group
+
+
+class MilvusTestServer:
+    def __init__(self, base_dir: Path, start_timeout: float = 120.0):
+        self.base_dir = Path(base_dir).resolve()
+        self.start_timeout = start_timeout
+        self.port: int | None = None
+        self.health_port: int | None = None
+        self.proc: subprocess.Popen | None = None
+        self._env: dict[str, str] | None = None
+
+    @property
+    def uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    def _configure(self) -> None:
+        """Write configs/milvus.yaml (ports chosen once, so a restart keeps them) and unpack the binary."""
+        import milvus  # the `milvus` package: the embedded standalone server
+
+        self.port, self.health_port = _free_port(), _free_port()
+        config = milvus.MilvusServerConfig(data_dir=str(self.base_dir), proxy_port=self.port)
+        config.resolve()  # picks free ports for etcd and the other components, writes the config
+        milvus._initialize_data_files(str(self.base_dir))
+        bin_dir = str(self.base_dir / "bin")
+        env = dict(os.environ)
+        env.update(DEPLOY_MODE="STANDALONE", METRICS_PORT=str(self.health_port),
+                   MILVUS_RUN_DIR=str(self.base_dir / "run"),
+                   LD_LIBRARY_PATH=":".join(p for p in (bin_dir, os.environ.get("LD_LIBRARY_PATH")) if p))
+        self._env = env
+
+    def start(self) -> "MilvusTestServer":
+        if self.proc is not None:
+            return self
+        if self._env is None:
+            self._configure()
+        logs = self.base_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        with open(logs / "milvus-stdout.log", "ab") as out, open(logs / "milvus-stderr.log", "ab") as err:
+            self.proc = subprocess.Popen([str(self.base_dir / "bin" / "milvus"), "run", "standalone"],
+                                         cwd=self.base_dir, env=self._env, stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        url = f"http://127.0.0.1:{self.health_port}/healthz"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the Milvus server exited with {self.proc.returncode}; see {self.base_dir}/logs")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    if b"OK" in r.read():
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise TimeoutError(f"the Milvus server did not become healthy in {self.start_timeout:.0f}s")
+
+    def stop(self, hard: bool = False, grace: float = 15.0) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=30)
+
+    def restart(self, hard: bool = False) -> None:
+        self.stop(hard=hard)
+        self.start()
+
+    def __enter__(self) -> "MilvusTestServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop(hard=True)  # a graceful stop drains for 15-20 s; the test data is thrown away
