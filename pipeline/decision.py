@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
+from .audit import LOCAL_KEY
 from .citations import cite_path
 from .config import Route
 from .numbers import extract_figures
@@ -147,7 +148,9 @@ def find_conflicts(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
             ch = chunks[claim.citations[0].chunk_id]
             values = ", ".join(text for k in differing for text in figs[k].values())
             dated = f", {ch.published}" if ch.published else ""
-            return f"{values} ({ch.title}, {claim.citations[0].location}{dated})"
+            upload = (f"; uploaded by {ch.uploaded_by}, authority {ch.authority}"  # not the operator's own record
+                      if ch.uploaded_by and ch.uploaded_by != LOCAL_KEY else "")
+            return f"{values} ({ch.title}, {claim.citations[0].location}{dated}{upload})"
         out.append(Conflict(kind="figures", detail=f"{side(a, fa)} ≠ {side(b, fb)}", claims=(i, j),
                             chunk_ids=tuple(dict.fromkeys([*(x.chunk_id for x in a.citations),
                                                            *(x.chunk_id for x in b.citations)]))))

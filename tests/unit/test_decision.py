@@ -85,6 +85,18 @@ def test_conflicting_rates_from_two_records_are_surfaced_with_both_citations():
     assert "10%" in conflict.detail and "15%" in conflict.detail and "2022-06-01" in conflict.detail
 
 
+def test_a_conflict_with_an_upload_says_who_uploaded_it():
+    from dataclasses import replace
+
+    chunks = {"new": replace(chunk("new", "pmi-7", ["rate"], "2025-03-01"), uploaded_by="local"),
+              "up": replace(chunk("up", "salinan", ["rate"]), uploaded_by="key:a77ac0000001", authority="unknown")}
+    claims = [supported("Besarnya pajak atas persewaan adalah 10% dari jumlah bruto.", "new"),
+              supported("Besarnya pajak atas persewaan adalah 1% dari jumlah bruto.", "up")]
+    (conflict,) = find_conflicts(claims, chunks, _tokens, 0.3)
+    left, right = conflict.detail.split(" ≠ ")
+    assert "uploaded by" not in left and "uploaded by key:a77ac0000001, authority unknown" in right
+
+
 def test_different_figures_about_different_things_are_not_a_conflict():
     chunks = {"a": chunk("a", "d1", []), "b": chunk("b", "d2", [])}
     claims = [supported("Besarnya pajak atas persewaan adalah 10% dari jumlah bruto.", "a"),
