@@ -19,6 +19,7 @@ from . import __version__, environment, render_corpus
 from .config import DEFAULT_PROFILE, load_profile
 from .corpus import DEFAULT_COLLECTION, Corpus, DataDir
 from .errors import SaksiError
+from .keys import AUTHORITY_ORDER, ROLES
 
 log = logging.getLogger("saksi")
 
@@ -114,11 +115,11 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                                    "admin (also manage keys; every collection).")
     p.add_argument("action", choices=["create", "ls", "revoke"])
     p.add_argument("id", nargs="?", help="revoke: the key's id (from `saksi keys ls`)")
-    p.add_argument("--role", choices=["reader", "curator", "admin"], default="reader")
+    p.add_argument("--role", choices=ROLES, default="reader")
     p.add_argument("--collection", action="append", dest="collections", metavar="NAME",
                    help="a collection the key may use (repeatable; '*' for all; default: 'default')")
     p.add_argument("--authority", default="unknown",
-                   choices=["official", "primary", "institutional", "academic", "media", "unknown"],
+                   choices=list(reversed(AUTHORITY_ORDER)),
                    help="the highest authority this key's uploads may claim (default: unknown)")
     p.add_argument("--name", default="", help="a note saying whose key it is")
     p.add_argument("--json", action="store_true", help="print JSON")

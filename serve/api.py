@@ -51,8 +51,9 @@ from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusRespo
 from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 
-from .auth import Authenticate, AuthError, Guard, RateLimiter, answer_cost, caller, require
+from .auth import Authenticate, Guard, RateLimiter, answer_cost, caller, require
 from .body_limit import BodyLimit, default_limits
+from .errors import ApiError
 from .config import RuntimeSettings
 from .handles import (HandleChunkSource, HandleDenseIndex, HandleGenerator, HandleJudge, HandleLexicalIndex,
                       HandleReranker, HandleSparseIndex, handle_embedder)
@@ -142,12 +143,6 @@ class KeyRequest(_In):
 # --- errors -------------------------------------------------------------------------------------
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, type_: str, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.status, self.type, self.message, self.headers = status, type_, message, headers or {}
-
-
 ERRORS = {code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 413, 422, 429, 503)}
 
 app = FastAPI(title="saksi", version=__version__,
@@ -166,11 +161,6 @@ def _error(status: int, kind: str, message: str, headers: dict[str, str] | None 
 
 @app.exception_handler(ApiError)
 async def _api_error(request: Request, e: ApiError) -> JSONResponse:
-    return _error(e.status, e.type, e.message, e.headers)
-
-
-@app.exception_handler(AuthError)
-async def _auth_error(request: Request, e: AuthError) -> JSONResponse:
     return _error(e.status, e.type, e.message, e.headers)
 
 
@@ -242,7 +232,12 @@ class Ingress:
                                 RateLimiter(runtime.rate_per_minute, runtime.rate_burst))
         app.state.body_limits = default_limits(runtime.max_upload_bytes)
         self.answer_budget = RateLimiter(runtime.answer_units_per_minute, runtime.answer_units_burst)
-        if not app.state.guard.keys.any():
+        try:
+            no_keys = not app.state.guard.keys.any()
+        except KeyManagementError as e:  # every request gets a typed 503 until it is repaired
+            log.error("%s", e)
+            no_keys = False
+        if no_keys:
             log.warning("no API keys in %s: every request but /healthz gets 401 until an operator runs "
                         "`saksi keys create`", self.data_dir.root)
 

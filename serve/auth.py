@@ -13,7 +13,7 @@ times the rate. The lite profile runs one.
 """
 from __future__ import annotations
 
-import json
+import logging
 import math
 import threading
 import time
@@ -22,18 +22,15 @@ from typing import Callable
 from fastapi import Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from pipeline.errors import KeyManagementError
 from pipeline.keys import ApiKey, KeyStore
+
+from .errors import ApiError, error_messages
+
+log = logging.getLogger(__name__)
 
 bearer = HTTPBearer(auto_error=False, scheme_name="bearer",
                     description="an API key from `saksi keys create` (shown once when created)")
-
-
-class AuthError(Exception):
-    """Turned into the JSON error shape by the API's handler (serve/api.py)."""
-
-    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.status, self.type, self.message, self.headers = status, kind, message, headers or {}
 
 
 class RateLimiter:
@@ -73,16 +70,21 @@ class Guard:
 
     def check(self, token: str | None) -> ApiKey:
         if not token:
-            raise AuthError(401, "unauthorized", "this endpoint needs an API key: `Authorization: Bearer <key>` "
+            raise ApiError(401, "unauthorized", "this endpoint needs an API key: `Authorization: Bearer <key>` "
                                                  "(an operator creates one with `saksi keys create`)",
                             {"WWW-Authenticate": "Bearer"})
-        key = self.keys.authenticate(token)
+        try:
+            key = self.keys.authenticate(token)
+        except KeyManagementError as e:  # a damaged keys.json: nobody gets in, and nobody gets a 500
+            log.error("%s", e)
+            raise ApiError(503, "unavailable", "the server's key store cannot be read; an operator must repair it "
+                                               "(saksi keys ls says what is wrong)") from None
         if key is None:
-            raise AuthError(401, "unauthorized", "the API key is not valid (unknown, revoked or mistyped)",
+            raise ApiError(401, "unauthorized", "the API key is not valid (unknown, revoked or mistyped)",
                             {"WWW-Authenticate": 'Bearer error="invalid_token"'})
         wait = self.limiter.take(key.id)
         if wait > 0:
-            raise AuthError(429, "rate_limited", f"too many requests with this key; retry in {math.ceil(wait)} s",
+            raise ApiError(429, "rate_limited", f"too many requests with this key; retry in {math.ceil(wait)} s",
                             {"Retry-After": str(max(1, math.ceil(wait)))})
         return key
 
@@ -111,31 +113,23 @@ class Authenticate:
             return await self.app(scope, receive, send)
         try:
             key = self.guard().check(_bearer_token(scope))
-        except AuthError as e:
-            body = json.dumps({"error": {"type": e.type, "message": e.message}}).encode()
-            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                       *((k.lower().encode(), v.encode()) for k, v in e.headers.items())]
-            await send({"type": "http.response.start", "status": e.status, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+        except ApiError as e:
+            for message in error_messages(e.status, e.type, e.message, e.headers):
+                await send(message)
             return
         scope.setdefault("state", {})["api_key"] = key
         await self.app(scope, receive, send)
 
 
 def caller(request: Request, credentials: HTTPAuthorizationCredentials | None = Security(bearer)) -> ApiKey:
-    """The FastAPI dependency: the calling key. `Authenticate` checked it already (it is in the
-    request's state); without that middleware the check happens here. `credentials` puts the
-    bearer scheme into the OpenAPI schema."""
-    key = getattr(request.state, "api_key", None)
-    if key is not None:
-        return key
-    guard: Guard = request.app.state.guard
-    return guard.check(credentials.credentials if credentials is not None else None)
+    """The FastAPI dependency: the calling key, as `Authenticate` checked it from the headers (it
+    waits in the request's state). `credentials` puts the bearer scheme into the OpenAPI schema."""
+    return request.state.api_key
 
 
 def require(key: ApiKey, role: str, collection: str | None = None) -> None:
     """403 unless the key has this role (or a higher one) and, when given, may use the collection."""
     if not key.has_role(role):
-        raise AuthError(403, "forbidden", f"key {key.id} is a {key.role}; this needs a {role} key")
+        raise ApiError(403, "forbidden", f"key {key.id} is a {key.role}; this needs a {role} key")
     if collection is not None and not key.may_use(collection):
-        raise AuthError(403, "forbidden", f"key {key.id} may not use collection {collection!r}")
+        raise ApiError(403, "forbidden", f"key {key.id} may not use collection {collection!r}")

@@ -26,9 +26,10 @@ bench/body_limit.py for what that costs).
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import Awaitable, Callable
+
+from .errors import error_messages
 
 Scope = dict
 Message = dict
@@ -76,12 +77,7 @@ def default_limits(max_upload_bytes: int, small: int = SMALL_BODY_LIMIT,
 
 
 def _error_response(status: int, kind: str, message: str, close: bool) -> tuple[Message, Message]:
-    body = json.dumps({"error": {"type": kind, "message": message}}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if close:
-        headers.append((b"connection", b"close"))
-    return ({"type": "http.response.start", "status": status, "headers": headers},
-            {"type": "http.response.body", "body": body, "more_body": False})
+    return error_messages(status, kind, message, {"Connection": "close"} if close else None)
 
 
 def _content_length(scope: Scope) -> int | None | str:

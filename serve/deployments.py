@@ -24,11 +24,10 @@ from pipeline.audit import LOCAL_KEY
 from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
 from pipeline.config import load_profile
 from pipeline.errors import IngestError
-from pipeline.corpus import DEFAULT_COLLECTION, EMBED_BATCH, Corpus, DataDir, Upload
+from pipeline.corpus import DEFAULT_COLLECTION, Corpus, DataDir, Upload
+from pipeline.corpus.ingestor import embed_chunks
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
-from pipeline.index.embedding_cache import embed_passages
 from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
-from pipeline.text import embedding_text
 from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 from .config import Batch, RuntimeSettings
@@ -229,10 +228,7 @@ class RetrieverDeployment:
     async def ready(self) -> dict:
         """Ready when every collection that holds a corpus is loaded, and one does; `chunks` counts them all."""
         ready, problems, chunks = [], [], 0
-        for name in self.data_dir.collections():
-            directory = self.data_dir.collection(name)
-            if not directory.exists() and not (name == DEFAULT_COLLECTION and len(self.data_dir.collections()) == 1):
-                continue  # a named collection with no corpus yet, or an empty default beside named ones
+        for name in self.data_dir.with_corpus() or [DEFAULT_COLLECTION]:  # none: the default says why not
             col = self._collection(name)
             async with col.lock:
                 col.refresh()  # picks up an ingest made elsewhere
@@ -382,15 +378,7 @@ class RetrieverDeployment:
                                                      "on the server: `saksi ingest` or `saksi bulk-ingest`)")
                 continue
             budget -= len(prepared.chunks)
-            texts = [embedding_text(c) for c in prepared.chunks]
-            vectors: dict[str, tuple] = {}
-            for k in range(0, len(texts), EMBED_BATCH):
-                part = prepared.chunks[k:k + EMBED_BATCH]
-                dense, weights = await embed_passages(col.corpus.embedder, texts[k:k + EMBED_BATCH],
-                                                      col.corpus.embedding_cache, col.corpus.sparse)
-                for j, c in enumerate(part):
-                    vectors[c.chunk_id] = (dense[j], weights[j] if weights is not None else None)
-            items[path] = (prepared, vectors)
+            items[path] = (prepared, await embed_chunks(col.corpus, prepared.chunks))
 
     async def delete(self, doc_id: str, actor: str = LOCAL_KEY, collection: str = DEFAULT_COLLECTION
                      ) -> DeleteResponse | None:

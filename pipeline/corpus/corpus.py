@@ -209,13 +209,8 @@ def check_collections(root: str | Path, profile: Profile) -> dict[str, int]:
     name and chunk count. A data directory with no corpus in any collection is an error."""
     home = DataDir(root)
     counts: dict[str, int] = {}
-    for name in home.collections():
-        directory = home.collection(name)
-        if name != "default" and not directory.exists():
-            continue  # created by an upload that was refused: nothing to answer from yet
-        with Corpus(directory, profile) as corpus:
-            if name == "default" and not corpus.exists():
-                continue
+    for name in home.with_corpus():
+        with Corpus(home.collection(name), profile) as corpus:
             corpus.check()
             counts[name] = corpus.store.count()
     if not counts:

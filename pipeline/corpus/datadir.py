@@ -77,6 +77,10 @@ class DataDir:
             if folder.is_dir() else []
         return [DEFAULT_COLLECTION, *named]
 
+    def with_corpus(self) -> list[str]:
+        """The collections that hold a corpus (an ingest wrote their state): what serving answers from."""
+        return [name for name in self.collections() if self.collection(name).exists()]
+
     def existing(self, name: str) -> "DataDir":
         """The collection's directory, which must exist (only an ingest creates one)."""
         sub = self.collection(name)

@@ -72,6 +72,19 @@ class LocalPreparation:
                 yield e
 
 
+async def embed_chunks(corpus: "Corpus", chunks: Sequence[Chunk]) -> Vectors:
+    """The chunks' vectors with the corpus's embedder, a batch at a time, through its embedding
+    cache (a text embedded before is not embedded again): `saksi ingest` and served uploads alike."""
+    vectors: dict[str, tuple] = {}
+    for k in range(0, len(chunks), EMBED_BATCH):
+        part = chunks[k:k + EMBED_BATCH]
+        dense, weights = await embed_passages(corpus.embedder, [embedding_text(c) for c in part],
+                                              corpus.embedding_cache, corpus.sparse)
+        for j, c in enumerate(part):
+            vectors[c.chunk_id] = (dense[j], weights[j] if weights is not None else None)
+    return vectors
+
+
 @dataclass(frozen=True)
 class Upload:
     """Documents arriving through the API with a key, not from the operator's own files.
@@ -252,22 +265,16 @@ class Ingestor:
                                       prepared.manifest, prepared.references)
 
     def _write_vectors(self, chunks: Sequence[Chunk], given: Vectors | None = None) -> int:
-        """Upsert the chunks' vectors, `given` or embedded here, a batch at a time; how many."""
+        """Upsert the chunks' vectors, `given` or embedded here (`embed_chunks`), a batch at a time; how many."""
         corpus = self.corpus
+        if given is None:
+            given = asyncio.run(embed_chunks(corpus, chunks))
         for k in range(0, len(chunks), EMBED_BATCH):
             part = chunks[k:k + EMBED_BATCH]
-            if given is not None:
-                dense = np.asarray([given[c.chunk_id][0] for c in part], dtype=np.float32)
-                weights = [given[c.chunk_id][1] for c in part] if corpus.sparse else None
-            else:
-                dense, weights = self._embed([embedding_text(c) for c in part])
+            dense = np.asarray([given[c.chunk_id][0] for c in part], dtype=np.float32)
+            weights = [given[c.chunk_id][1] for c in part] if corpus.sparse else None
             corpus.dense.upsert([c.chunk_id for c in part], [c.doc_id for c in part], dense, weights)
         return len(chunks)
-
-    def _embed(self, texts: list[str]) -> tuple[np.ndarray, list | None]:
-        """Through the corpus's embedding cache: a text embedded before is not embedded again."""
-        corpus = self.corpus
-        return asyncio.run(embed_passages(corpus.embedder, texts, corpus.embedding_cache, corpus.sparse))
 
     def _committed(self, report: IngestReport, prepared: PreparedDocument) -> None:
         """Count one written document and say so (pages that need OCR included)."""

@@ -9,7 +9,8 @@ import pytest
 from pipeline.audit import verify
 from pipeline.errors import KeyManagementError
 from pipeline.keys import KeyStore, cap_authority
-from serve.auth import Authenticate, AuthError, Guard, RateLimiter
+from serve.auth import Authenticate, Guard, RateLimiter
+from serve.errors import ApiError
 
 
 def test_a_key_is_shown_once_and_stored_only_as_a_hash(tmp_path):
@@ -102,11 +103,11 @@ def test_the_guard_says_401_then_429_with_retry_after(tmp_path):
     _, token = store.create("reader")
     guard = Guard(store, RateLimiter(per_minute=60, burst=1, clock=lambda: 0.0))
     for bad in (None, "nope"):
-        with pytest.raises(AuthError) as e:
+        with pytest.raises(ApiError) as e:
             guard.check(bad)
         assert e.value.status == 401 and "WWW-Authenticate" in e.value.headers
     guard.check(token)
-    with pytest.raises(AuthError) as e:
+    with pytest.raises(ApiError) as e:
         guard.check(token)
     assert e.value.status == 429 and e.value.headers["Retry-After"] == "1"
 
@@ -153,3 +154,12 @@ def test_a_questions_cost_grows_with_its_length_and_never_exceeds_the_burst():
     budget = RateLimiter(per_minute=60, burst=3, clock=lambda: now[0])
     assert budget.take("k", answer_cost("x" * 500)) == 0.0  # more than the burst: takes the whole bucket
     assert budget.take("k", 1.0) == pytest.approx(1.0)
+
+
+def test_a_damaged_key_file_is_a_typed_503_not_a_500(tmp_path):
+    store = KeyStore(tmp_path)
+    _, token = store.create("reader")
+    (tmp_path / "keys.json").write_text("{not json")
+    with pytest.raises(ApiError) as e:
+        Guard(store, RateLimiter(600, 100)).check(token)
+    assert e.value.status == 503 and "key store" in e.value.message
