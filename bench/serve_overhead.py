@@ -7,7 +7,9 @@
    against the same deployment with max_batch_size 1, under the same concurrency.
 
 The corpus is the first passages of the shared IDK-MRC validation set (real data, read in
-place). Ratios from one run are what to compare: this machine is shared and noisy.
+place). Ratios from one run are what to compare: this machine is shared and noisy. The served
+app is asked with a reader key, under configs/serve/lite.yaml with the per-key rate limits and
+answer budget raised (this measures the pipeline's serving cost, not the rate limiter).
 
     .venv/bin/python bench/serve_overhead.py [--passages 100] [--questions 60] [--concurrency 8]
 """
@@ -92,18 +94,25 @@ def served(data: Path, questions: list[str], concurrency: int) -> tuple[dict, di
     import ray
     from ray import serve
 
+    from pipeline.keys import KeyStore
     from serve.app import build_app
+    from serve.config import Batch, load_serve_config
     from serve.deployments import EmbedderDeployment
 
+    _, token = KeyStore(data).create("reader", name="bench/serve_overhead.py")
+    cfg = load_serve_config("lite")
+    unlimited = {"rate_per_minute": 1e9, "rate_burst": 10**9, "answer_units_per_minute": 1e9,
+                 "answer_units_burst": 1e9}
+    cfg = cfg.model_copy(update={"runtime": cfg.runtime.model_copy(update=unlimited)})
     port = free_port()
     ray.init(include_dashboard=False, log_to_driver=False)
     serve.start(http_options={"host": "127.0.0.1", "port": port})
-    serve.run(build_app("lite", data), name="saksi", route_prefix="/")
+    serve.run(build_app("lite", data, config=cfg), name="saksi", route_prefix="/")
     url = f"http://127.0.0.1:{port}/v1/answer"
 
     def ask(q: str) -> float:
         req = urllib.request.Request(url, data=json.dumps({"question": q}).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
         t = time.perf_counter()
         with urllib.request.urlopen(req, timeout=300) as r:
             assert r.status == 200
@@ -127,7 +136,7 @@ def served(data: Path, questions: list[str], concurrency: int) -> tuple[dict, di
         handle = serve.run(EmbedderDeployment.options(name=f"Embedder-{label}", num_replicas=1,
                                                       max_ongoing_requests=128,
                                                       ray_actor_options={"num_cpus": 1})
-                           .bind("lite", {"max_batch_size": size, "batch_wait_timeout_s": 0.005}),
+                           .bind("lite", Batch(max_batch_size=size, batch_wait_timeout_s=0.005)),
                            name=f"emb-{label}", route_prefix=None)
         handle.embed_queries.remote([texts[0]]).result()
 

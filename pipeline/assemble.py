@@ -26,8 +26,8 @@ def build_orchestrator(corpus: "Corpus", generator: Generator | None = None, jud
     lexical = corpus.lexical()  # checks the corpus before anything is opened or loaded
     profile = corpus.profile
     analyzer = query_analyzer(profile)
-    components = Components(
-        embedder=corpus.embedder, dense=corpus.dense, lexical=lexical,
+    components = Components.of(
+        profile, analyzer, embedder=corpus.embedder, dense=corpus.dense, lexical=lexical,
         chunks=StoreChunkSource(corpus.store), reranker=make_reranker(profile, analyzer),
         generator=generator or make_generator(profile, analyzer), judge=judge or make_judge(profile),
         sparse=corpus.dense if corpus.sparse else None)

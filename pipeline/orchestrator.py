@@ -2,11 +2,12 @@
 
 It receives every component through the stage Protocols, so the same code runs with
 in-process backends (the CLI) and over Ray Serve handles (serve/). Per question part:
-route → plan → an attempt → if the part fails, one corrective retry with a rewritten query
+route → an attempt → if the part fails, one corrective retry with a rewritten query
 → the part's outcome; then the decision over all parts, conflicts, and one trace.
 
-An attempt has two halves. `_build_context` retrieves (dense + lexical, RRF, dedup, cap),
-reranks, and follows cross-references into one immutable `AttemptContext`;
+An attempt has two halves. The context source (`pipeline.context.ContextBuilder`, in process
+or inside the served Retriever) plans the query, retrieves (dense + lexical, RRF, dedup, cap),
+reranks, and follows cross-references into one immutable `AttemptContext`, in one call;
 `_generate_and_verify` reads it, generates, runs the gates and records the attempt.
 """
 from __future__ import annotations
@@ -15,25 +16,24 @@ import asyncio
 import datetime as dt
 import logging
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
 
 from . import __version__
 from .analysis import QueryAnalyzer
 from .audit import LOCAL_KEY, AuditLog, file_hash
 from .config import Profile, Route
+from .context import AttemptContext, ContextBuilder, ContextRequest
 from .decision import TIMEOUT, AttemptSummary, conclude, decide_part, explain, reason_text, sufficiency
 from .gates import verify
 from .limits import check_question
-from .protocols import (ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, QueryRewriter, Reranker,
-                        SparseIndex)
-from .query import Part, QueryPlanner, decompose
-from .retrieval import HybridRetriever, order_versions
+from .protocols import (ChunkSource, ContextSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex,
+                        QueryRewriter, Reranker, SparseIndex)
+from .query import Part, decompose
 from .scope import Scope, question_scope
 from .trace import (TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id,
                     prune_traces, write_trace)
-from .types import Candidate, Chunk, ContextItem, ContextLink, GenerationRequest, PartOutcome, QueryPlan, Result
+from .types import ContextItem, GenerationRequest, PartOutcome, QueryPlan, Result
 
 log = logging.getLogger(__name__)
 
@@ -42,40 +42,26 @@ GENERATOR_FAILED = "generator_failed"
 
 @dataclass
 class Components:
-    embedder: Embedder
-    dense: DenseIndex
-    lexical: LexicalIndex
-    chunks: ChunkSource
-    reranker: Reranker
+    """What answers a question: where each attempt's context comes from, the generator, the judge."""
+
+    context: ContextSource
     generator: Generator
     judge: Judge
-    sparse: SparseIndex | None = None  # the third lane, when the embedder has lexical weights (BGE-M3)
+
+    @classmethod
+    def of(cls, profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder, dense: DenseIndex,
+           lexical: LexicalIndex, chunks: ChunkSource, reranker: Reranker, generator: Generator, judge: Judge,
+           sparse: SparseIndex | None = None) -> "Components":
+        """Components whose context is built here, from these indexes and models (the CLI's, and
+        the served Retriever's own)."""
+        return cls(ContextBuilder(profile.settings, analyzer, embedder, dense, lexical, chunks, reranker, sparse),
+                   generator, judge)
 
     def names(self) -> dict[str, str]:
-        return {k: getattr(getattr(self, k), "name", type(getattr(self, k)).__name__)
-                for k in ("embedder", "reranker", "generator", "judge")}
-
-
-@dataclass(frozen=True)
-class AttemptContext:
-    """What one attempt retrieved and what the generator will read, built once."""
-
-    candidates: tuple[Candidate, ...]  # every fused candidate, rescored; dropped ones marked; referenced ones added
-    reranked: tuple[str, ...]          # chunk ids the reranker ordered, best first
-    referenced: tuple[str, ...]        # chunk ids added because the context's cross-references point at them
-    context: tuple[Candidate, ...]     # what the generator reads: the top reranked, then the referenced
-    paragraphs: dict[str, str]         # chunk id -> the full paragraph the judge reads
-    links: dict[str, tuple[ContextLink, ...]] = field(default_factory=dict)  # chunk id -> its references into the context
-    timings_ms: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def chunks(self) -> dict[str, Chunk]:
-        return {c.chunk.chunk_id: c.chunk for c in self.context}
-
-    @property
-    def scores(self) -> dict[str, float]:
-        """Each context chunk's retrieval quality, as the confidence reads it."""
-        return {c.chunk.chunk_id: c.rerank_score or 0.0 for c in self.context}
+        names = dict(self.context.model_names)
+        for k in ("generator", "judge"):
+            names[k] = getattr(getattr(self, k), "name", type(getattr(self, k)).__name__)
+        return names
 
 
 class Orchestrator:
@@ -88,9 +74,6 @@ class Orchestrator:
         self.analyzer = analyzer
         self.trace_dir = trace_dir
         self._traces_written = 0  # retention (settings.traces) is applied every `prune_every` writes
-        self.planner = QueryPlanner(analyzer, components.lexical)
-        self.retriever = HybridRetriever(components.embedder, components.dense, components.lexical,
-                                         components.chunks, self.settings.retrieval, components.sparse)
 
     async def answer(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY) -> Result:
         """The result a user sees (the trace is written to the trace directory)."""
@@ -123,7 +106,7 @@ class Orchestrator:
         question = check_question(question, self.settings.limits)
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
-        scope = await question_scope(question, q_lang, self.components.chunks)
+        scope = await question_scope(question, q_lang, self.components.context)
         parts = await asyncio.gather(*(self._part(i, p, q_lang, scope) for i, p in enumerate(decompose(question))))
         s = self.settings
         result = conclude(parts, question, lang, self.analyzer.all_tokens, s.conflicts.min_overlap,
@@ -165,21 +148,21 @@ class Orchestrator:
     async def _part(self, index: int, part: Part, q_lang: str, scope: Scope) -> PartTrace:
         route = self.profile.routes.route(part.text)
         asked = replace(part, text=scope.without_names(part.text)) if scope.strip else part
-        plan = await self.planner.plan(asked, q_lang)
-        first = await self._attempt(0, plan, route, index, 1, scope.restrict)
+        request = ContextRequest(asked, q_lang, route, 1, scope.restrict)
+        first = await self._attempt(0, request, index)
         attempts = [first]
         if not first.summary.ok:
-            rewritten = await self._rewrite(plan, asked)
-            attempts.append(await self._attempt(1, rewritten, route, index, self.settings.retrieval.retry_widen,
-                                                scope.restrict))
+            retry = replace(request, widen=self.settings.retrieval.retry_widen, previous=first.trace.query,
+                            **await self._model_rewrite(first.trace.query, asked))
+            attempts.append(await self._attempt(1, retry, index))
         outcome = decide_part(index, part.text, route, [a.summary for a in attempts])
         return PartTrace(index=index, question=part.text, topic=part.topic, route=RouteRecord.of(route),
                          attempts=tuple(a.trace for a in attempts), outcome=outcome)
 
-    async def _rewrite(self, plan: QueryPlan, part: Part) -> QueryPlan:
+    async def _model_rewrite(self, plan: QueryPlan, part: Part) -> dict[str, str]:
         """Tiering: rules route and decompose; the heavy model rewrites the query only when the
         profile asks for it (generator.rewrite: generator) and can; otherwise, or if its rewrite
-        is unusable, the rules rewrite."""
+        is unusable, the context source rewrites by the rules."""
         gen = self.components.generator
         if self.settings.generator.rewrite == "generator" and isinstance(gen, QueryRewriter):
             try:
@@ -188,43 +171,12 @@ class Orchestrator:
                 log.warning("generator %s could not rewrite the query: %s", gen.name, e)
                 text = None
             if text:
-                return await self.planner.rewrite_from(plan, part, text, f"rewritten by {gen.name}")
-        return await self.planner.rewrite(plan, part)
+                return {"rewrite": text, "rewritten_by": gen.name}
+        return {}
 
-    async def _attempt(self, n: int, plan: QueryPlan, route: Route, part_index: int, widen: int,
-                       restrict: tuple[str, ...] | None) -> "_Attempt":
-        ctx = await self._build_context(plan, route, widen, restrict)
-        return await self._generate_and_verify(n, plan, route, part_index, ctx)
-
-    async def _build_context(self, plan: QueryPlan, route: Route, widen: int,
-                             restrict: tuple[str, ...] | None) -> AttemptContext:
-        """Retrieve, rerank, take the top of it and the passages its references point at."""
-        timings: dict[str, float] = {}
-        t = time.perf_counter()
-        retrieved = await self.retriever.retrieve(plan, widen)
-        if restrict is not None:  # the question asked within named documents: nothing else may answer
-            retrieved = [c if c.dropped or c.chunk.doc_id in restrict
-                         else replace(c, dropped="outside the document(s) the question names") for c in retrieved]
-        timings["retrieve"] = _ms(t)
-        live = [c for c in retrieved if not c.dropped]
-        t = time.perf_counter()
-        reranked = (await self.components.reranker.rerank(plan, live, route.authority_weight, route.freshness_weight)
-                    if live else [])
-        reranked = order_versions(reranked, self.settings.reranker.authority_values)
-        timings["rerank"] = _ms(t)
-        top = reranked[: self.settings.retrieval.context_size * widen]
-        links = await self.components.chunks.references([c.chunk.chunk_id for c in top]) if top else {}
-        referenced = await self._follow_references(top, links, {c.chunk.chunk_id: c for c in reranked})
-        context = (*top, *referenced)
-        in_context = {c.chunk.chunk_id for c in context}
-        links = {cid: tuple(x for x in got if x.target in in_context) for cid, got in links.items()}
-        paragraphs = await asyncio.gather(*(self.components.chunks.paragraph(c.chunk) for c in context))
-        return AttemptContext(
-            candidates=_merged(retrieved, reranked, referenced),
-            reranked=tuple(c.chunk.chunk_id for c in reranked),
-            referenced=tuple(c.chunk.chunk_id for c in referenced),
-            context=context, paragraphs=dict(zip((c.chunk.chunk_id for c in context), paragraphs)),
-            links={cid: got for cid, got in links.items() if got}, timings_ms=timings)
+    async def _attempt(self, n: int, request: ContextRequest, part_index: int) -> "_Attempt":
+        ctx = await self.components.context.context(request)
+        return await self._generate_and_verify(n, ctx.plan, request.route, part_index, ctx)
 
     async def _generate_and_verify(self, n: int, plan: QueryPlan, route: Route, part_index: int,
                                    ctx: AttemptContext) -> "_Attempt":
@@ -264,48 +216,11 @@ class Orchestrator:
             judge_calls=tuple(calls), sufficiency=enough, ok=summary.ok, timings_ms=timings)
         return _Attempt(trace, summary)
 
-    async def _follow_references(self, context: Sequence[Candidate], links: dict[str, list[ContextLink]],
-                                 ranked: dict[str, Candidate]) -> tuple[Candidate, ...]:
-        """Passages the context's cross-references point at ("sebagaimana dimaksud dalam Pasal 5
-        ayat (2)"), added after it and marked `referenced_from`. One the reranker ranked below the
-        context cut keeps its own scores; any other gets half its referrer's score, so citing it
-        cannot claim more retrieval quality than the passage that led to it."""
-        limit = self.settings.retrieval.follow_references
-        if not limit or not context:
-            return ()
-        have = {c.chunk.chunk_id for c in context}
-        wanted: dict[str, Candidate] = {}  # target chunk id -> the context passage that points at it
-        for c in context:
-            for link in links.get(c.chunk.chunk_id, []):
-                if link.target not in have:
-                    wanted.setdefault(link.target, c)
-        wanted = dict(list(wanted.items())[:limit])
-        missing = [t for t in wanted if t not in ranked]
-        chunks = await self.components.chunks.get(missing) if missing else {}
-        out = []
-        for target, source in wanted.items():
-            if target in ranked:
-                out.append(replace(ranked[target], referenced_from=source.chunk.chunk_id))
-            elif target in chunks:
-                out.append(Candidate(chunk=chunks[target], referenced_from=source.chunk.chunk_id,
-                                     rerank_score=round(0.5 * (source.rerank_score or 0.0), 6)))
-        return tuple(out)
-
 
 @dataclass(frozen=True)
 class _Attempt:
     trace: AttemptTrace
     summary: AttemptSummary
-
-
-def _merged(retrieved: Sequence[Candidate], reranked: Sequence[Candidate],
-            referenced: Sequence[Candidate]) -> tuple[Candidate, ...]:
-    """Every retrieved candidate in fused order, in its latest form (reranked, or marked as
-    referenced), then the referenced passages retrieval had not found."""
-    latest = {c.chunk.chunk_id: c for c in (*reranked, *referenced)}
-    found = {c.chunk.chunk_id for c in retrieved}
-    return (*(latest.get(c.chunk.chunk_id, c) for c in retrieved),
-            *(c for c in referenced if c.chunk.chunk_id not in found))
 
 
 def _ms(t: float) -> float:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from .ingest.xrefs import documents_named, held_by
-from .protocols import ChunkSource
+from .protocols import ChunkSource, ContextSource
 
 # "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …": the question
 # asks within that document, not about it
@@ -35,7 +35,7 @@ class Scope:
         return text
 
 
-async def question_scope(question: str, lang: str, chunks: ChunkSource) -> Scope:
+async def question_scope(question: str, lang: str, chunks: ChunkSource | ContextSource) -> Scope:
     """The documents the question names (looked up in the corpus only when it names any)."""
     named = documents_named(question, lang)
     if not named:

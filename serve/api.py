@@ -55,8 +55,7 @@ from .auth import Authenticate, Guard, RateLimiter, answer_cost, caller, require
 from .body_limit import BodyLimit, default_limits
 from .errors import ApiError
 from .config import RuntimeSettings
-from .handles import (HandleChunkSource, HandleDenseIndex, HandleGenerator, HandleJudge, HandleLexicalIndex,
-                      HandleReranker, HandleSparseIndex, handle_embedder)
+from .handles import HandleContext, HandleGenerator, HandleJudge
 
 log = logging.getLogger(__name__)
 
@@ -262,14 +261,8 @@ class Ingress:
                                                                              "Judge")))
                     self._infos = dict(zip(("Embedder", "Reranker", "Generator", "Judge"), got))
                 emb, rr, gen, jd = (self._infos[n] for n in ("Embedder", "Reranker", "Generator", "Judge"))
-                sparse = self.profile.settings.embedder.sparse
-                r = h["Retriever"]
                 components = Components(
-                    embedder=handle_embedder(h["Embedder"], emb, t, sparse),
-                    sparse=HandleSparseIndex(r, t, name) if sparse else None,
-                    dense=HandleDenseIndex(r, t, name), lexical=HandleLexicalIndex(r, t, name),
-                    chunks=HandleChunkSource(r, t, name),
-                    reranker=HandleReranker(h["Reranker"], rr["name"], t),
+                    context=HandleContext(h["Retriever"], {"embedder": emb["name"], "reranker": rr["name"]}, t, name),
                     generator=HandleGenerator(h["Generator"], gen["name"], t),
                     judge=HandleJudge(h["Judge"], jd["name"], min(t, self.runtime.judge_timeout_s)))
                 self._orchestrators[name] = Orchestrator(self.profile, components, self.analyzer, collection.traces,

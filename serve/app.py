@@ -45,7 +45,7 @@ def build_app(profile: str = "lite", data_dir: str | Path | None = None, config:
     judge = dep("Judge", JudgeDeployment).bind(profile, d["Judge"].batch)
     generator = dep("Generator", GeneratorDeployment).bind(profile)
     retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(
-        profile, str(data_dir), cfg.runtime, embedder)
+        profile, str(data_dir), cfg.runtime, embedder, reranker, d["Retriever"].batch)
     return Ingress.options(**d["Ingress"].serve_options()).bind(
         profile, str(data_dir), cfg.runtime, embedder, retriever, reranker, generator, judge)
 

@@ -8,7 +8,7 @@ KubeRay `serveConfigV2` both read it, so they cannot drift apart.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -98,6 +98,10 @@ class RuntimeSettings(_Strict):
                                                                  "sustained: a question costs 1 unit per 100 characters "
                                                                  "(at least 1); past it 429 with Retry-After")
     answer_units_burst: float = Field(40, ge=1, description="what one key's questions may cost at once")
+    embed_queries_in: Literal["retriever", "embedder"] = Field(
+        "embedder", description="where a question is embedded: inside the Retriever's call (no extra hop, batched "
+                                "there with the Retriever's `batch`; for a small CPU model) or by the Embedder "
+                                "deployment (a GPU model, loaded once)")
 
 
 class Application(_Strict):

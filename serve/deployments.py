@@ -5,6 +5,11 @@ by `pipeline.backends` from the profile), so a profile change swaps models in bo
 hostings at once. The embedder, reranker and judge batch concurrent requests with
 `@serve.batch` (sizes from configs/serve/<profile>.yaml). Every deployment answers
 `ready()` so the ingress can report readiness only when all of them are up.
+
+A question costs few calls: the Retriever builds each attempt's whole context in one call
+(`pipeline.context.ContextBuilder` next to its indexes: the query embedded in that call, or
+by the Embedder deployment when `runtime.embed_queries_in` says so, then one call to the
+Reranker), and the ingress then calls the Generator and the Judge once each.
 """
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import asyncio
 import logging
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from ray import serve
@@ -23,6 +28,7 @@ from pipeline.analysis import query_analyzer
 from pipeline.audit import LOCAL_KEY
 from pipeline.backends import make_embedder, make_generator, make_judge, make_reranker
 from pipeline.config import load_profile
+from pipeline.context import AttemptContext, ContextBuilder, ContextRequest
 from pipeline.errors import IngestError
 from pipeline.corpus import DEFAULT_COLLECTION, Corpus, DataDir, Upload
 from pipeline.corpus.ingestor import embed_chunks
@@ -31,7 +37,7 @@ from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
 from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 from .config import Batch, RuntimeSettings
-from .handles import handle_embedder
+from .handles import HandleReranker, handle_embedder
 
 log = logging.getLogger(__name__)
 
@@ -54,17 +60,17 @@ class _ModelDeployment:
         return True
 
 
-@serve.deployment(name="Embedder")
-class EmbedderDeployment(_ModelDeployment):
-    """Query and passage embeddings; concurrent requests are batched into one forward pass."""
+class BatchedEmbedder:
+    """An embedder whose concurrent single-text calls meet in one model call (`@serve.batch`):
+    the Embedder deployment's, and the Retriever's own when it embeds questions itself. The sparse
+    lane's hybrid calls pass through unbatched (queries ask once per retrieval round; ingest
+    sends whole batches already). One per process: Ray keeps one batch queue per decorated
+    method per process (a replica is a process), so two instances in one process would share it."""
 
-    def __init__(self, profile: str, batch: Batch | None = None):
-        self.model = make_embedder(load_profile(profile))
+    def __init__(self, model, batch: Batch | None = None):
+        self.model, self.name, self.dim = model, model.name, model.dim
         _set_batch(self._query, batch)
         _set_batch(self._passage, batch)
-
-    def info(self) -> dict:
-        return {"name": self.model.name, "dim": self.model.dim}
 
     @serve.batch
     async def _query(self, texts: list[str]) -> list[np.ndarray]:
@@ -80,13 +86,35 @@ class EmbedderDeployment(_ModelDeployment):
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack(await asyncio.gather(*(self._passage(t) for t in texts)))
 
-    # the sparse lane (BGE-M3 with embedder.sparse): one pass, both vectors; unbatched, since
-    # queries ask once per retrieval round and ingest sends whole batches already
     async def embed_queries_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
         return await self.model.embed_queries_hybrid(list(texts))
 
     async def embed_passages_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
         return await self.model.embed_passages_hybrid(list(texts))
+
+
+@serve.deployment(name="Embedder")
+class EmbedderDeployment(_ModelDeployment):
+    """Query and passage embeddings; concurrent requests are batched into one forward pass."""
+
+    def __init__(self, profile: str, batch: Batch | None = None):
+        self.model = make_embedder(load_profile(profile))
+        self.batched = BatchedEmbedder(self.model, batch)
+
+    def info(self) -> dict:
+        return {"name": self.model.name, "dim": self.model.dim}
+
+    async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return await self.batched.embed_queries(texts)
+
+    async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return await self.batched.embed_passages(texts)
+
+    async def embed_queries_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        return await self.batched.embed_queries_hybrid(texts)
+
+    async def embed_passages_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
+        return await self.batched.embed_passages_hybrid(texts)
 
 
 @serve.deployment(name="Reranker")
@@ -98,7 +126,9 @@ class RerankerDeployment(_ModelDeployment):
 
     @serve.batch
     async def _rerank(self, items: list[tuple]) -> list[list[Candidate]]:
-        # one call per request: a cross-encoder backend scores all pairs of the batch at once
+        batched = getattr(self.model, "rerank_batch", None)  # a cross-encoder: every pair of the batch in one pass
+        if batched is not None:
+            return list(await batched(items))
         return list(await asyncio.gather(*(self.model.rerank(*it) for it in items)))
 
     async def rerank(self, query: QueryPlan, candidates: Sequence[Candidate], authority_weight: float,
@@ -153,6 +183,7 @@ class _Collection:
         self.problem: str | None = None
         self.chunks: StoreChunkSource | None = None
         self.parser = None  # the parsing worker (IsolatedPreparation), started by the first upload
+        self.builder: ContextBuilder | None = None  # reads through the _Locked* views below, so it outlives reloads
         self.load()
 
     def load(self) -> None:
@@ -179,6 +210,85 @@ class _Collection:
         return self.lexical
 
 
+class _Locked:
+    """A collection's index as the context builder reads it: each lookup under the collection's
+    lock, on whatever is loaded now (an ingest may reload between two lookups)."""
+
+    def __init__(self, col: _Collection):
+        self.col = col
+
+
+class _LockedDense(_Locked):
+    async def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.corpus.dense.search(vector, limit)
+
+    async def score(self, vector: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.corpus.dense.score(vector, chunk_ids)
+
+
+class _LockedSparse(_Locked):
+    async def sparse_search(self, weights: dict[int, float], limit: int) -> list[tuple[str, float]]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.corpus.dense.sparse_search(weights, limit)
+
+    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.corpus.dense.sparse_score(weights, chunk_ids)
+
+
+class _LockedLexical(_Locked):
+    async def search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        async with self.col.lock:
+            return await self.col.need().search(tokens, limit)
+
+    async def score(self, tokens: Sequence[str], chunk_ids: Sequence[str]) -> dict[str, float]:
+        async with self.col.lock:
+            return await self.col.need().score(tokens, chunk_ids)
+
+    async def idf(self, tokens: Sequence[str]) -> dict[str, float]:
+        async with self.col.lock:
+            return await self.col.need().idf(tokens)
+
+    async def max_idf(self) -> float:
+        async with self.col.lock:
+            return await self.col.need().max_idf()
+
+
+class _LockedChunks(_Locked):
+    async def get(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.chunks.get(chunk_ids)
+
+    async def paragraph(self, chunk: Chunk) -> str:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.chunks.paragraph(chunk)
+
+    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.chunks.references(chunk_ids)
+
+    async def documents(self) -> list[Document]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.chunks.documents()
+
+
+class Indexes(NamedTuple):
+    dense: _LockedDense
+    lexical: _LockedLexical
+    chunks: _LockedChunks
+    sparse: _LockedSparse | None
+
+
 class _Given:
     """A Preparation of documents already parsed and embedded (off the read path): the Ingestor asks
     for the files it found changed and gets them, in order."""
@@ -203,14 +313,20 @@ class RetrieverDeployment:
     """
 
     def __init__(self, profile: str, data_dir: str, runtime: RuntimeSettings | None = None,
-                 embedder: DeploymentHandle | None = None):
+                 embedder: DeploymentHandle | None = None, reranker: DeploymentHandle | None = None,
+                 batch: Batch | None = None):
         self.profile = load_profile(profile)
         self.profile_name = profile
         self.data_dir = DataDir(data_dir)
         self.runtime = runtime or RuntimeSettings()
-        # reading needs no model; an ingest embeds through the Embedder deployment when given one
-        # (so a GPU model is not loaded a second time here), else with an in-process embedder
+        # an ingest embeds through the Embedder deployment when given one (so a GPU model is not
+        # loaded a second time here), else with an in-process embedder; questions are embedded as
+        # runtime.embed_queries_in says (`_make_query_embedder`), with `batch` when embedded here
         self._embedder = embedder
+        self._reranker_handle = reranker
+        self._query_batch = batch
+        self._query_embedder = None
+        self._reranker: HandleReranker | None = None
         self._collections: dict[str, _Collection] = {}
         self._collection(DEFAULT_COLLECTION)
 
@@ -239,80 +355,44 @@ class RetrieverDeployment:
                     chunks += col.corpus.store.count()
         return {"ready": bool(ready) and not problems, "problem": "; ".join(problems) or None, "chunks": chunks}
 
-    async def dense_search(self, vector: np.ndarray, limit: int, collection: str = DEFAULT_COLLECTION
-                           ) -> list[tuple[str, float]]:
-        col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.corpus.dense.search(vector, limit)
-
-    async def dense_score(self, vector: np.ndarray, chunk_ids: Sequence[str], collection: str = DEFAULT_COLLECTION
-                          ) -> dict[str, float]:
-        col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.corpus.dense.score(vector, chunk_ids)
-
-    async def sparse_search(self, weights: dict[int, float], limit: int, collection: str = DEFAULT_COLLECTION
-                            ) -> list[tuple[str, float]]:
-        col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.corpus.dense.sparse_search(weights, limit)
-
-    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str],
-                           collection: str = DEFAULT_COLLECTION) -> dict[str, float]:
-        col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.corpus.dense.sparse_score(weights, chunk_ids)
-
-    async def lexical_search(self, tokens: Sequence[str], limit: int, collection: str = DEFAULT_COLLECTION
-                             ) -> list[tuple[str, float]]:
-        col = self._collection(collection)
-        async with col.lock:
-            return await col.need().search(tokens, limit)
-
-    async def lexical_score(self, tokens: Sequence[str], chunk_ids: Sequence[str],
-                            collection: str = DEFAULT_COLLECTION) -> dict[str, float]:
-        col = self._collection(collection)
-        async with col.lock:
-            return await col.need().score(tokens, chunk_ids)
-
-    async def idf(self, tokens: Sequence[str], collection: str = DEFAULT_COLLECTION) -> dict[str, float]:
-        col = self._collection(collection)
-        async with col.lock:
-            return await col.need().idf(tokens)
-
-    async def max_idf(self, collection: str = DEFAULT_COLLECTION) -> float:
-        col = self._collection(collection)
-        async with col.lock:
-            return await col.need().max_idf()
-
-    async def get(self, chunk_ids: Sequence[str], collection: str = DEFAULT_COLLECTION) -> dict[str, Chunk]:
-        col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.chunks.get(chunk_ids)
-
-    async def paragraph(self, chunk: Chunk, collection: str = DEFAULT_COLLECTION) -> str:
-        col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.chunks.paragraph(chunk)
-
-    async def references(self, chunk_ids: Sequence[str], collection: str = DEFAULT_COLLECTION
-                         ) -> dict[str, list[ContextLink]]:
-        col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.chunks.references(chunk_ids)
+    async def context(self, request: ContextRequest, collection: str = DEFAULT_COLLECTION) -> AttemptContext:
+        """One attempt's whole context (plan, retrieve, rerank, references, paragraphs): the one
+        call a question makes here per attempt. Each index lookup takes the collection's lock; the
+        query's embedding and the rerank do not, so concurrent questions meet in their batches."""
+        return await (await self._builder(collection)).context(request)
 
     async def documents(self, collection: str = DEFAULT_COLLECTION) -> list[Document]:
+        return await _LockedChunks(self._collection(collection)).documents()
+
+    async def _builder(self, collection: str) -> ContextBuilder:
         col = self._collection(collection)
-        async with col.lock:
-            col.need()
-            return await col.chunks.documents()
+        if col.builder is None:
+            p = self.profile
+            if self._query_embedder is None:
+                self._query_embedder = await self._make_query_embedder()
+            if self._reranker is None:
+                info = await self._reranker_handle.info.remote()
+                self._reranker = HandleReranker(self._reranker_handle, info["name"], self.runtime.request_timeout_s)
+            ix = self.indexes(collection)
+            col.builder = ContextBuilder(p.settings, query_analyzer(p), self._query_embedder, ix.dense, ix.lexical,
+                                         ix.chunks, self._reranker, ix.sparse)
+        return col.builder
+
+    def indexes(self, collection: str = DEFAULT_COLLECTION) -> "Indexes":
+        """The collection's indexes as this replica reads them (each lookup under the collection's
+        lock): what the context builder reads through. In-replica only: the objects hold the replica's state."""
+        col = self._collection(collection)
+        return Indexes(_LockedDense(col), _LockedLexical(col), _LockedChunks(col),
+                       _LockedSparse(col) if self.profile.settings.embedder.sparse else None)
+
+    async def _make_query_embedder(self):
+        """Questions are embedded here, batched across concurrent questions (no extra hop: the lite
+        profile's small CPU model), or by the Embedder deployment (a GPU model loaded once)."""
+        if self.runtime.embed_queries_in == "retriever":
+            return BatchedEmbedder(make_embedder(self.profile), self._query_batch)
+        info = await self._embedder.info.remote()
+        return handle_embedder(self._embedder, info, self.runtime.request_timeout_s,
+                               self.profile.settings.embedder.sparse)
 
     async def coverage(self, collection: str = DEFAULT_COLLECTION) -> CorpusResponse:
         """What is ingested: the basis for telling a user "no source for that"."""

@@ -1,8 +1,10 @@
 """The pipeline's stage Protocols implemented over Ray Serve deployment handles.
 
 The ingress builds `pipeline.orchestrator.Components` from these, so the one orchestrator
-runs unchanged in Serve: every await in it becomes a call to another deployment.
-The retriever's handles name the collection they read, so an answer only ever sees its own.
+runs unchanged in Serve: every await in it becomes a call to another deployment (one to the
+Retriever for each attempt's context, one each to the Generator and the Judge; the Retriever
+calls the Reranker, and the Embedder unless it embeds questions itself).
+The context handle names the collection it reads, so an answer only ever sees its own.
 Each call carries a deadline; a judge that does not answer in time is "no verdict"
 (the gates cap the claim), never a yes.
 """
@@ -14,7 +16,8 @@ from typing import Sequence
 import numpy as np
 from ray.serve.handle import DeploymentHandle
 
-from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from pipeline.context import AttemptContext, ContextRequest
+from pipeline.types import Candidate, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 
 async def _call(handle: DeploymentHandle, method: str, *args, timeout: float, **kwargs):
@@ -47,61 +50,16 @@ def handle_embedder(handle: DeploymentHandle, info: dict, timeout: float, sparse
     return (HandleSparseEmbedder if sparse else HandleEmbedder)(handle, info["name"], info["dim"], timeout)
 
 
-class HandleSparseIndex:
-    def __init__(self, retriever: DeploymentHandle, timeout: float, collection: str = "default"):
-        self.h, self.timeout, self.collection = retriever, timeout, collection
+class HandleContext:
+    """The context source over the Retriever deployment: each attempt's whole context in one call,
+    from the collection this handle names."""
 
-    async def sparse_search(self, weights: dict[int, float], limit: int) -> list[tuple[str, float]]:
-        return await _call(self.h, "sparse_search", weights, limit, timeout=self.timeout, collection=self.collection)
+    def __init__(self, retriever: DeploymentHandle, model_names: dict[str, str], timeout: float,
+                 collection: str = "default"):
+        self.h, self.model_names, self.timeout, self.collection = retriever, dict(model_names), timeout, collection
 
-    async def sparse_score(self, weights: dict[int, float], chunk_ids: Sequence[str]) -> dict[str, float]:
-        return await _call(self.h, "sparse_score", weights, list(chunk_ids),
-                           timeout=self.timeout, collection=self.collection)
-
-
-class HandleDenseIndex:
-    def __init__(self, retriever: DeploymentHandle, timeout: float, collection: str = "default"):
-        self.h, self.timeout, self.collection = retriever, timeout, collection
-
-    async def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        return await _call(self.h, "dense_search", vector, limit, timeout=self.timeout, collection=self.collection)
-
-    async def score(self, vector: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:
-        return await _call(self.h, "dense_score", vector, list(chunk_ids),
-                           timeout=self.timeout, collection=self.collection)
-
-
-class HandleLexicalIndex:
-    def __init__(self, retriever: DeploymentHandle, timeout: float, collection: str = "default"):
-        self.h, self.timeout, self.collection = retriever, timeout, collection
-
-    async def search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
-        return await _call(self.h, "lexical_search", list(tokens), limit,
-                           timeout=self.timeout, collection=self.collection)
-
-    async def score(self, tokens: Sequence[str], chunk_ids: Sequence[str]) -> dict[str, float]:
-        return await _call(self.h, "lexical_score", list(tokens), list(chunk_ids),
-                           timeout=self.timeout, collection=self.collection)
-
-    async def idf(self, tokens: Sequence[str]) -> dict[str, float]:
-        return await _call(self.h, "idf", list(tokens), timeout=self.timeout, collection=self.collection)
-
-    async def max_idf(self) -> float:
-        return await _call(self.h, "max_idf", timeout=self.timeout, collection=self.collection)
-
-
-class HandleChunkSource:
-    def __init__(self, retriever: DeploymentHandle, timeout: float, collection: str = "default"):
-        self.h, self.timeout, self.collection = retriever, timeout, collection
-
-    async def get(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
-        return await _call(self.h, "get", list(chunk_ids), timeout=self.timeout, collection=self.collection)
-
-    async def paragraph(self, chunk: Chunk) -> str:
-        return await _call(self.h, "paragraph", chunk, timeout=self.timeout, collection=self.collection)
-
-    async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
-        return await _call(self.h, "references", list(chunk_ids), timeout=self.timeout, collection=self.collection)
+    async def context(self, request: ContextRequest) -> AttemptContext:
+        return await _call(self.h, "context", request, timeout=self.timeout, collection=self.collection)
 
     async def documents(self) -> list[Document]:
         return await _call(self.h, "documents", timeout=self.timeout, collection=self.collection)

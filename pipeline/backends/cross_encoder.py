@@ -38,20 +38,30 @@ class CrossEncoderReranker:
         self._lock = threading.Lock()
         self.blend = RerankBlend(settings, analyzer, rrf_k, lanes)
 
-    def _scores(self, query: str, passages: Sequence[str]) -> list[float]:
-        if not passages:
+    def _pair_scores(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        if not pairs:
             return []
         with self._lock:
-            out = self._model.predict([(query, p) for p in passages], batch_size=self.settings.batch_size,
+            out = self._model.predict(list(pairs), batch_size=self.settings.batch_size,
                                       show_progress_bar=False, convert_to_numpy=True)
         return [float(x) for x in np.clip(np.asarray(out, dtype=np.float64).reshape(-1), 0.0, 1.0)]
 
     async def rerank(self, query: QueryPlan, candidates: Sequence[Candidate],
                      authority_weight: float, freshness_weight: float) -> list[Candidate]:
-        candidates = list(candidates)
-        # the passage as the dense lane embedded it: title and location give a bare paragraph its context
-        scores = await asyncio.to_thread(self._scores, query.text, [embedding_text(c.chunk) for c in candidates])
-        components = self.blend.components(query, candidates)
-        for comp, score in zip(components, scores):
-            comp["cross_encoder"] = score
-        return self.blend.rank(candidates, components, authority_weight, freshness_weight)
+        return (await self.rerank_batch([(query, candidates, authority_weight, freshness_weight)]))[0]
+
+    async def rerank_batch(self, requests: Sequence[tuple[QueryPlan, Sequence[Candidate], float, float]]
+                           ) -> list[list[Candidate]]:
+        """Several questions' candidates in one pass of the model (the served Reranker batches
+        concurrent questions into one call): every (question, passage) pair is scored together."""
+        pairs = [(q.text, embedding_text(c.chunk)) for q, cands, _, _ in requests for c in cands]
+        scores = iter(await asyncio.to_thread(self._pair_scores, pairs))
+        out = []
+        for query, candidates, authority_weight, freshness_weight in requests:
+            candidates = list(candidates)
+            # the passage as the dense lane embedded it: title and location give a bare paragraph its context
+            components = self.blend.components(query, candidates)
+            for comp in components:
+                comp["cross_encoder"] = next(scores)
+            out.append(self.blend.rank(candidates, components, authority_weight, freshness_weight))
+        return out

@@ -93,6 +93,23 @@ def test_cross_encoder_scores_are_normalised_and_the_blend_is_recorded(reranker)
     assert [c.rerank_score for c in out] == sorted((c.rerank_score for c in out), reverse=True)
 
 
+def test_a_batch_of_questions_is_scored_in_one_pass_as_each_alone(reranker, monkeypatch):
+    """The served Reranker hands concurrent questions over together (`rerank_batch`): every pair
+    goes through the model in one predict call, and each question gets what it gets alone."""
+    a = (_plan("berapa tarif pajak"), [Candidate(_chunk("a", "tarif pajak penghasilan 10 persen"), rrf_score=1 / 61),
+                                      Candidate(_chunk("b", "sewa tanah dan bangunan"), rrf_score=1 / 62)], 0.1, 0.05)
+    b = (_plan("sewa bangunan"), [Candidate(_chunk("c", "bangunan yang disewakan"), rrf_score=1 / 61)], 0.0, 0.5)
+    alone = [asyncio.run(reranker.rerank(*item)) for item in (a, b)]
+    predicts = []
+    predict = reranker._model.predict
+    monkeypatch.setattr(reranker._model, "predict", lambda pairs, **kw: predicts.append(len(pairs)) or predict(pairs, **kw))
+    together = asyncio.run(reranker.rerank_batch([a, b]))
+    assert predicts == [3]
+    for got, want in zip(together, alone):
+        assert [c.chunk.chunk_id for c in got] == [c.chunk.chunk_id for c in want]
+        assert [c.rerank_score for c in got] == pytest.approx([c.rerank_score for c in want], abs=1e-5)
+
+
 def test_route_weights_move_official_and_fresh_sources_up(reranker):
     text = "tarif pajak penghasilan atas sewa tanah dan bangunan adalah 10 persen"
     media = Candidate(_chunk("m", text, authority="media", published="2025-06-01"), rrf_score=1 / 61)
@@ -143,7 +160,7 @@ def test_sparse_lane_search_agrees_with_brute_force(model_corpus):
 
 def test_a_question_runs_through_every_real_backend(model_corpus):
     orch = model_corpus.orchestrator(write_traces=False)
-    assert orch.components.sparse is not None and orch.retriever.sparse is not None
+    assert orch.components.context.retriever.sparse is not None
     result, trace = asyncio.run(orch.run("Berapa tarif PPh final atas sewa tanah dan bangunan?"))
     assert result.outcome in ("answer", "refusal")
     attempt = trace.parts[0].attempts[0]

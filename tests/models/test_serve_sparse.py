@@ -1,7 +1,7 @@
-"""The sparse lane through the Serve layer, in process: the Retriever deployment's class
-answers sparse searches, the Embedder deployment's class gives both vectors, and the
-handle adapters (serve/handles.py) carry them — over a fake handle that calls the
-deployment objects directly (no Ray cluster needed for the plumbing)."""
+"""The sparse lane through the Serve layer, in process: the Embedder deployment's class gives
+both vectors, the Retriever deployment's class answers sparse searches and builds a context with
+all three lanes, and the handle adapters (serve/handles.py) carry them — over a fake handle that
+calls the deployment objects directly (no Ray cluster needed for the plumbing)."""
 from __future__ import annotations
 
 import asyncio
@@ -10,33 +10,20 @@ import numpy as np
 
 from pipeline.corpus import Corpus
 from pipeline.config import load_profile
+from pipeline.context import ContextRequest
 from pipeline.protocols import SparseEmbedder, SparseIndex
-from serve.deployments import EmbedderDeployment, RetrieverDeployment
-from serve.handles import HandleSparseEmbedder, HandleSparseIndex
+from pipeline.query import Part
+from serve.config import Batch, RuntimeSettings
+from serve.deployments import EmbedderDeployment, RerankerDeployment, RetrieverDeployment
+from serve.handles import HandleSparseEmbedder
 
 from ..conftest import SAMPLE
-
-
-class _FakeMethod:
-    def __init__(self, fn):
-        self.fn = fn
-
-    def remote(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)  # a coroutine, awaitable like a DeploymentResponse
-
-
-class FakeHandle:
-    """Stands in for a DeploymentHandle: `h.method.remote(*args)` calls the object in process."""
-
-    def __init__(self, target):
-        self._target = target
-
-    def __getattr__(self, name):
-        return _FakeMethod(getattr(self._target, name))
+from ..fake_handles import FakeHandle, fake_replica_context
 
 
 def test_sparse_search_through_the_deployments_and_handles(tiny_config_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("SAKSI_CONFIG_DIR", str(tiny_config_dir))
+    fake_replica_context(monkeypatch)
     data = tmp_path / "data"
     with Corpus(data, load_profile("tiny")) as c:
         c.ingest([SAMPLE])
@@ -46,12 +33,21 @@ def test_sparse_search_through_the_deployments_and_handles(tiny_config_dir, tmp_
     dense, (weights,) = asyncio.run(handle_emb.embed_queries_hybrid(["tarif pajak sewa tanah"]))
     assert dense.shape == (1, embedder.model.dim) and weights
 
-    retriever = RetrieverDeployment.func_or_class("tiny", str(data))
+    reranker = RerankerDeployment.func_or_class("tiny", Batch(max_batch_size=4, batch_wait_timeout_s=0.001))
+    retriever = RetrieverDeployment.func_or_class("tiny", str(data), RuntimeSettings(embed_queries_in="embedder"),
+                                                  FakeHandle(embedder), FakeHandle(reranker))
     assert asyncio.run(retriever.ready())["ready"]
-    index = HandleSparseIndex(FakeHandle(retriever), timeout=60)
+    index = retriever.indexes().sparse
     assert isinstance(index, SparseIndex)
     hits = asyncio.run(index.sparse_search(weights, 5))
     assert hits and all(s > 0 for _, s in hits)
     again = asyncio.run(index.sparse_score(weights, [i for i, _ in hits]))
     assert np.allclose([again[i] for i, _ in hits], [s for _, s in hits], atol=1e-3)
+
+    # the whole context in one call: the question embedded by the Embedder (both vectors), three lanes fused
+    profile = load_profile("tiny")
+    ctx = asyncio.run(retriever.context(ContextRequest(Part("tarif pajak sewa tanah"), "id", profile.routes.default)))
+    assert ctx.context and ctx.plan.text == "tarif pajak sewa tanah"
+    assert any(c.sparse_rank is not None for c in ctx.candidates)
+    assert all(c.rerank_score is not None for c in ctx.context)
     retriever.corpus.close()

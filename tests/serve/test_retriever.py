@@ -42,6 +42,7 @@ def test_retriever_reloads_when_another_writer_ingests(tmp_path, monkeypatch):
     assert report.ingested and not report.errors, report.as_dict()
     after = asyncio.run(retriever.ready())
     assert after["ready"] and after["chunks"] == report.total_chunks > before["chunks"]
-    hits = asyncio.run(retriever.lexical_search(["tarif"], 50))
-    chunks = asyncio.run(retriever.get([cid for cid, _ in hits]))
+    ix = retriever.indexes()
+    hits = asyncio.run(ix.lexical.search(["tarif"], 50))
+    chunks = asyncio.run(ix.chunks.get([cid for cid, _ in hits]))
     assert any(ch.doc_id.startswith("x-") for ch in chunks.values())
