@@ -179,12 +179,22 @@ def _collection(args, create: bool = False) -> DataDir:
 
 
 def cmd_ingest(args) -> int:
+    from .corpus import Ingestor
+    from .progress import IngestBar
+
     profile = load_profile(args.profile)
     target = _collection(args, create=True)
     data_dir = target.root
-    progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    # on a terminal a bar over documents and chunks embedded, the per-document lines above it; else
+    # (a log file, a pipe) exactly those lines; with --json neither
+    bar = None if args.json else IngestBar(sys.stderr)
+    progress = (lambda m: None) if bar is None else bar.say
     with Corpus(target, profile) as corpus:
-        report = corpus.ingest(args.paths, rebuild=args.rebuild, progress=progress)
+        try:
+            report = Ingestor(corpus, progress, meter=bar).ingest(args.paths, rebuild=args.rebuild)
+        finally:
+            if bar is not None:
+                bar.close()
     return print_ingest_report(data_dir, report, args.json, args.strict)
 
 

@@ -13,11 +13,18 @@ Rows, from stage to stage:
                                              PreparedDocument) rides on the document's first
                                              row only; a file that cannot be ingested gives one
                                              row with `error` (JSON {path, message}) instead
-  → {path, chunk_id, prepared, error, vector, weights, embedder}
+  → {path, chunk_id, text, prepared, error, vector, weights, cached, embedder}
                                              `vector` a float32 tensor column, `weights` the
                                              sparse lexical weights as JSON ("" without a
-                                             sparse lane), `embedder` its name
+                                             sparse lane), `cached` whether the vector came
+                                             from the embedding cache, `embedder` its name
 The driver reads the rows in order and regroups them per path.
+
+The data directory's embedding cache (pipeline/index/embedding_cache.py) works as in `saksi
+ingest`: an actor embeds only the texts the cache does not hold for its embedder (it reads the cache
+where it can see the data directory), the driver stores the vectors the actors computed, and the
+report counts `embedded` and `from_cache` as `saksi ingest` does; so a second bulk-ingest of
+unchanged text, a rebuild or a rename, embeds nothing.
 
 Submit to a cluster with:  ray job submit --working-dir . -- saksi bulk-ingest corpus/ --concurrency 4
 (workers read the files at the paths the driver sees: the job's working directory or a shared
@@ -41,8 +48,9 @@ import numpy as np
 from pipeline.backends import make_embedder
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus, DataDir, IngestReport, Ingestor
-from pipeline.corpus.ingestor import Prepared
+from pipeline.corpus.ingestor import GivenVectors, Prepared
 from pipeline.errors import IngestError
+from pipeline.index.embedding_cache import EmbeddingCache
 from pipeline.ingest.prepare import DocumentPreparer
 from pipeline.protocols import Embedder
 from pipeline.text import embedding_text
@@ -73,12 +81,19 @@ def parse(row: dict, profile_name: str, data_dir: str) -> list[dict]:
 
 
 class EmbedActor:
-    """One actor of the pool: the embedder, loaded once, embeds batch after batch of chunks."""
+    """One actor of the pool: the embedder, loaded once, embeds batch after batch of chunks.
 
-    def __init__(self, profile_name: str, embedder_factory: EmbedderFactory | None = None):
+    A chunk whose text the data directory's embedding cache holds (for this embedder) is not
+    embedded: its vector comes from the cache, read-only here (`cached` True); the driver, the
+    cache's one writer, stores the vectors the actors computed. A worker that cannot see the data
+    directory (another node, no shared filesystem) embeds everything."""
+
+    def __init__(self, profile_name: str, embedder_factory: EmbedderFactory | None = None,
+                 cache_dir: str | None = None):
         profile = load_profile(profile_name)
         self.sparse = profile.settings.embedder.sparse
         self.embedder = embedder_factory() if embedder_factory else make_embedder(profile)
+        self.cache = EmbeddingCache.reader(cache_dir) if cache_dir else None
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray | list]:
         n = len(batch["chunk_id"])
@@ -86,16 +101,25 @@ class EmbedActor:
         texts = [str(batch["text"][i]) for i in rows]
         vectors = np.zeros((n, self.embedder.dim), np.float32)
         weights = [""] * n
-        if texts:
+        cached = np.zeros(n, dtype=bool)
+        have = self.cache.get(self.embedder.name, texts) if self.cache is not None and texts else {}
+        for j, (vec, w) in have.items():
+            vectors[rows[j]], cached[rows[j]] = vec, True
+            if self.sparse:
+                weights[rows[j]] = json.dumps(w or {})
+        todo = [j for j in range(len(texts)) if j not in have]
+        if todo:
+            where = [rows[j] for j in todo]
             if self.sparse:  # one pass gives both vectors
-                dense, sparse = asyncio.run(self.embedder.embed_passages_hybrid(texts))
-                for i, w in zip(rows, sparse):
+                dense, sparse = asyncio.run(self.embedder.embed_passages_hybrid([texts[j] for j in todo]))
+                for i, w in zip(where, sparse):
                     weights[i] = json.dumps(w)
             else:
-                dense = asyncio.run(self.embedder.embed_passages(texts))
-            vectors[rows] = dense
-        return {"path": batch["path"], "chunk_id": batch["chunk_id"], "prepared": batch["prepared"],
-                "error": batch["error"], "vector": vectors, "weights": weights, "embedder": [self.embedder.name] * n}
+                dense = asyncio.run(self.embedder.embed_passages([texts[j] for j in todo]))
+            vectors[where] = dense
+        return {"path": batch["path"], "chunk_id": batch["chunk_id"], "text": batch["text"],
+                "prepared": batch["prepared"], "error": batch["error"], "vector": vectors, "weights": weights,
+                "cached": cached, "embedder": [self.embedder.name] * n}
 
 
 class _ReportedEmbedder:
@@ -146,10 +170,21 @@ class RayPreparation:
                 if not reported:  # before the first write opens the dense index with this dimension
                     self.corpus.use_embedder(_ReportedEmbedder(str(first["embedder"]), len(first["vector"]), factory))
                     reported = True
+                self._remember(rows)
                 yield (pickle.loads(first["prepared"]),
-                       {r["chunk_id"]: (r["vector"], _weights(r["weights"])) for r in rows})
+                       GivenVectors({r["chunk_id"]: (r["vector"], _weights(r["weights"])) for r in rows},
+                                    from_cache=[r["chunk_id"] for r in rows if r["cached"]]))
         if not reported and self.embedder_factory:
             self.corpus.use_embedder(self.embedder_factory())
+
+    def _remember(self, rows: list[dict]) -> None:
+        """The vectors the actors computed (not those they read from the cache) into the embedding
+        cache: the next ingest of the same text, bulk or not, embeds nothing."""
+        new = [r for r in rows if not r["cached"]]
+        if new:
+            sparse = [_weights(r["weights"]) or {} for r in new] if self.corpus.sparse else None
+            self.corpus.embedding_cache.put(str(new[0]["embedder"]), [str(r["text"]) for r in new],
+                                            np.asarray([r["vector"] for r in new], dtype=np.float32), sparse)
 
     def _rows(self, files: Sequence[Path]) -> Iterator[list[dict]]:
         """The Ray Data pipeline; yields each file's rows (its chunks, or its one error row), in input order."""
@@ -162,7 +197,8 @@ class RayPreparation:
               .flat_map(parse, fn_kwargs={"profile_name": self.profile_name,
                                           "data_dir": str(self.corpus.data_dir.resolve())})
               .map_batches(EmbedActor, fn_constructor_kwargs={"profile_name": self.profile_name,
-                                                              "embedder_factory": self.embedder_factory},
+                                                              "embedder_factory": self.embedder_factory,
+                                                              "cache_dir": str(self.corpus.data_dir.resolve())},
                            compute=ray.data.ActorPoolStrategy(size=self.concurrency), batch_size=self.batch_size))
         for _, rows in itertools.groupby(ds.iter_rows(), key=lambda r: r["path"]):
             yield list(rows)

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Protocol, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protocol, Sequence, Union
 
 import numpy as np
 
@@ -72,9 +72,11 @@ class LocalPreparation:
                 yield e
 
 
-async def embed_chunks(corpus: "Corpus", chunks: Sequence[Chunk]) -> Vectors:
+async def embed_chunks(corpus: "Corpus", chunks: Sequence[Chunk],
+                       done: Callable[[int], None] | None = None) -> Vectors:
     """The chunks' vectors with the corpus's embedder, a batch at a time, through its embedding
-    cache (a text embedded before is not embedded again): `saksi ingest` and served uploads alike."""
+    cache (a text embedded before is not embedded again): `saksi ingest` and served uploads alike.
+    `done` hears how many chunks each batch vectorised (a progress bar)."""
     vectors: dict[str, tuple] = {}
     for k in range(0, len(chunks), EMBED_BATCH):
         part = chunks[k:k + EMBED_BATCH]
@@ -82,7 +84,49 @@ async def embed_chunks(corpus: "Corpus", chunks: Sequence[Chunk]) -> Vectors:
                                               corpus.embedding_cache, corpus.sparse)
         for j, c in enumerate(part):
             vectors[c.chunk_id] = (dense[j], weights[j] if weights is not None else None)
+        if done is not None:
+            done(len(part))
     return vectors
+
+
+class GivenVectors(dict):
+    """Vectors computed elsewhere (`saksi bulk-ingest`'s actors), by chunk id, knowing which of
+    them the embedding cache supplied: the report counts those as `from_cache`, as `embed_chunks`
+    counts its own hits."""
+
+    def __init__(self, vectors: Mapping[str, tuple], from_cache: Iterable[str] = ()):
+        super().__init__(vectors)
+        self.from_cache = frozenset(from_cache)
+
+
+class IngestMeter(Protocol):
+    """What a progress bar hears of an ingest (pipeline/progress.py `IngestBar`)."""
+
+    def begin(self, sizes: Sequence[int]) -> None:
+        """The changed files' sizes in bytes, in the order they will be written."""
+
+    def embedding(self, doc_id: str, chunks: int) -> None:
+        """A document's `chunks` new chunks are being vectorised (`doc_id` "" for a repair)."""
+
+    def embedded(self, chunks: int) -> None:
+        """`chunks` more chunks have their vectors."""
+
+    def file_done(self) -> None:
+        """A changed file is written, or skipped."""
+
+
+class _Silent:
+    def begin(self, sizes: Sequence[int]) -> None:
+        pass
+
+    def embedding(self, doc_id: str, chunks: int) -> None:
+        pass
+
+    def embedded(self, chunks: int) -> None:
+        pass
+
+    def file_done(self) -> None:
+        pass
 
 
 @dataclass(frozen=True)
@@ -97,6 +141,13 @@ class Upload:
     """
 
     authority_ceiling: str = "unknown"
+
+
+def _size(path: Path) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
 
 
 def _cite_key(name: str) -> str:
@@ -126,11 +177,12 @@ class IngestReport:
 
 class Ingestor:
     def __init__(self, corpus: "Corpus", progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY,
-                 upload: Upload | None = None):
+                 upload: Upload | None = None, meter: IngestMeter | None = None):
         self.corpus = corpus
         self.say = progress or (lambda msg: log.info(msg))
         self.actor = actor    # who asked for it: the audit log and every document's provenance record it
         self.upload = upload  # None: the operator's own files (no ceiling, no name guard)
+        self.meter = meter or _Silent()  # a progress bar (`saksi ingest` on a terminal)
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
                preparation: Preparation | None = None) -> IngestReport:
@@ -155,6 +207,7 @@ class Ingestor:
                 owners[doc_id] = str(path.resolve())
                 report.unchanged.append(str(path.resolve()))
         preparation = preparation or LocalPreparation(DocumentPreparer(corpus.profile, corpus.data_dir))
+        self.meter.begin([_size(p) for p in changed])
         for item in preparation.prepared(changed):
             try:
                 if isinstance(item, IngestError):
@@ -167,8 +220,10 @@ class Ingestor:
                 self._commit(prepared, vectors)
             except IngestError as e:
                 self._skip(report, e)
+                self.meter.file_done()
                 continue
             self._committed(report, prepared)
+            self.meter.file_done()
         self.finalize(report, force=bool(report.ingested))
         report.from_cache = corpus.embedding_cache.hits - hits_before
         report.total_documents = len(corpus.store.documents())
@@ -260,6 +315,7 @@ class Ingestor:
         else:  # the id hashes location and text; embedding_text adds the title: a new title, new vectors
             present = set()
         todo = [c for c in prepared.chunks if c.chunk_id not in present]
+        self.meter.embedding(doc.doc_id, len(todo))
         prepared.manifest["embedded"] = self._write_vectors(todo, vectors)
         corpus.store.replace_document(doc, prepared.chunks, prepared.tokens, corpus.rules, prepared.source_hash,
                                       prepared.manifest, prepared.references)
@@ -267,13 +323,21 @@ class Ingestor:
     def _write_vectors(self, chunks: Sequence[Chunk], given: Vectors | None = None) -> int:
         """Upsert the chunks' vectors, `given` or embedded here (`embed_chunks`), a batch at a time; how many."""
         corpus = self.corpus
+        computed_elsewhere = given is not None
         if given is None:
-            given = asyncio.run(embed_chunks(corpus, chunks))
+            given = asyncio.run(embed_chunks(corpus, chunks, done=self.meter.embedded))
+        else:
+            known = getattr(given, "from_cache", frozenset())  # counted as embed_passages counts its own
+            hits = sum(c.chunk_id in known for c in chunks)
+            corpus.embedding_cache.hits += hits
+            corpus.embedding_cache.misses += len(chunks) - hits
         for k in range(0, len(chunks), EMBED_BATCH):
             part = chunks[k:k + EMBED_BATCH]
             dense = np.asarray([given[c.chunk_id][0] for c in part], dtype=np.float32)
             weights = [given[c.chunk_id][1] for c in part] if corpus.sparse else None
             corpus.dense.upsert([c.chunk_id for c in part], [c.doc_id for c in part], dense, weights)
+            if computed_elsewhere:
+                self.meter.embedded(len(part))
         return len(chunks)
 
     def _committed(self, report: IngestReport, prepared: PreparedDocument) -> None:
@@ -343,6 +407,7 @@ class Ingestor:
         todo = [cid for cid in store_ids if cid not in present]
         if todo:
             self.say(f"  embedding {len(todo)} chunks with {corpus.embedder.name} …")
+            self.meter.embedding("", len(todo))
             chunks = corpus.store.get(todo)
             report.embedded += self._write_vectors([chunks[cid] for cid in todo])
         ids, tokens = corpus.store.all_tokens()

@@ -6,7 +6,9 @@ rebuild, an upload sent again.
 as float32 bytes and, for an embedder with lexical weights (BGE-M3's sparse lane), those weights as
 JSON. The key is the text the embedder read (`text.embedding_text`: title, location and passage),
 so a change of title is a new text and gets a new vector. `embed_passages` is the one way ingest
-embeds: it looks every text up, embeds only the misses, and stores them.
+embeds in process: it looks every text up, embeds only the misses, and stores them. `saksi
+bulk-ingest`'s embedding actors look texts up in a read-only view (`EmbeddingCache.reader`) and the
+driver, the one writer, stores what they embedded.
 """
 from __future__ import annotations
 
@@ -37,14 +39,29 @@ def _key(text: str) -> str:
 
 
 class EmbeddingCache:
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | Path, _db: sqlite3.Connection | None = None):
         self.path = Path(root) / FILENAME
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False)
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+        if _db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _db = sqlite3.connect(self.path, check_same_thread=False)
+            _db.execute(_SCHEMA)
+            _db.commit()
+        self._db = _db
         self._lock = threading.Lock()
         self.hits = self.misses = 0
+
+    @classmethod
+    def reader(cls, root: str | Path) -> "EmbeddingCache | None":
+        """A read-only view of the cache in `root` (a Ray worker's, while the driver writes), or
+        None where there is none to read (a worker on a node that does not see the data directory):
+        it never creates the file."""
+        path = Path(root).resolve() / FILENAME
+        try:
+            db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            db.execute("SELECT 1 FROM vectors LIMIT 1").fetchall()
+        except sqlite3.Error:
+            return None
+        return cls(root, _db=db)
 
     def close(self) -> None:
         self._db.close()
