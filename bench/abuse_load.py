@@ -52,8 +52,6 @@ import logging
 import os
 import select
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -65,6 +63,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import gevent
+from served_process import free_port, get, pct, stop_server, wait_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 SAKSI = ROOT / ".venv" / "bin" / "saksi"
@@ -84,19 +83,6 @@ NORMAL_TIMEOUT_S = 60
 UPLOAD_TIMEOUT_S = 20
 MIB = 1024 * 1024
 
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, int(round(q / 100 * len(ordered) + 0.5)) - 1))]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-# --- what the attacker sends ----------------------------------------------------------------------
 
 def long_question(n: int) -> str:
     """The sample questions glued together: many parts (refused past `limits.max_parts`)."""
@@ -381,79 +367,10 @@ def create_key(data: Path, role: str, name: str) -> str:
     return json.loads(saksi("keys", "create", "--role", role, "--name", name, "--json", data=data))["token"]
 
 
-def get(url: str, token: str | None = None, timeout: float = 10) -> int:
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            r.read()
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
-    except OSError:
-        return 0
-
-
 def start_server(data: Path, port: int, log: Path) -> subprocess.Popen:
     return subprocess.Popen([str(SAKSI), "serve", "--data-dir", str(data), "--port", str(port)], cwd=ROOT,
                             stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
 
-
-def wait_ready(proc: subprocess.Popen, url: str, token: str, limit_s: float = 300) -> float:
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < limit_s:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited ({proc.returncode}) before /readyz")
-        if get(f"{url}/readyz", token) == 200:
-            return time.perf_counter() - t0
-        time.sleep(1)
-    raise RuntimeError(f"/readyz not 200 after {limit_s} s")
-
-
-def session_pids(sid: int) -> list[int]:
-    """Processes in the server's session (Ray gives its workers process groups of their own)."""
-    pids = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                stat = (d / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2:].split()
-            if int(fields[3]) == sid and fields[0] != "Z":
-                pids.append(int(d.name))
-    return pids
-
-
-def stop_server(proc: subprocess.Popen, grace_s: float = 60) -> str:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(grace_s)
-            how = "SIGTERM"
-        except subprocess.TimeoutExpired:
-            how = "SIGKILL"
-    else:
-        how = f"had exited ({proc.returncode})"
-    if how != "SIGTERM":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    time.sleep(1)
-    left = session_pids(proc.pid)
-    for pid in left:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.wait(10) if proc.poll() is None else None
-    return how + (f"; {len(left)} leftover processes of its session killed" if left else "")
-
-
-# --- the report ---------------------------------------------------------------------------------------
 
 def table(result: dict) -> str:
     lines = [f"{'phase':16} {'normal n':>8} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'load1m':>6}  statuses",

@@ -68,8 +68,6 @@ import logging
 import os
 import random
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -78,6 +76,8 @@ import urllib.error
 import urllib.request
 from collections import Counter
 from pathlib import Path
+
+from served_process import free_port, get, pct, stop_server, wait_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -88,17 +88,6 @@ RAISED_LIMITS = {"rate_per_minute": 1_000_000, "rate_burst": 1_000_000,
                  "answer_units_per_minute": 1_000_000, "answer_units_burst": 1_000_000}
 IN_PROCESS_CALLERS = (1, 8)
 WARM_UP = 5  # questions asked before measuring, in process and served
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, int(round(q / 100 * len(ordered) + 0.5)) - 1))]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def loadavg() -> list[float]:
@@ -218,52 +207,6 @@ def copy_configs(target: Path) -> tuple[dict, dict]:
     return configured, cfg["runtime"]
 
 
-def session_pids(sid: int) -> list[int]:
-    """Processes in a session (Ray gives its workers process groups of their own)."""
-    pids = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                stat = (d / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2:].split()
-            if int(fields[3]) == sid and fields[0] != "Z":
-                pids.append(int(d.name))
-    return pids
-
-
-def stop_group(proc: subprocess.Popen, grace_s: float = 60) -> str:
-    """SIGTERM to the process group, SIGKILL after `grace_s`, then SIGKILL to what is left of its session."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(grace_s)
-            how = "SIGTERM"
-        except subprocess.TimeoutExpired:
-            how = "SIGKILL"
-    else:
-        how = f"had exited ({proc.returncode})"
-    if how != "SIGTERM":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    time.sleep(1)
-    left = session_pids(proc.pid)
-    for pid in left:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    if proc.poll() is None:
-        proc.wait(10)
-    return how + (f"; {len(left)} leftover processes of its session killed" if left else "")
-
-
 def run_step(cmd: list[str], env: dict, what: str, timeout_s: float, log: Path) -> None:
     """A set-up command in a session of its own (Milvus Lite starts a server process), its output
     in `log`; stopped like the server when it runs past `timeout_s`."""
@@ -272,10 +215,10 @@ def run_step(cmd: list[str], env: dict, what: str, timeout_s: float, log: Path) 
         try:
             rc = proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
-            stop_group(proc, grace_s=10)
+            stop_server(proc, grace_s=10)
             raise RuntimeError(f"{what} ran past {timeout_s:.0f} s:\n{log.read_text(errors='replace')[-3000:]}")
         except BaseException:
-            stop_group(proc, grace_s=10)
+            stop_server(proc, grace_s=10)
             raise
     if rc != 0:
         raise RuntimeError(f"{what} failed ({rc}):\n{log.read_text(errors='replace')[-3000:]}")
@@ -287,29 +230,6 @@ def saksi(*args: str, data: Path, env: dict) -> str:
     if r.returncode != 0:
         raise RuntimeError(f"saksi {' '.join(args)} failed ({r.returncode}):\n{r.stderr[-3000:]}")
     return r.stdout
-
-
-def get(url: str, token: str | None = None, timeout: float = 10) -> int:
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            r.read()
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
-    except OSError:
-        return 0
-
-
-def wait_ready(proc: subprocess.Popen, url: str, token: str, limit_s: float = 300) -> float:
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < limit_s:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited ({proc.returncode}) before /readyz")
-        if get(f"{url}/readyz", token) == 200:
-            return time.perf_counter() - t0
-        time.sleep(1)
-    raise RuntimeError(f"/readyz not 200 after {limit_s} s")
 
 
 def ask(url: str, token: str, question: str, timeout: float = 120) -> tuple[int, str]:
@@ -611,7 +531,7 @@ def main() -> int:
         return 1
     finally:
         if proc is not None:
-            print(f"server stopped: {stop_group(proc)}", flush=True)
+            print(f"server stopped: {stop_server(proc)}", flush=True)
         shutil.rmtree(tmp, ignore_errors=True)
     result["loadavg_end"] = loadavg()
     result["total_s"] = round(time.perf_counter() - started, 1)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import statistics
 import tempfile
 import time
@@ -26,13 +25,10 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from served_process import free_port, pct
+
 ROOT = Path(__file__).resolve().parent.parent
 DATASET = ROOT.parent / "shared" / "data" / "idk_mrc" / "valid.json"
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, int(round(q / 100 * len(ordered) + 0.5)) - 1))]
 
 
 def summary(latencies: list[float], wall: float) -> dict:
@@ -82,12 +78,6 @@ def in_process(data: Path, questions: list[str], concurrency: int) -> dict:
             out[f"c{c_}"] = summary(lat, wall)
     print("in process:", json.dumps(out), flush=True)
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def served(data: Path, questions: list[str], concurrency: int) -> tuple[dict, dict]:

@@ -327,6 +327,7 @@ class RetrieverDeployment:
         self._query_batch = batch
         self._query_embedder = None
         self._reranker: HandleReranker | None = None
+        self._building = asyncio.Lock()
         self._collections: dict[str, _Collection] = {}
         self._collection(DEFAULT_COLLECTION)
 
@@ -367,15 +368,18 @@ class RetrieverDeployment:
     async def _builder(self, collection: str) -> ContextBuilder:
         col = self._collection(collection)
         if col.builder is None:
-            p = self.profile
-            if self._query_embedder is None:
-                self._query_embedder = await self._make_query_embedder()
-            if self._reranker is None:
-                info = await self._reranker_handle.info.remote()
-                self._reranker = HandleReranker(self._reranker_handle, info["name"], self.runtime.request_timeout_s)
-            ix = self.indexes(collection)
-            col.builder = ContextBuilder(p.settings, query_analyzer(p), self._query_embedder, ix.dense, ix.lexical,
-                                         ix.chunks, self._reranker, ix.sparse)
+            async with self._building:  # the first questions arrive together: one embedder, one builder
+                if col.builder is None:
+                    p = self.profile
+                    if self._query_embedder is None:
+                        self._query_embedder = await self._make_query_embedder()
+                    if self._reranker is None:
+                        info = await self._reranker_handle.info.remote()
+                        self._reranker = HandleReranker(self._reranker_handle, info["name"],
+                                                        self.runtime.request_timeout_s)
+                    ix = self.indexes(collection)
+                    col.builder = ContextBuilder(p.settings, query_analyzer(p), self._query_embedder, ix.dense,
+                                                 ix.lexical, ix.chunks, self._reranker, ix.sparse)
         return col.builder
 
     def indexes(self, collection: str = DEFAULT_COLLECTION) -> "Indexes":

@@ -61,6 +61,19 @@ def start_ray(ray, attempts: int = 3) -> None:
     start_local_ray("127.0.0.1", attempts=attempts, num_cpus=4, ignore_reinit_error=True)
 
 
+@pytest.fixture(scope="module")
+def ray_session():
+    """One local Ray node for a module that runs Ray jobs itself (or the one the serve tests already started)."""
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        start_ray(ray)
+    yield
+    if started:
+        ray.shutdown()
+
+
 @pytest.fixture(scope="session")
 def served_corpus(tmp_path_factory):
     """The sample corpus embedded with the lite embedder, plus an untouched copy for in-process runs."""

@@ -17,24 +17,10 @@ from serve.bulk_ingest import bulk_ingest
 from serve.cli import main
 
 from ..conftest import SAMPLE, require_regulations
-from .conftest import start_ray
 
 pytestmark = pytest.mark.integration
 
 REGULATIONS = ("pmk-098-2025.md", "pmk-117-2025.md", "pmk-119-2025.md")
-
-
-@pytest.fixture(scope="module")
-def ray_session():
-    """One local Ray node for the module (or the one the serve tests already started)."""
-    import ray
-
-    started = not ray.is_initialized()
-    if started:
-        start_ray(ray)
-    yield
-    if started:
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")

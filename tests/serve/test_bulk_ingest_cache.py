@@ -16,7 +16,6 @@ from pipeline.text import embedding_text
 from serve.bulk_ingest import EmbedActor, bulk_ingest
 
 from ..conftest import SAMPLE
-from .conftest import start_ray
 
 pytestmark = pytest.mark.integration
 
@@ -59,18 +58,6 @@ def test_an_actor_embeds_only_what_the_cache_lacks(tmp_path):
     blind = EmbedActor("lite", counting(log), cache_dir=str(tmp_path / "not-here"))  # another node's view
     assert not blind(batch_of(texts))["cached"].any() and embedded(log) == 6
     assert not (tmp_path / "not-here").exists()
-
-
-@pytest.fixture(scope="module")
-def ray_session():
-    import ray
-
-    started = not ray.is_initialized()
-    if started:
-        start_ray(ray)
-    yield
-    if started:
-        ray.shutdown()
 
 
 def test_a_second_bulk_ingest_of_unchanged_text_embeds_nothing(ray_session, tmp_path, profile):
