@@ -1,4 +1,4 @@
-"""The `saksi` command line: ingest, corpus, ask, replay, eval, audit, keys, train, models, schema.
+"""The `saksi` command line: ingest, corpus, ask, replay, eval, audit, keys, reviews, train, models, schema.
 
 Exit codes: 0 success (a refusal is a success: it is the answer "no source"), 1 a check
 failed (replay differs, nothing could be ingested, an evaluation found the contract broken), 2 bad usage, configuration or
@@ -20,6 +20,7 @@ from .config import DEFAULT_PROFILE, load_profile
 from .corpus import DEFAULT_COLLECTION, Corpus, DataDir
 from .errors import SaksiError
 from .keys import AUTHORITY_ORDER, ROLES
+from .reviews import REJECT_REASONS
 
 log = logging.getLogger("saksi")
 
@@ -90,13 +91,25 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                        description="Ask every question of a dataset and report attributed accuracy, abstention, "
                                    "quote exactness, numbers without basis, retrieval recall and latency, with the "
                                    "gates and without them; or, with --adversarial, drive a catalogue of generator "
-                                   "failures through the real gates. Metric keys: docs/evaluation.md.")
+                                   "failures through the real gates; or, with --reviews, ask again every question "
+                                   "with a claim a reviewer rejected and report whether today's pipeline still "
+                                   "shows that claim (a supported claim with the same text, or citing the same "
+                                   "chunk with the same quote); accepted claims today's answer no longer shows "
+                                   "are reported for information. Exit codes of --reviews: 0 no rejected claim is "
+                                   "shown today, 1 one is still shown (or could not be checked), 2 no rejected "
+                                   "reviews to replay. Metric keys: docs/evaluation.md.")
     p.add_argument("dataset", nargs="?", type=Path, help="SQuAD 2.0 JSON (official or flat list) or .jsonl")
     p.add_argument("--limit", type=int, help="the first N passages with all their questions")
     p.add_argument("--out", type=Path, help="report directory (default: eval-runs/<folder>-<file name>)")
     p.add_argument("--corpus", type=Path, metavar="DATA_DIR",
                    help="ask an existing corpus instead of ingesting the dataset's passages")
     p.add_argument("--adversarial", action="store_true", help="run the adversarial gate suite instead")
+    p.add_argument("--reviews", action="store_true",
+                   help="replay reviewers' rejected claims instead (no dataset): exit 0 none is shown today, "
+                        "1 one is still shown or could not be checked, 2 no rejected reviews")
+    p.add_argument("--data-dir", help="--reviews: the data directory whose reviews are replayed "
+                                      "(default: $SAKSI_DATA_DIR or ./data)")
+    p.add_argument("--collection", metavar="NAME", help="--reviews: only this collection's reviews (default: all)")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
@@ -123,6 +136,23 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                    help="the highest authority this key's uploads may claim (default: unknown)")
     p.add_argument("--name", default="", help="a note saying whose key it is")
     p.add_argument("--json", action="store_true", help="print JSON")
+    _common(p, collection=False)
+
+    p = sub.add_parser("reviews", help="reviewers' decisions on claims: ls, export",
+                       description="Decisions are made in the web page (`saksi serve`: accept, reject with a "
+                                   "reason, or flag a claim) and kept in DATA_DIR/reviews.jsonl. ls: the latest "
+                                   "decision on each reviewed claim (--all: every decision, oldest first): when, "
+                                   "who, collection, trace, claim index, decision, reason, the claim and the note. "
+                                   "export: the same as JSONL (one review a line) or CSV (a header row; chunk ids "
+                                   "joined with ';'), to stdout or --output. Reasons for a rejection: "
+                                   + ", ".join(f"{code} ({labels['en']})" for code, labels in REJECT_REASONS.items())
+                                   + ". `saksi eval --reviews` replays the rejected claims.")
+    p.add_argument("action", choices=["ls", "export"])
+    p.add_argument("--collection", metavar="NAME", help="only this collection's reviews (default: every collection)")
+    p.add_argument("--all", action="store_true", help="every decision, not only the latest on each claim")
+    p.add_argument("--json", action="store_true", help="ls: print JSON")
+    p.add_argument("--format", choices=["jsonl", "csv"], help="export: jsonl (default) or csv")
+    p.add_argument("--output", type=Path, metavar="FILE", help="export: write FILE instead of stdout")
     _common(p, collection=False)
 
     p = sub.add_parser("train", help="rebuild trained weights: `train reader` (the extractive generator's reader)",
@@ -295,6 +325,11 @@ def cmd_eval(args) -> int:
 
     profile = load_profile(args.profile)
     say = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    if args.reviews:
+        return _eval_reviews(args, profile, say)
+    if args.data_dir or args.collection:
+        print("saksi: --data-dir and --collection go with --reviews (a dataset's corpus is --corpus)", file=sys.stderr)
+        return 2
     if args.adversarial:
         from .eval.adversarial import run_adversarial
 
@@ -306,7 +341,7 @@ def cmd_eval(args) -> int:
         print(json.dumps(report, ensure_ascii=False, indent=1) if args.json else adversarial_text(report))
         return 0 if report["passed"] else 1
     if args.dataset is None:
-        print("saksi: eval needs a DATASET (or --adversarial)", file=sys.stderr)
+        print("saksi: eval needs a DATASET (or --adversarial, or --reviews)", file=sys.stderr)
         return 2
     from .eval.runner import run_eval
 
@@ -314,6 +349,27 @@ def cmd_eval(args) -> int:
     report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=args.corpus, progress=say)
     print(json.dumps(json_view(report), ensure_ascii=False, indent=1) if args.json else eval_text(report, out))
     return 0 if all(report["contract"].values()) else 1
+
+
+def _eval_reviews(args, profile, say) -> int:
+    """`eval --reviews`: 0 no rejected claim is shown today, 1 one is (or could not be checked), 2 nothing to replay."""
+    from .eval.reviews import replay_reviews
+    from .reviews import ReviewStore
+
+    if args.dataset or args.corpus or args.limit or args.adversarial or args.out:
+        print("saksi: --reviews replays the data directory's reviews; it takes no dataset, --corpus, --limit, --out "
+              "or --adversarial", file=sys.stderr)
+        return 2
+    root = environment.data_dir(args.data_dir)
+    latest = ReviewStore(root).latest(args.collection)
+    if not any(r.decision == "rejected" for r in latest):
+        where = f"{root}" + (f" (collection {args.collection})" if args.collection else "")
+        print(f"saksi: no rejected reviews to replay in {where}: reject a claim in the web page (`saksi serve`) "
+              "first", file=sys.stderr)
+        return 2
+    report = replay_reviews(root, profile, latest, progress=say)
+    print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1) if args.json else report.text())
+    return 0 if report.passed else 1
 
 
 def cmd_audit(args) -> int:
@@ -357,6 +413,50 @@ def cmd_keys(args) -> int:
             state = f"revoked {k.revoked}" if k.revoked else "active"
             print(f"{k.id}  {k.role:<8} {','.join(k.collections):<20} uploads≤{k.authority:<13} {state:<10} "
                   f"created {k.created}{'  ' + k.name if k.name else ''}")
+    return 0
+
+
+def cmd_reviews(args) -> int:
+    from .reviews import Review, ReviewStore
+
+    if args.action == "ls" and (args.format or args.output):
+        print("saksi: --format and --output are for `reviews export`", file=sys.stderr)
+        return 2
+    if args.action == "export" and args.json:
+        print("saksi: `reviews export` writes JSONL (the default) or --format csv; --json is for `reviews ls`",
+              file=sys.stderr)
+        return 2
+    store = ReviewStore(environment.data_dir(args.data_dir))
+    reviews = store.all(args.collection) if args.all else store.latest(args.collection)
+    if args.action == "ls":
+        if args.json:
+            print(json.dumps([r.model_dump(mode="json") for r in reviews], ensure_ascii=False, indent=1))
+        elif not reviews:
+            print(f"no reviews in {store.path} (decide on claims in the web page: saksi serve)")
+        else:
+            for r in reviews:
+                claim = r.claim_text if len(r.claim_text) <= 120 else r.claim_text[:119] + "…"
+                decision = f"{r.decision} ({r.reason})" if r.reason else r.decision
+                print(f"{r.at}  {r.by:<16} {r.collection:<12} {r.trace_id[:8]} claim {r.claim:<3} {decision:<26} "
+                      f"{claim!r}{'  — ' + ' '.join(r.note.split()) if r.note else ''}")
+        return 0
+    if args.format == "csv":
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(Review.model_fields))
+        writer.writeheader()
+        for r in reviews:
+            writer.writerow({**r.model_dump(mode="json"), "chunk_ids": ";".join(r.chunk_ids)})
+        text = buffer.getvalue()
+    else:
+        text = "".join(json.dumps(r.model_dump(mode="json"), ensure_ascii=False) + "\n" for r in reviews)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {len(reviews)} review(s) to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -415,7 +515,7 @@ def cmd_schema(args) -> int:
 
 COMMANDS.update({"ingest": cmd_ingest, "corpus": cmd_corpus, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
                  "eval": cmd_eval, "models": cmd_models, "train": cmd_train,
-                 "audit": cmd_audit, "keys": cmd_keys})
+                 "audit": cmd_audit, "keys": cmd_keys, "reviews": cmd_reviews})
 
 
 if __name__ == "__main__":

@@ -89,3 +89,10 @@ class UnknownCollectionError(SaksiError):
     """A collection that was never created (`saksi ingest --collection NAME` creates one)."""
 
     stage = "collection"
+
+
+class ReviewError(SaksiError):
+    """A reviewer's decision that cannot be recorded: an unknown decision or reason, a rejection
+    without a reason, a note too long, a malformed trace id or claim index."""
+
+    stage = "review"
