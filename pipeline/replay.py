@@ -43,14 +43,29 @@ class ReplayReport:
         return out
 
 
+def _timed_out(trace: Trace) -> Result:
+    """The result of a trace refused before any attempt finished (a timeout)."""
+    d = trace.decision
+    return Result("refusal", trace.question, trace.lang, (),  # type: ignore[arg-type]
+                  (PartOutcome(0, trace.question, "none", False, None, d.reason_code),),
+                  reason_code=d.reason_code, reason=reason_text(d.reason_code or "", trace.lang),
+                  trace_id=trace.trace_id)
+
+
+def recorded_result(trace: Trace, analyzer: QueryAnalyzer) -> Result:
+    """The answer as it was shown, rebuilt from the trace's recorded parts (no gate re-run, no model):
+    the same claims in the same order, so a claim's index here is the index the user saw."""
+    if not trace.parts:
+        return _timed_out(trace)
+    return conclude(trace.parts, trace.question, trace.lang, analyzer.all_tokens,
+                    trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,
+                    trace.named_documents)
+
+
 async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
     if not trace.parts:  # refused before any attempt finished (a timeout): there is nothing to re-run
-        d = trace.decision
-        result = Result("refusal", trace.question, trace.lang, (),  # type: ignore[arg-type]
-                        (PartOutcome(0, trace.question, "none", False, None, d.reason_code),),
-                        reason_code=d.reason_code, reason=reason_text(d.reason_code or "", trace.lang),
-                        trace_id=trace.trace_id)
-        return ReplayReport(recorded=d, replayed=decision_of(result), result=result)
+        result = _timed_out(trace)
+        return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)
     judge_settings = JudgeSettings(**trace.settings["judge"])
     confidence_settings = ConfidenceSettings(**trace.settings["confidence"])
     parts = []

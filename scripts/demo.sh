@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: ingest the sample corpus, serve it with Ray Serve (lite profile), ask three
-# questions over HTTP with curl, stop the server.
+# questions over HTTP with curl, then print the web page's address and keep serving it until
+# Ctrl-C (DEMO_KEEP_SERVING=0: stop after the questions).
 set -euo pipefail
 BIN=.venv/bin
 DATA=${DEMO_DATA:-data/sample}
@@ -45,3 +46,13 @@ ask "3. A question the corpus cannot answer (refusal)" "Berapa tarif bea masuk u
 echo
 echo "The full JSON: drop the '| show_answer.py'. API description: $URL/docs while it runs."
 echo "The demo's key (a reader of the default collection) is in $KEYFILE: KEY=\$(cat $KEYFILE)."
+if [ "${DEMO_KEEP_SERVING:-1}" = "0" ]; then exit 0; fi
+echo
+echo "=== The reviewer's page ==="
+echo "Open $URL/ in a browser and sign in with the demo's key, or open this link, which signs in"
+echo "(the key is in the part after '#', which the browser does not send to any server):"
+echo
+echo "    $URL/ui/signin#key=$KEY"
+echo
+echo "The server keeps running for the page; Ctrl-C stops it (DEMO_KEEP_SERVING=0 make demo stops after the questions)."
+wait $server

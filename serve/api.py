@@ -51,11 +51,12 @@ from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusRespo
 from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 
-from .auth import Authenticate, Guard, RateLimiter, answer_cost, caller, require
+from .auth import Authenticate, Guard, RateLimiter, answer_cost, caller, is_page, require
 from .body_limit import BodyLimit, default_limits
 from .errors import ApiError
 from .config import RuntimeSettings
 from .handles import HandleContext, HandleGenerator, HandleJudge
+from . import web
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +153,7 @@ app = FastAPI(title="saksi", version=__version__,
 app.state.body_limits = default_limits(RuntimeSettings().max_upload_bytes)
 app.add_middleware(BodyLimit, limit_for=lambda method, path: app.state.body_limits(method, path))
 app.add_middleware(Authenticate, guard=lambda: app.state.guard)
+web.install(app)  # the reviewer's page at / and /ui/ (serve/web/)
 
 
 def _error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -171,6 +173,8 @@ async def _http_error(request: Request, e: StarletteHTTPException) -> JSONRespon
     if e.status_code == 404 and message == "Not Found":
         message = f"no endpoint {request.url.path} (see /docs)"
     headers = getattr(e, "headers", None)
+    if is_page(request.url.path):  # the web page answers with a page, in the same words
+        return web.error_page(request, ApiError(e.status_code, kind, message))
     if e.status_code == 405:  # every method the path has (Starlette names only the first route's)
         headers = {**(headers or {}), "Allow": ", ".join(_allowed(request.url.path))}
     return _error(e.status_code, kind, message, headers)
@@ -190,6 +194,10 @@ async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
     """422 naming the field and why; a malformed trace id in the path is a 400 of its own."""
     errors = e.errors()
     first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    if is_page(request.url.path):
+        where = ".".join(str(x) for x in first.get("loc", ()) if x not in ("body", "path", "query")) or "request"
+        return web.error_page(request, ApiError(404 if "path" in first.get("loc", ()) else 422, "invalid_request",
+                                                f"{where}: {first['msg']}"))
     if tuple(first.get("loc", ()))[:2] == ("path", "trace_id"):
         return _error(400, "invalid_trace_id", "a trace id is 32 lowercase hex characters")
     if tuple(first.get("loc", ())) == ("body", "question") and first.get("type") == "string_too_long":
@@ -227,6 +235,7 @@ class Ingress:
         self._infos: dict[str, dict] | None = None
         self._building = asyncio.Lock()
         self.in_flight = 0
+        app.state.ingress = self  # the web page's routes (serve/web/) reach this replica through it
         app.state.guard = Guard(KeyStore(self.data_dir.root),
                                 RateLimiter(runtime.rate_per_minute, runtime.rate_burst))
         app.state.body_limits = default_limits(runtime.max_upload_bytes)

@@ -89,36 +89,101 @@ class Guard:
         return key
 
 
-PUBLIC = frozenset({"/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+PUBLIC = frozenset({"/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json",
+                    "/ui/signin", "/ui/signout"})
+PUBLIC_PREFIXES = ("/ui/static/",)
+SESSION_COOKIE = "saksi_key"  # the web page's sign-in: the key itself, HttpOnly, SameSite=Strict
+
+
+def is_page(path: str) -> bool:
+    """The web page (serve/web/): `/` and everything under `/ui/`. The JSON API is everything else."""
+    return path == "/" or path.startswith("/ui/")
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    for k, value in scope.get("headers", ()):
+        if k == name:
+            return value.decode("latin-1")
+    return None
 
 
 def _bearer_token(scope: dict) -> str | None:
-    for name, value in scope.get("headers", ()):
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() if scheme.lower() == "bearer" and token.strip() else None
-    return None
+    value = _header(scope, b"authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def _cookie_token(scope: dict) -> str | None:
+    from http.cookies import CookieError, SimpleCookie
+
+    raw = _header(scope, b"cookie")
+    if not raw:
+        return None
+    try:
+        morsel = SimpleCookie(raw).get(SESSION_COOKIE)
+    except CookieError:
+        return None
+    return morsel.value.strip() or None if morsel else None
+
+
+def _same_origin(scope: dict) -> bool:
+    """A page's form POST comes from a page of this server: its Origin (when the browser sends one,
+    as every current browser does for POST) names this host. With the SameSite=Strict cookie, this
+    keeps other sites from acting with a signed-in reviewer's key."""
+    origin = _header(scope, b"origin")
+    if origin is None or origin == "null":
+        return origin is None
+    host = _header(scope, b"host") or ""
+    return origin.split("://", 1)[-1].rstrip("/") == host
 
 
 class Authenticate:
     """ASGI middleware: the key is checked from the headers alone, before anything reads the body,
     so a caller without a key costs no parsing. The checked key waits in the request's state for
-    the `caller` dependency. Documentation (/docs, /openapi.json) and /healthz are public."""
+    the `caller` dependency. Documentation (/docs, /openapi.json) and /healthz are public.
+
+    The API takes the key from `Authorization: Bearer` only. The web page (`is_page`) takes it from
+    the sign-in cookie (or a bearer header); without a valid one a page redirects to the sign-in
+    form, and a page's POST from another origin is refused (403)."""
 
     def __init__(self, app, guard: Callable[[], Guard]):
         self.app, self.guard = app, guard
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope.get("path", "") in PUBLIC:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path in PUBLIC or path.startswith(PUBLIC_PREFIXES):
             return await self.app(scope, receive, send)
+        page = is_page(path)
+        token = _bearer_token(scope) or (_cookie_token(scope) if page else None)
         try:
-            key = self.guard().check(_bearer_token(scope))
+            if page and scope.get("method") == "POST" and not _same_origin(scope):
+                raise ApiError(403, "forbidden", "a form of this page must be sent from this page")
+            key = self.guard().check(token)
         except ApiError as e:
+            if page and e.status == 401:
+                return await _redirect(send, _signin_url(scope))
             for message in error_messages(e.status, e.type, e.message, e.headers):
                 await send(message)
             return
         scope.setdefault("state", {})["api_key"] = key
         await self.app(scope, receive, send)
+
+
+def _signin_url(scope: dict) -> str:
+    from urllib.parse import quote
+
+    query = scope.get("query_string", b"").decode("latin-1")
+    back = scope.get("path", "/") + (f"?{query}" if query else "")
+    return "/ui/signin" if back == "/" or scope.get("method") != "GET" else f"/ui/signin?next={quote(back, safe='')}"
+
+
+async def _redirect(send, location: str) -> None:
+    await send({"type": "http.response.start", "status": 303,
+                "headers": [(b"location", location.encode("latin-1")), (b"content-length", b"0"),
+                            (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def caller(request: Request, credentials: HTTPAuthorizationCredentials | None = Security(bearer)) -> ApiKey:

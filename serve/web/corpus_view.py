@@ -1,0 +1,146 @@
+"""The corpus: a collection's documents, one document's outline and references, and uploads.
+
+`/ui/corpus` lists what `saksi corpus ls` lists (the Retriever's `coverage`, the same rows as
+`GET /v1/corpus`) for the default collection or `?collection=`; a key that may use several
+collections gets a selector. `/ui/documents/{collection}/{doc_id}` is `saksi corpus show`'s report
+for people: metadata with where each field came from, the outline (each entry opens the evidence
+view at its first passage), references out (resolved ones link to their target, unresolved ones
+say why) and in, near-duplicates, pages that need OCR, the full text and the original file.
+
+A curator (or admin) uploads files with a multipart form; the page builds the API's own
+`IngestRequest` and goes through `Ingress._ingest`, so an upload from the page has the same
+limits, provenance, authority ceiling and audit record as one through `POST /v1/ingest`.
+"""
+from __future__ import annotations
+
+import base64
+import logging
+from pathlib import PurePosixPath
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from pydantic import ValidationError
+from starlette.datastructures import UploadFile as FormFile
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from pipeline.corpus import DEFAULT_COLLECTION
+from pipeline.keys import COLLECTION_NAME
+from pipeline.responses import CorpusResponse, IngestResponse
+
+from ..errors import ApiError
+from .common import error_page, ingress, key_of, render
+from .evidence import DocId, _document
+from .pages import _collections
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+
+CollectionName = Annotated[str, Path(pattern=COLLECTION_NAME)]
+
+MAX_FILES = 50  # IngestRequest.files allows at most this many
+# the metadata a document page shows, in this order (the file paths on the server are not shown)
+SHOWN_FIELDS = ("doc_id", "cite_as", "title", "doc_type", "issuer", "number", "year", "authority", "published",
+                "promulgated", "effective", "lang", "illustrative", "url", "fmt", "pages")
+
+
+async def _corpus_page(request: Request, name: str, upload: IngestResponse | None = None):
+    ing, key = ingress(request), key_of(request)
+    collection = ing._collection(key, name)
+    listing: CorpusResponse = await ing._coverage(collection)
+    return render(request, "corpus.html", collection=collection.name, listing=listing,
+                  collections=_collections(request), can_upload=key.has_role("curator"), upload=upload,
+                  max_files=MAX_FILES, max_mb=f"{ing.runtime.max_upload_bytes / 1_000_000:g}")
+
+
+@router.get("/ui/corpus")
+async def corpus_page(request: Request, collection: str = DEFAULT_COLLECTION):
+    try:
+        return await _corpus_page(request, collection)
+    except ApiError as e:
+        return error_page(request, e)
+
+
+def _file_name(raw: str) -> str:
+    """The name a browser sent, without any folder part (some send a whole client-side path)."""
+    return PurePosixPath(raw.replace("\\", "/")).name
+
+
+def _invalid_upload(e: ValidationError) -> ApiError:
+    first = e.errors()[0]
+    loc = [str(x) for x in first.get("loc", ())]
+    if "name" in loc:
+        return ApiError(422, "invalid_request", "a file name must start with a letter or digit, use only letters, "
+                                                "digits, '.', '_' and '-', and end in .md, .markdown, .txt, .pdf, "
+                                                ".html, .htm or .docx")
+    where = ".".join(loc) or "files"
+    return ApiError(422, "invalid_request", f"{where}: {first['msg']}")
+
+
+@router.post("/ui/corpus/{name}/upload")
+async def upload(request: Request, name: CollectionName):
+    """Files from the page's form into the collection, through the API's own upload path."""
+    from ..api import IngestRequest, UploadFile
+
+    ing, key = ingress(request), key_of(request)
+    try:
+        collection = ing._collection(key, name, "curator", create=True)  # 403 before the body is read
+        try:
+            form = await request.form(max_files=MAX_FILES + 1, max_fields=20)
+        except StarletteHTTPException as e:
+            raise ApiError(400, "invalid_request", f"the upload form cannot be read: {e.detail}") from None
+        try:
+            files = [f for f in form.getlist("files") if isinstance(f, FormFile) and (f.filename or f.size)]
+            if not files:
+                raise ApiError(422, "invalid_request", "files: choose at least one file")
+            if len(files) > MAX_FILES:
+                raise ApiError(422, "invalid_request", f"files: at most {MAX_FILES} files at once")
+            uploads = [(_file_name(f.filename or ""), await f.read()) for f in files]
+        finally:
+            await form.close()
+        try:
+            body = IngestRequest(files=[UploadFile(name=n, content_base64=base64.b64encode(data).decode("ascii"))
+                                        for n, data in uploads])
+        except ValidationError as e:
+            raise _invalid_upload(e) from None
+        result = await ing._ingest(collection, body, key)
+        return await _corpus_page(request, collection.name, upload=result)
+    except ApiError as e:
+        return error_page(request, e)
+
+
+def outline_rows(report: dict) -> list[dict]:
+    """The outline, each entry with the chunk id of its unit's first passage (the outline itself
+    names units only; a chunk's unit is "<doc_id>#<unit>")."""
+    first: dict[str, str] = {}
+    for c in report["chunks"]:  # reading order
+        first.setdefault(c.unit.split("#", 1)[-1], c.chunk_id)
+    return [{**entry, "chunk_id": first.get(entry["unit"])} for entry in report["outline"]]
+
+
+def reference_rows(report: dict) -> tuple[list[dict], list[dict]]:
+    """References out (where in this document each stands) and in (which passage elsewhere points here)."""
+    where = {c.chunk_id: c.path or c.location for c in report["chunks"]}
+    out = [{**r, "from": where.get(r["chunk_id"], r["chunk_id"]), "raw": " ".join(r["reference"]["raw"].split())}
+           for r in report["references"]["out"]]
+    refs_in = [{**r, "raw": " ".join(r["reference"]["raw"].split())} for r in report["references"]["in"]]
+    return out, refs_in
+
+
+@router.get("/ui/documents/{name}/{doc_id}")
+async def document_page(request: Request, name: CollectionName, doc_id: DocId):
+    try:
+        collection, report = await _document(request, name, doc_id)
+    except ApiError as e:
+        return error_page(request, e)
+    d, m = report["document"], report["manifest"]
+    sources = m.get("metadata_from", {})
+    fields = [(k, d.get(k), sources.get("id" if k == "doc_id" else k)) for k in SHOWN_FIELDS
+              if d.get(k) not in (None, "", [], ())]
+    refs_out, refs_in = reference_rows(report)
+    return render(request, "document.html", collection=collection, doc=d, manifest=m, fields=fields,
+                  outline=outline_rows(report), refs_out=refs_out, refs_in=refs_in,
+                  refs=report["references"], near_duplicates=report["near_duplicates"],
+                  ocr_pages=list(d.get("pages_without_text") or ()),
+                  original_name=PurePosixPath(str(d.get("original") or "")).name,
+                  has_text=report["rendition_text"] is not None)

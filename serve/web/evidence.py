@@ -1,0 +1,149 @@
+"""Evidence in place: a document's text with the quoted span highlighted on its page.
+
+A citation links here with the chunk it cites and its quote. The document's rendition (the
+cleaned text every chunk is an exact slice of) is shown whole; the quote is found in the cited
+chunk (verbatim, else with any run of whitespace matching any other, else the whole chunk is
+highlighted and the page says so). Page breaks, the structural path and the pages of the quote
+come from the chunks; each cross-reference in the text links to the passage it resolves to, and
+an unresolved one is marked with the reason. The original file can be downloaded.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import FileResponse
+
+from pipeline.citations import cite_path, cited_location, quote_pages
+from pipeline.keys import COLLECTION_NAME
+from pipeline.types import Chunk
+
+from ..errors import ApiError
+from .common import error_page, ingress, key_of, render
+
+router = APIRouter()
+
+CollectionName = Annotated[str, Path(pattern=COLLECTION_NAME)]
+DocId = Annotated[str, Path(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+
+
+def locate(text: str, quote: str) -> tuple[int, int] | None:
+    """Where `quote` stands in `text`: verbatim, else with whitespace runs matching any whitespace."""
+    quote = quote.strip().strip("“”\"")
+    if not quote:
+        return None
+    at = text.find(quote)
+    if at >= 0:
+        return at, at + len(quote)
+    words = quote.split()
+    m = re.search(r"\s+".join(re.escape(w) for w in words), text) if words else None
+    return (m.start(), m.end()) if m else None
+
+
+@dataclass
+class Piece:
+    """A run of the text with one set of marks: highlighted or not, inside a reference or not."""
+
+    text: str
+    start: int
+    highlight: bool = False
+    link: dict | None = None
+    page: int | None = None
+    anchors: list[str] = field(default_factory=list)   # chunk ids that begin here
+    page_break: int | None = None                      # a new page begins here (its number)
+    first_highlight: bool = False                      # the highlight begins here (the page scrolls to it)
+
+
+def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[int, int] | None) -> list[Piece]:
+    """The text cut at every place something begins or ends, each piece with its marks."""
+    cuts = {0, len(text)}
+    anchors: dict[int, list[str]] = {}
+    breaks: dict[int, int] = {}
+    page_at: list[tuple[int, int]] = []  # (offset, page) where a page begins
+    for c in chunks:
+        anchors.setdefault(c.start, []).append(c.chunk_id)
+        cuts.add(c.start)
+        if c.page:
+            page_at.append((c.start, c.page[0]))
+            for k, b in enumerate(sorted(c.page_breaks)):
+                breaks[c.start + b] = c.page[0] + k + 1
+                page_at.append((c.start + b, c.page[0] + k + 1))
+                cuts.add(c.start + b)
+    page_at.sort()
+    starts = {c.chunk_id: c.start for c in chunks}
+    spans = []
+    for r in links:
+        if r["chunk_id"] in starts:
+            a, b = starts[r["chunk_id"]] + r["start"], starts[r["chunk_id"]] + r["end"]
+            if 0 <= a < b <= len(text):
+                spans.append((a, b, r))
+                cuts.update((a, b))
+    if highlight:
+        cuts.update(highlight)
+    ordered = sorted(c for c in cuts if 0 <= c <= len(text))
+    out: list[Piece] = []
+    k = 0
+    for a, b in zip(ordered, ordered[1:]):
+        while k + 1 < len(page_at) and page_at[k + 1][0] <= a:
+            k += 1
+        page = page_at[k][1] if page_at and page_at[k][0] <= a else None
+        link = next((r for x, y, r in spans if x <= a and b <= y), None)
+        out.append(Piece(text[a:b], a, bool(highlight and highlight[0] <= a and b <= highlight[1]), link, page,
+                         anchors.get(a, []), breaks.get(a)))
+    first = next((p for p in out if p.highlight), None)
+    if first is not None:
+        first.first_highlight = True
+    return out
+
+
+async def _document(request: Request, name: str, doc_id: str) -> tuple[str, dict]:
+    ing = ingress(request)
+    collection = ing._collection(key_of(request), name)
+    try:
+        data = await ing.handles["Retriever"].document.remote(doc_id, collection.name)
+    except Exception as e:
+        raise ing._unavailable("the retriever", e) from None
+    if data is None:
+        raise ApiError(404, "not_found", f"no document {doc_id!r} in collection {collection.name!r}")
+    return collection.name, data
+
+
+@router.get("/ui/documents/{name}/{doc_id}/text")
+async def document_text(request: Request, name: CollectionName, doc_id: DocId, chunk: str | None = None,
+                        quote: str | None = None):
+    try:
+        collection, data = await _document(request, name, doc_id)
+    except ApiError as e:
+        return error_page(request, e)
+    text = data["rendition_text"]
+    cited = next((c for c in data["chunks"] if c.chunk_id == chunk), None) if chunk else None
+    highlight, located = None, None
+    if cited and text is not None:
+        located = locate(cited.text, quote) if quote else None
+        a, b = located if located else (0, len(cited.text))
+        highlight = (cited.start + a, cited.start + b)
+    parts = pieces(text, data["chunks"], data["links"], highlight) if text is not None else []
+    receipt = cite_path(cited, cited_location(cited, located)) if cited else None
+    pages = quote_pages(cited, located) if cited else None
+    from_trace = request.query_params.get("from")
+    back = (f"/ui/answers/{collection}/{from_trace}" if from_trace and re.fullmatch(r"[0-9a-f]{32}", from_trace)
+            else None)
+    return render(request, "evidence.html", collection=collection, doc=data["document"], report=data,
+                  pieces=parts, cited=cited, receipt=receipt, quote=quote, quote_located=located is not None,
+                  quote_pages=list(pages) if pages else None, back=back)
+
+
+@router.get("/ui/documents/{name}/{doc_id}/original")
+async def original(request: Request, name: CollectionName, doc_id: DocId):
+    try:
+        _, data = await _document(request, name, doc_id)
+    except ApiError as e:
+        return error_page(request, e)
+    path = FsPath(data["document"]["original"])
+    if not path.is_file():
+        return error_page(request, ApiError(404, "not_found", f"the original file of {doc_id} is no longer on "
+                                                              "the server"))
+    return FileResponse(path, filename=path.name)

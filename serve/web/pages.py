@@ -1,0 +1,191 @@
+"""Sign-in, the ask form, the answer with its receipts, and the reviewer's decisions.
+
+An answer has its own address, `/ui/answers/{collection}/{trace_id}`: the ask form runs the
+question and redirects there, and the page rebuilds the answer from its trace exactly as it was
+shown (`pipeline.replay.recorded_result`), so a claim's index is stable for reviews, and the
+page can be reloaded, bookmarked or sent to a colleague with the same key's rights.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from pydantic import ValidationError
+
+from pipeline.config import MAX_QUESTION_CHARS_CEILING
+from pipeline.corpus import DEFAULT_COLLECTION
+from pipeline.errors import SaksiError
+from pipeline.keys import COLLECTION_NAME
+from pipeline.responses import AnswerResponse
+
+from ..auth import SESSION_COOKIE
+from ..errors import ApiError
+from .common import LANG_COOKIE, back_to, error_page, ingress, key_of, lang_of, render, see_other
+from .labels import LANGS, reason_words
+
+router = APIRouter()
+
+CollectionName = Annotated[str, Path(pattern=COLLECTION_NAME)]
+TraceId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
+
+
+# --- signing in ---------------------------------------------------------------------------------
+
+
+@router.get("/ui/signin")
+async def signin_form(request: Request, next: str = "/"):
+    return render(request, "signin.html", next=back_to(next), problem=None)
+
+
+@router.post("/ui/signin")
+async def signin(request: Request):
+    form = await request.form()
+    token, target = str(form.get("key", "")).strip(), back_to(str(form.get("next", "/")))
+    try:
+        request.app.state.guard.check(token)
+    except ApiError as e:
+        status = 401 if e.status == 401 else e.status
+        problem = None if e.status != 401 else "signin_bad"
+        return render(request, "signin.html", status=status, next=target, problem=problem,
+                      message=None if problem else e.message)
+    out = see_other(target)
+    out.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/",
+                   secure=request.url.scheme == "https")
+    return out
+
+
+@router.post("/ui/signout")
+async def signout(request: Request):
+    out = see_other("/ui/signin")
+    out.delete_cookie(SESSION_COOKIE, path="/")
+    return out
+
+
+@router.get("/ui/lang/{to}")
+async def switch_language(request: Request, to: str, next: str = "/"):
+    out = see_other(back_to(next))
+    if to in LANGS:
+        out.set_cookie(LANG_COOKIE, to, samesite="lax", path="/", max_age=365 * 24 * 3600)
+    return out
+
+
+# --- asking -------------------------------------------------------------------------------------
+
+
+def _collections(request: Request) -> list[str]:
+    key = key_of(request)
+    names = [c for c in ingress(request).data_dir.collections() if key.may_use(c)]
+    return names or ([DEFAULT_COLLECTION] if key.may_use(DEFAULT_COLLECTION) else [])
+
+
+def _ask_page(request: Request, status: int = 200, question: str = "", collection: str = DEFAULT_COLLECTION,
+              message: str | None = None):
+    limit = ingress(request).profile.settings.limits.max_question_chars
+    return render(request, "ask.html", status=status, collections=_collections(request), question=question,
+                  chosen=collection, message=message, max_chars=limit)
+
+
+@router.get("/")
+async def ask_form(request: Request, collection: str = DEFAULT_COLLECTION):
+    return _ask_page(request, collection=collection)
+
+
+@router.post("/ui/ask")
+async def ask(request: Request):
+    from ..api import CollectionAnswerRequest
+
+    form = await request.form()
+    question, name = str(form.get("question", "")), str(form.get("collection", DEFAULT_COLLECTION))
+    ing, key = ingress(request), key_of(request)
+    try:
+        body = CollectionAnswerRequest(question=question)
+    except ValidationError as e:
+        first = e.errors()[0]
+        return _ask_page(request, 422, question[:MAX_QUESTION_CHARS_CEILING], name, f"{first['msg']}")
+    try:
+        collection = ing._collection(key, name)
+        answer = await ing._answer(collection, body, key)
+    except ApiError as e:
+        return _ask_page(request, e.status, question, name, e.message)
+    return see_other(f"/ui/answers/{collection.name}/{answer.trace_id}")
+
+
+# --- an answer ----------------------------------------------------------------------------------
+
+
+def recorded(request: Request, name: str, trace_id: str):
+    """The collection, the trace and the answer as it was shown (ApiError when not allowed or absent)."""
+    from pipeline.replay import recorded_result
+
+    ing = ingress(request)
+    collection = ing._collection(key_of(request), name)
+    trace = ing._trace(collection, trace_id)
+    return collection, trace, recorded_result(trace, ing.analyzer)
+
+
+def _reviews(request: Request, collection: str, trace_id: str) -> dict:
+    from pipeline.reviews import ReviewStore
+
+    try:
+        return ReviewStore(ingress(request).data_dir.root).for_trace(collection, trace_id)
+    except (OSError, SaksiError):
+        return {}
+
+
+@router.get("/ui/answers/{name}/{trace_id}")
+async def answer_page(request: Request, name: CollectionName, trace_id: TraceId, saved: int | None = None,
+                      problem: str | None = None, claim: int | None = None):
+    from pipeline.reviews import REJECT_REASONS
+
+    try:
+        collection, trace, result = recorded(request, name, trace_id)
+    except ApiError as e:
+        return error_page(request, e)
+    answer = AnswerResponse.of(result)
+    lang = lang_of(request)
+    indexed = list(enumerate(answer.claims))
+    return render(request, "answer.html", answer=answer, collection=collection.name, trace=trace,
+                  supported=[(i, c) for i, c in indexed if c.status == "supported"],
+                  demoted=[(i, c) for i, c in indexed if c.status != "supported"],
+                  reviews=_reviews(request, collection.name, trace_id), saved=saved,
+                  problem=problem if problem in ("reason_required",) else None, request_claim=claim,
+                  doc_of={c.chunk.chunk_id: c.chunk.doc_id for p in trace.parts for a in p.attempts
+                          for c in a.candidates},
+                  reject_reasons={code: words[lang] for code, words in REJECT_REASONS.items()},
+                  reason_words=lambda r: reason_words(r, lang))
+
+
+@router.post("/ui/reviews")
+async def review(request: Request):
+    from pipeline.errors import ReviewError
+    from pipeline.reviews import ReviewStore
+
+    form = await request.form()
+    name, trace_id = str(form.get("collection", "")), str(form.get("trace_id", ""))
+    try:
+        claim = int(str(form.get("claim", "")))
+    except ValueError:
+        return error_page(request, ApiError(422, "invalid_request", "claim: not a claim index"))
+    try:
+        collection, trace, result = recorded(request, name, trace_id)
+    except ApiError as e:
+        return error_page(request, e)
+    page = f"/ui/answers/{collection.name}/{trace_id}"
+    if not 0 <= claim < len(result.claims):
+        return error_page(request, ApiError(422, "invalid_request", f"claim: this answer has {len(result.claims)} "
+                                                                    "claims"))
+    c = result.claims[claim]
+    decision = str(form.get("decision", ""))
+    # one form holds the three buttons and the reason list: a reason picked before pressing Accept is not kept
+    reason = (str(form.get("reason", "")).strip() or None) if decision != "accepted" else None
+    try:
+        ReviewStore(ingress(request).data_dir.root).record(
+            collection=collection.name, trace_id=trace_id, claim=claim, decision=decision,
+            by=key_of(request).actor, question=result.question, claim_text=c.text,
+            chunk_ids=[x.chunk_id for x in c.citations], reason=reason, note=str(form.get("note", "")))
+    except ReviewError as e:
+        code = "reason_required" if decision == "rejected" and reason is None else None
+        if code:
+            return see_other(f"{page}?problem={code}&claim={claim}#claim-{claim}")
+        return error_page(request, ApiError(422, "invalid_review", str(e)))
+    return see_other(f"{page}?saved={claim}#claim-{claim}")

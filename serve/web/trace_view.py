@@ -1,0 +1,122 @@
+"""An answer's trace, rendered for a person, and replaying it.
+
+`/ui/traces/{collection}/{trace_id}` shows what the trace records (pipeline/trace.py), part by part
+and attempt by attempt: the question's analysis and route, each query plan, every retrieval lane's
+candidates with their own scores and ranks, the rerank blend, what reached the generator and its
+raw output, each gate's decision per claim with the judge's calls, sufficiency, and the decision
+with why. Nothing is recomputed for display: the numbers are the trace's.
+
+The replay button posts to `…/replay`, which re-runs today's gates and decision on the recorded
+generator output (`pipeline.replay.replay`: no retrieval, no model) and shows the same page with
+whether the decision is the same, and what differs when it is not.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+
+from pipeline.errors import SaksiError
+from pipeline.keys import COLLECTION_NAME
+from pipeline.trace import AttemptTrace, Trace
+from pipeline.types import Candidate
+
+from ..errors import ApiError
+from .common import error_page, ingress, key_of, lang_of, render
+from .labels import reason_words
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+
+CollectionName = Annotated[str, Path(pattern=COLLECTION_NAME)]
+TraceId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
+
+LANES = ("dense", "lexical", "sparse")
+
+
+@dataclass(frozen=True)
+class LaneRow:
+    """One candidate as its lane ranked it."""
+
+    candidate: Candidate
+    rank: int | None
+    score: float | None
+
+
+def lane_rows(attempt: AttemptTrace, lane: str) -> list[LaneRow]:
+    """The candidates this lane returned, in its own rank order (a candidate without the lane's
+    score and rank came from another lane only)."""
+    rows = [LaneRow(c, getattr(c, f"{lane}_rank"), getattr(c, f"{lane}_score")) for c in attempt.candidates]
+    rows = [r for r in rows if r.rank is not None or r.score is not None]
+    return sorted(rows, key=lambda r: (r.rank is None, r.rank or 0, -(r.score or 0.0)))
+
+
+def lanes_of(attempt: AttemptTrace) -> list[tuple[str, list[LaneRow]]]:
+    """Dense and lexical always (an empty lane is shown as empty); sparse when the profile had it."""
+    out = [(lane, lane_rows(attempt, lane)) for lane in LANES]
+    return [(lane, rows) for lane, rows in out if lane != "sparse" or rows]
+
+
+def rerank_columns(rows: list[Candidate]) -> list[str]:
+    """Every rerank component any reranked chunk has, in the order they first appear."""
+    return list(dict.fromkeys(k for c in rows for k in c.rerank_components))
+
+
+def _loaded(request: Request, name: str, trace_id: str) -> tuple[str, Trace]:
+    """The collection's name and the trace (ApiError when the key may not, or there is none)."""
+    ing = ingress(request)
+    collection = ing._collection(key_of(request), name)
+    return collection.name, ing._trace(collection, trace_id)
+
+
+def _page(request: Request, collection: str, trace: Trace, replayed: dict | None = None):
+    lang = lang_of(request)
+    attempts = []
+    for part in trace.parts:
+        for a in part.attempts:
+            by_id = {c.chunk.chunk_id: c for c in a.candidates}
+            reranked = [by_id[cid] for cid in a.reranked if cid in by_id]
+            referenced = list(dict.fromkeys([*a.referenced, *(c.chunk.chunk_id for c in a.candidates
+                                                               if c.referenced_from)]))
+            attempts.append((part, a, {
+                "lanes": lanes_of(a), "by_id": by_id, "reranked": reranked,
+                "rerank_columns": rerank_columns(reranked), "context": set(a.context),
+                "referenced": [by_id[cid] for cid in referenced if cid in by_id],
+                            }))
+    return render(request, "trace.html", collection=collection, trace=trace, attempts=attempts,
+                  replayed=replayed, reason_words=lambda r: reason_words(r, lang),
+                  settings_json=json.dumps(trace.settings, ensure_ascii=False, indent=2))
+
+
+@router.get("/ui/traces/{name}/{trace_id}")
+async def trace_page(request: Request, name: CollectionName, trace_id: TraceId):
+    try:
+        collection, trace = _loaded(request, name, trace_id)
+    except ApiError as e:
+        return error_page(request, e)
+    return _page(request, collection, trace)
+
+
+@router.post("/ui/traces/{name}/{trace_id}/replay")
+async def replay_trace(request: Request, name: CollectionName, trace_id: TraceId):
+    """Today's gates and decision on the recorded generator output: the same decision?"""
+    from pipeline.replay import replay
+
+    try:
+        collection, trace = _loaded(request, name, trace_id)
+    except ApiError as e:
+        return error_page(request, e)
+    try:
+        report = await replay(trace, ingress(request).analyzer)
+    except (SaksiError, KeyError, TypeError, ValueError) as e:  # a trace too damaged to re-run: say so, no 500
+        log.warning("trace %s cannot be replayed: %r", trace_id, e)
+        return error_page(request, ApiError(422, "unreplayable_trace", f"trace {trace_id} cannot be replayed "
+                                                                       f"({type(e).__name__})"))
+    return _page(request, collection, trace, replayed={
+        "same": report.same, "recorded": report.recorded.outcome, "replayed": report.replayed.outcome,
+        "recorded_reason": report.recorded.reason_code, "replayed_reason": report.replayed.reason_code,
+        "differences": report.differences()})

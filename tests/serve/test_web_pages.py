@@ -1,0 +1,242 @@
+"""The reviewer's page over the served application: signing in, asking, the answer with its
+receipts, the evidence in place and the reviewer's decisions (the browser journeys are in
+tests/browser/; the trace and corpus pages in test_web_views.py)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+from bs4 import BeautifulSoup
+
+from serve.web.evidence import locate, pieces
+
+from ..conftest import SAMPLE
+from serve.web.labels import WEB, labels, reason_words
+
+ANSWERED = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
+REFUSED = "Berapa tarif bea masuk untuk impor mobil listrik?"
+
+
+# --- without a server ---------------------------------------------------------------------------
+
+
+def test_both_languages_have_every_label() -> None:
+    assert WEB["id"].keys() == WEB["en"].keys()
+    assert WEB["id"]["reasons"].keys() == WEB["en"]["reasons"].keys()
+    assert labels("en")["ask_submit"] == "Ask" and labels("id")["ask_submit"] == "Tanya"
+    assert labels("xx")["lang"] == "id"  # anything else is the default language
+
+
+def test_a_demotion_reason_reads_as_words_with_its_detail() -> None:
+    assert reason_words("judge_below_threshold: 0.412 < 0.5", "en") == \
+        "judge: support below the threshold (0.412 < 0.5)"
+    assert reason_words("number_without_basis", "id") == "angka tanpa dasar di kutipan"
+    assert reason_words("something_new: x", "en") == "something_new: x"  # unknown: shown as it is
+
+
+def test_a_quote_is_found_verbatim_or_across_line_breaks() -> None:
+    text = "Pasal 3\n(1) Tarif pajak adalah\n10% dari jumlah bruto."
+    assert locate(text, "Tarif pajak adalah\n10%") == (text.index("Tarif"), text.index("% dari") + 1)
+    at = locate(text, "“Tarif pajak adalah 10% dari jumlah bruto.”")  # curly quotes off, one space for a newline
+    assert at is not None and text[at[0]:at[1]] == "Tarif pajak adalah\n10% dari jumlah bruto."
+    assert locate(text, "tarif 15%") is None
+    assert locate(text, "   ") is None
+
+
+def test_the_text_is_cut_where_pages_links_and_the_highlight_begin_and_end() -> None:
+    from pipeline.types import Chunk
+
+    text = "AAAA Pasal 2 BBBB CCCC"
+    chunk = Chunk(chunk_id="c1", doc_id="d", title="t", location="Pasal 1", text=text, lang="id", unit="d#Pasal 1",
+                  ordinal=0, start=0, end=len(text), page=(3, 4), page_breaks=(13,))
+    link = {"chunk_id": "c1", "start": 5, "end": 12, "status": "resolved", "target_doc": "d", "target_chunk": "c2",
+            "target_label": "Pasal 2", "reason": None, "raw": "Pasal 2"}
+    out = pieces(text, [chunk], [link], highlight=(10, 17))
+    assert "".join(p.text for p in out) == text  # nothing lost, nothing repeated
+    assert out[0].anchors == ["c1"] and out[0].page == 3
+    linked = [p for p in out if p.link]
+    assert "".join(p.text for p in linked) == "Pasal 2"
+    marked = [p for p in out if p.highlight]
+    assert "".join(p.text for p in marked) == text[10:17]
+    assert [p.first_highlight for p in marked] == [True] + [False] * (len(marked) - 1)
+    breaks = [p for p in out if p.page_break]
+    assert len(breaks) == 1 and breaks[0].start == 13 and breaks[0].page_break == 4
+    assert {p.page for p in marked} == {3, 4}  # the quote runs over the page break
+
+
+# --- against the served application -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(app):
+    """A browser-like session signed in with the shared admin key (cookies kept, redirects not followed)."""
+    s = requests.Session()
+    s.headers["Origin"] = app.base
+    r = s.post(app.base + "/ui/signin", data={"key": app.key, "next": "/"}, allow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    return s
+
+
+def html(r: requests.Response) -> BeautifulSoup:
+    return BeautifulSoup(r.text, "html.parser")
+
+
+def ask(app, site: requests.Session, question: str) -> str:
+    """The answer page's address after asking through the form."""
+    r = site.post(app.base + "/ui/ask", data={"question": question, "collection": "default"}, allow_redirects=False)
+    assert r.status_code == 303, r.text[:500]
+    assert r.headers["location"].startswith("/ui/answers/default/")
+    return r.headers["location"]
+
+
+@pytest.fixture(scope="module")
+def answered(app, site) -> tuple[str, BeautifulSoup]:
+    where = ask(app, site, ANSWERED)
+    r = site.get(app.base + where)
+    assert r.status_code == 200
+    return where, html(r)
+
+
+def test_a_page_without_a_key_sends_the_browser_to_sign_in(app) -> None:
+    r = requests.get(app.base + "/", allow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/ui/signin"
+    r = requests.get(app.base + "/ui/corpus?collection=default", allow_redirects=False)
+    assert r.status_code == 303
+    assert parse_qs(urlsplit(r.headers["location"]).query)["next"] == ["/ui/corpus?collection=default"]
+    r = requests.get(app.base + "/v1/corpus", allow_redirects=False)  # the API stays JSON
+    assert r.status_code == 401 and r.json()["error"]["type"] == "unauthorized"
+    assert requests.get(app.base + "/ui/static/saksi.css").status_code == 200  # public, like /healthz
+
+
+def test_signing_in_keeps_the_key_in_a_strict_httponly_cookie_and_signing_out_drops_it(app) -> None:
+    s = requests.Session()
+    r = s.post(app.base + "/ui/signin", data={"key": "saksi_000000000000_" + "x" * 40, "next": "/"},
+               allow_redirects=False)
+    assert r.status_code == 401 and html(r).select_one("#signin-problem") is not None
+    assert "saksi_key" not in s.cookies
+    r = s.post(app.base + "/ui/signin", data={"key": app.key, "next": "//elsewhere.example/x"}, allow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/"  # never a redirect off the site
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+    assert s.get(app.base + "/", allow_redirects=False).status_code == 200
+    r = s.post(app.base + "/ui/signout", allow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/ui/signin"
+    assert s.get(app.base + "/", allow_redirects=False).status_code == 303
+
+
+def test_a_form_sent_from_another_site_is_refused(app, site) -> None:
+    r = site.post(app.base + "/ui/ask", data={"question": ANSWERED}, headers={"Origin": "http://evil.example"},
+                  allow_redirects=False)
+    assert r.status_code == 403 and r.json()["error"]["type"] == "forbidden"
+
+
+def test_the_answer_page_shows_the_apis_answer_with_bands_breakdowns_and_receipts(app, answered) -> None:
+    where, page = answered
+    status, api, _ = app.call("POST", "/v1/answer", {"question": ANSWERED})
+    assert status == 200
+    article = page.select_one("article[data-testid=answer]")
+    assert article["data-outcome"] == api["outcome"] == "answer"
+    shown = page.select("#claims li.claim")
+    supported = [c for c in api["claims"] if c["status"] == "supported"]
+    assert [li.select_one(".claim-text").get_text(strip=True) for li in shown] == [c["text"] for c in supported]
+    assert [li["data-band"] for li in shown] == [c["band"] for c in supported]
+    first, claim = shown[0], supported[0]
+    parts = {dd["data-part"]: dd.get_text(" ", strip=True) for dd in first.select("details.breakdown dd[data-part]")}
+    assert parts["retrieval"] == f"{claim['confidence_breakdown']['retrieval']:.3f}"
+    assert parts["generator"] == f"{claim['confidence_breakdown']['generator']:.3f}"
+    link = first.select_one("a.citation")
+    cite = claim["citations"][0]
+    assert link.get_text(strip=True).startswith(cite["path"])
+    assert first.select_one("blockquote").get_text(strip=True) == f"“{cite['quote']}”"
+    # the conflicting 15% of the 2022 version is shown side by side
+    assert page.select("#conflicts .side-by-side .side")
+    assert page.select_one("a#trace-link")["href"] == where.replace("/answers/", "/traces/")
+
+
+def test_a_citation_opens_the_document_at_the_quote_highlighted(app, site, answered) -> None:
+    _, page = answered
+    link = page.select_one("#claims li.claim a.citation")
+    quote = page.select_one("#claims li.claim blockquote").get_text(strip=True).strip("“”")
+    r = site.get(app.base + link["href"].split("#")[0])
+    assert r.status_code == 200
+    ev = html(r)
+    marks = ev.select("#text mark")
+    assert marks and marks[0].get("id") == "hl"
+    assert " ".join("".join(m.get_text() for m in marks).split()) == " ".join(quote.split())
+    assert ev.select_one("[data-testid=path]").get_text(strip=True) == link.get_text(strip=True)
+    assert ev.select("#text a.xref")  # "sebagaimana dimaksud pada ayat (1)" … link to their passages
+    got = site.get(app.base + ev.select_one("a#download")["href"])
+    name = got.headers["content-disposition"].split("filename=")[1].strip('"')
+    assert got.status_code == 200 and got.content == (SAMPLE / name).read_bytes()  # the file as ingested
+    assert ev.select_one("a#back")["href"].startswith("/ui/answers/default/")
+
+
+def test_a_refusal_names_what_is_missing_and_the_nearest_records(app, site) -> None:
+    page = html(site.get(app.base + ask(app, site, REFUSED)))
+    assert page.select_one("article")["data-outcome"] == "refusal"
+    assert [li.get_text(strip=True) for li in page.select("#missing li")] == ["rate"]
+    nearest = page.select("#nearest li.nearest")
+    assert nearest and all(float(li["data-score"]) >= 0 for li in nearest)
+    assert all(a["href"].startswith("/ui/documents/default/") for a in page.select("#nearest a.nearest-link"))
+
+
+def test_a_reviewer_rejects_a_claim_with_a_reason_and_it_is_kept_and_audited(app, site, answered, served_corpus) -> None:
+    from pipeline.audit import verify
+    from pipeline.reviews import ReviewStore
+
+    where, _ = answered
+    trace_id = where.rsplit("/", 1)[1]
+    form = {"collection": "default", "trace_id": trace_id, "claim": "0", "decision": "rejected", "note": "cek ulang"}
+    r = site.post(app.base + "/ui/reviews", data=form, allow_redirects=False)  # no reason: asked for one
+    assert r.status_code == 303 and "problem=reason_required" in r.headers["location"]
+    assert html(site.get(app.base + r.headers["location"])).select_one("#claim-0 .problem") is not None
+    r = site.post(app.base + "/ui/reviews", data={**form, "reason": "outdated"}, allow_redirects=False)
+    assert r.status_code == 303 and "saved=0" in r.headers["location"]
+    page = html(site.get(app.base + r.headers["location"]))
+    assert page.select_one("#claim-0 p.reviewed")["data-decision"] == "rejected"
+    kept = ReviewStore(served_corpus[0]).for_trace("default", trace_id)[0]
+    assert (kept.decision, kept.reason, kept.note, kept.by) == ("rejected", "outdated", "cek ulang",
+                                                               f"key:{app.key.split('_')[1]}")
+    assert kept.claim_text == page.select_one("#claim-0 .claim-text").get_text(strip=True)
+    entries = [json.loads(line) for line in (Path(served_corpus[0]) / "audit.jsonl").read_text().splitlines()]
+    assert any(e["event"] == "review" and e["data"].get("trace_id") == trace_id for e in entries)
+    assert verify(served_corpus[0]).ok
+    # a reason left picked in the form does not stick to an acceptance
+    r = site.post(app.base + "/ui/reviews", data={**form, "claim": "1", "decision": "accepted", "reason": "other"},
+                  allow_redirects=False)
+    assert r.status_code == 303 and "saved=1" in r.headers["location"]
+    accepted = ReviewStore(served_corpus[0]).for_trace("default", trace_id)[1]
+    assert (accepted.decision, accepted.reason) == ("accepted", None)
+    bad = site.post(app.base + "/ui/reviews", data={**form, "claim": "99", "reason": "other"}, allow_redirects=False)
+    assert bad.status_code == 422 and html(bad).select_one("#error")["data-type"] == "invalid_request"
+
+
+def test_what_a_user_typed_is_shown_as_text_never_run(app, site) -> None:
+    question = "<script>alert(1)</script> berapa tarif sewa bangunan?"
+    page = site.get(app.base + ask(app, site, question)).text
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_the_labels_follow_the_language_toggle(app, site) -> None:
+    r = site.get(app.base + "/ui/lang/en?next=/", allow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    page = html(site.get(app.base + "/"))
+    assert page.html["lang"] == "en" and page.select_one("#ask-submit").get_text(strip=True) == "Ask"
+    site.get(app.base + "/ui/lang/id?next=/")
+    assert html(site.get(app.base + "/")).select_one("#ask-submit").get_text(strip=True) == "Tanya"
+
+
+def test_a_page_that_cannot_be_shown_says_why_with_its_status(app, site) -> None:
+    r = site.get(app.base + "/ui/answers/default/" + "0" * 32)
+    assert r.status_code == 404 and html(r).select_one("#error")["data-type"] == "not_found"
+    r = site.get(app.base + "/ui/documents/default/no-such-doc/text")
+    assert r.status_code == 404 and html(r).select_one("#error") is not None
+    r = site.get(app.base + "/ui/answers/default/not-a-trace-id")  # the path's own check: a page too
+    assert r.status_code == 404 and html(r).select_one("#error")["data-type"] == "invalid_request"
+    r = site.get(app.base + "/ui/no-such-page")
+    assert r.status_code == 404 and html(r).select_one("#error")["data-type"] == "not_found"
+    r = site.post(app.base + "/ui/ask", data={"question": "x" * 5000}, allow_redirects=False)
+    assert r.status_code == 422 and html(r).select_one("#ask-problem") is not None
