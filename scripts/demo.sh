@@ -9,17 +9,27 @@ PORT=${PORT:-8000}
 URL="http://127.0.0.1:$PORT"
 
 "$BIN/saksi" ingest corpus/sample --data-dir "$DATA"
-# every endpoint but /healthz needs an API key: the demo makes a reader key once and keeps it
-# (only its hash is in $DATA/keys.json; the token itself in $DATA/demo.key, readable by you alone)
+# the real regulations of the shared data (../shared/data, beside the checkout), when present, go into
+# a collection of their own, so the page has both to choose from (DEMO_REGULATIONS=none: skip them;
+# the first time this embeds ~900 passages: a few minutes on 2 cores, then only what changed)
+REGS=${DEMO_REGULATIONS:-../shared/data/regulations/pmk}
+if [ "$REGS" != "none" ] && [ -d "$REGS" ]; then
+  echo "ingesting the regulations in $REGS into the collection 'regulations'"
+  "$BIN/saksi" ingest "$REGS" --data-dir "$DATA" --collection regulations
+fi
+# every endpoint but /healthz needs an API key: the demo makes a reader key of every collection once
+# and keeps it (only its hash is in $DATA/keys.json; the token itself in $DATA/demo.key, readable by
+# you alone)
 KEYFILE="$DATA/demo.key"
-still_active() {  # the key in $KEYFILE is listed and not revoked
+still_active() {  # the key in $KEYFILE is listed, not revoked, and may read every collection
   "$BIN/saksi" keys ls --json --data-dir "$DATA" | "$BIN/python" -c '
 import json, sys
 key_id = open(sys.argv[1]).read().split("_")[1]
-sys.exit(0 if any(k["id"] == key_id and not k["revoked"] for k in json.load(sys.stdin)) else 1)' "$KEYFILE"
+sys.exit(0 if any(k["id"] == key_id and not k["revoked"] and k["collections"] == ["*"]
+                  for k in json.load(sys.stdin)) else 1)' "$KEYFILE"
 }
 if [ ! -s "$KEYFILE" ] || ! still_active; then
-  (umask 077; "$BIN/saksi" keys create --role reader --name "make demo" --data-dir "$DATA" > "$KEYFILE")
+  (umask 077; "$BIN/saksi" keys create --role reader --collection '*' --name "make demo" --data-dir "$DATA" > "$KEYFILE")
 fi
 KEY=$(cat "$KEYFILE")
 echo "starting: saksi serve --data-dir $DATA --port $PORT   (log: $DATA/serve.log)"
@@ -54,5 +64,8 @@ echo "(the key is in the part after '#', which the browser does not send to any 
 echo
 echo "    $URL/ui/signin#key=$KEY"
 echo
+if [ "$REGS" != "none" ] && [ -d "$REGS" ]; then
+  echo "Two collections: 'default' (the sample corpus) and 'regulations' (the real PMK and regional regulations)."
+fi
 echo "The server keeps running for the page; Ctrl-C stops it (DEMO_KEEP_SERVING=0 make demo stops after the questions)."
 wait $server

@@ -54,7 +54,7 @@ class BodyTooLarge(Exception):
 
 def default_limits(max_upload_bytes: int, small: int = SMALL_BODY_LIMIT,
                    slack: int = INGEST_SLACK) -> LimitFor:
-    """The per-route rule: POST …/ingest carries files as text or base64, so it may be
+    """The per-route rule: POST …/ingest (and the web page's upload form) carries files as text or base64, so it may be
     max_upload_bytes * 4/3 (base64) + `slack`; every other request `small` bytes.
 
     Note: the upload limit itself (decoded bytes) is still checked by the endpoint; this
@@ -67,8 +67,10 @@ def default_limits(max_upload_bytes: int, small: int = SMALL_BODY_LIMIT,
     ingest = 4 * math.ceil(max_upload_bytes / 3) + slack
 
     def limit_for(method: str, path: str) -> int:
-        if method.upper() == "POST" and path.rstrip("/").endswith("/ingest"):
-            return ingest
+        path = path.rstrip("/")
+        if method.upper() == "POST" and (path.endswith("/ingest")
+                                         or (path.startswith("/ui/corpus/") and path.endswith("/upload"))):
+            return ingest  # the API's upload, and the web page's (multipart: raw bytes, below the base64 bound)
         return small
 
     limit_for.ingest_limit = ingest  # type: ignore[attr-defined]  (for logs and tests)

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from starlette.datastructures import UploadFile as FormFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from pipeline.citations import cite_path
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.keys import COLLECTION_NAME
 from pipeline.responses import CorpusResponse, IngestResponse
@@ -66,15 +67,14 @@ def _file_name(raw: str) -> str:
     return PurePosixPath(raw.replace("\\", "/")).name
 
 
-def _invalid_upload(e: ValidationError) -> ApiError:
+def _invalid_upload(e: ValidationError, name: str) -> ApiError:
+    """The API's refusal of one uploaded file, naming it (422)."""
     first = e.errors()[0]
-    loc = [str(x) for x in first.get("loc", ())]
-    if "name" in loc:
-        return ApiError(422, "invalid_request", "a file name must start with a letter or digit, use only letters, "
-                                                "digits, '.', '_' and '-', and end in .md, .markdown, .txt, .pdf, "
-                                                ".html, .htm or .docx")
-    where = ".".join(loc) or "files"
-    return ApiError(422, "invalid_request", f"{where}: {first['msg']}")
+    if tuple(first.get("loc", ())) == ("name",):
+        return ApiError(422, "invalid_request", f"{name!r} is not an accepted file name: it must start with a letter "
+                                                "or digit, use only letters, digits, '.', '_' and '-', and end in "
+                                                ".md, .markdown, .txt, .pdf, .html, .htm or .docx")
+    return ApiError(422, "invalid_request", f"{name}: {first['msg']}")
 
 
 @router.post("/ui/corpus/{name}/upload")
@@ -98,11 +98,13 @@ async def upload(request: Request, name: CollectionName):
             uploads = [(_file_name(f.filename or ""), await f.read()) for f in files]
         finally:
             await form.close()
-        try:
-            body = IngestRequest(files=[UploadFile(name=n, content_base64=base64.b64encode(data).decode("ascii"))
-                                        for n, data in uploads])
-        except ValidationError as e:
-            raise _invalid_upload(e) from None
+        parts = []
+        for n, data in uploads:
+            try:
+                parts.append(UploadFile(name=n, content_base64=base64.b64encode(data).decode("ascii")))
+            except ValidationError as e:
+                raise _invalid_upload(e, n) from None
+        body = IngestRequest(files=parts)  # 1 to MAX_FILES files, as checked above
         result = await ing._ingest(collection, body, key)
         return await _corpus_page(request, collection.name, upload=result)
     except ApiError as e:
@@ -120,7 +122,7 @@ def outline_rows(report: dict) -> list[dict]:
 
 def reference_rows(report: dict) -> tuple[list[dict], list[dict]]:
     """References out (where in this document each stands) and in (which passage elsewhere points here)."""
-    where = {c.chunk_id: c.path or c.location for c in report["chunks"]}
+    where = {c.chunk_id: cite_path(c) for c in report["chunks"]}
     out = [{**r, "from": where.get(r["chunk_id"], r["chunk_id"]), "raw": " ".join(r["reference"]["raw"].split())}
            for r in report["references"]["out"]]
     refs_in = [{**r, "raw": " ".join(r["reference"]["raw"].split())} for r in report["references"]["in"]]

@@ -19,6 +19,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 
+from pipeline.citations import cite_path
 from pipeline.errors import SaksiError
 from pipeline.keys import COLLECTION_NAME
 from pipeline.trace import AttemptTrace, Trace
@@ -48,8 +49,8 @@ class LaneRow:
 
 
 def lane_rows(attempt: AttemptTrace, lane: str) -> list[LaneRow]:
-    """The candidates this lane returned, in its own rank order (a candidate without the lane's
-    score and rank came from another lane only)."""
+    """This lane's candidates in its own rank order. A candidate with the lane's score but no rank
+    was not among the lane's hits: retrieval scored it afterwards for the fusion (shown last, unranked)."""
     rows = [LaneRow(c, getattr(c, f"{lane}_rank"), getattr(c, f"{lane}_score")) for c in attempt.candidates]
     rows = [r for r in rows if r.rank is not None or r.score is not None]
     return sorted(rows, key=lambda r: (r.rank is None, r.rank or 0, -(r.score or 0.0)))
@@ -61,9 +62,12 @@ def lanes_of(attempt: AttemptTrace) -> list[tuple[str, list[LaneRow]]]:
     return [(lane, rows) for lane, rows in out if lane != "sparse" or rows]
 
 
-def rerank_columns(rows: list[Candidate]) -> list[str]:
-    """Every rerank component any reranked chunk has, in the order they first appear."""
-    return list(dict.fromkeys(k for c in rows for k in c.rerank_components))
+def rerank_columns(rows: list[Candidate]) -> list[tuple[str, str | None]]:
+    """Every rerank component any reranked chunk has, in the order they first appear, each with the
+    key of its weight when the reranker recorded one (`w_<name>`: shown in the same cell)."""
+    names = list(dict.fromkeys(k for c in rows for k in c.rerank_components))
+    weighted = {k for k in names if k.startswith("w_") and k[2:] in names}
+    return [(k, f"w_{k}" if f"w_{k}" in weighted else None) for k in names if k not in weighted]
 
 
 def _loaded(request: Request, name: str, trace_id: str) -> tuple[str, Trace]:
@@ -88,7 +92,7 @@ def _page(request: Request, collection: str, trace: Trace, replayed: dict | None
                 "referenced": [by_id[cid] for cid in referenced if cid in by_id],
                             }))
     return render(request, "trace.html", collection=collection, trace=trace, attempts=attempts,
-                  replayed=replayed, reason_words=lambda r: reason_words(r, lang),
+                  replayed=replayed, cite=cite_path, reason_words=lambda r: reason_words(r, lang),
                   settings_json=json.dumps(trace.settings, ensure_ascii=False, indent=2))
 
 

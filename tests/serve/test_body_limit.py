@@ -248,6 +248,9 @@ def test_default_limits():
     assert limit_for("POST", "/v1/answer") == SMALL_BODY_LIMIT
     assert limit_for("POST", "/v1/ingestion") == SMALL_BODY_LIMIT
     assert limit_for("POST", "/v1/replay") == SMALL_BODY_LIMIT
+    assert limit_for("POST", "/ui/corpus/default/upload") == ingest  # the web page's upload form
+    assert limit_for("POST", "/ui/ask") == SMALL_BODY_LIMIT
+    assert limit_for("POST", "/v1/upload") == SMALL_BODY_LIMIT
     with pytest.raises(ValueError):
         default_limits(-1)
 
