@@ -55,7 +55,7 @@ ask "2. English question over the Indonesian text" "What is the penalty for fili
 ask "3. A question the corpus cannot answer (refusal)" "Berapa tarif bea masuk untuk impor mobil listrik?"
 echo
 echo "The full JSON: drop the '| show_answer.py'. API description: $URL/docs while it runs."
-echo "The demo's key (a reader of the default collection) is in $KEYFILE: KEY=\$(cat $KEYFILE)."
+echo "The demo's key (a reader of every collection) is in $KEYFILE: KEY=\$(cat $KEYFILE)."
 if [ "${DEMO_KEEP_SERVING:-1}" = "0" ]; then exit 0; fi
 echo
 echo "=== The reviewer's page ==="

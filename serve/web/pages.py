@@ -34,7 +34,7 @@ TraceId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
 
 @router.get("/ui/signin")
 async def signin_form(request: Request, next: str = "/"):
-    return render(request, "signin.html", next=back_to(next), problem=None)
+    return render(request, "signin.html", next=back_to(next), problem=None, message=None)
 
 
 @router.post("/ui/signin")

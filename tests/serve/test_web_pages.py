@@ -113,6 +113,9 @@ def test_a_page_without_a_key_sends_the_browser_to_sign_in(app) -> None:
 
 def test_signing_in_keeps_the_key_in_a_strict_httponly_cookie_and_signing_out_drops_it(app) -> None:
     s = requests.Session()
+    form = html(s.get(app.base + "/ui/signin?next=/ui/corpus"))  # the page a redirect lands on
+    assert form.select_one("form#signin input#key[name=key][type=password]") is not None
+    assert form.select_one("form#signin input[name=next]")["value"] == "/ui/corpus"
     r = s.post(app.base + "/ui/signin", data={"key": "saksi_000000000000_" + "x" * 40, "next": "/"},
                allow_redirects=False)
     assert r.status_code == 401 and html(r).select_one("#signin-problem") is not None
