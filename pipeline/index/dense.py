@@ -11,6 +11,7 @@ collection released (a restarted server) loads it and tries once more.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -37,6 +38,24 @@ def is_milvus_lite(uri: str) -> bool:
 def _sparse_row(weights: dict[int, float]) -> dict[int, float]:
     row = {int(k): float(v) for k, v in weights.items() if v > 0}
     return row or dict(_EMPTY_SPARSE)
+
+
+def lite_file_in_use(uri: str) -> bool:
+    """True when another process holds the Milvus Lite file open (its server keeps an exclusive
+    flock on the LOCK file inside the database directory while it runs)."""
+    import fcntl
+
+    lock = Path(uri) / "LOCK"
+    try:
+        with open(lock, "rb") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except OSError:  # no such file (not a Lite database yet, or a damaged one)
+        return False
+    return False
 
 
 class MilvusDenseIndex:
@@ -78,6 +97,10 @@ class MilvusDenseIndex:
     def _unreadable(self, e: Exception) -> CorpusIndexError:
         """One line saying what to do; the exception's first line only (details with -v)."""
         why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        if is_milvus_lite(self.uri) and lite_file_in_use(self.uri):
+            return CorpusIndexError(f"the dense index at {self.uri} is open in another process (a running "
+                                    "`saksi serve` on this data directory?): Milvus Lite opens a file in one "
+                                    "process at a time; stop that process, or ask through it")
         if is_milvus_lite(self.uri):
             return CorpusIndexError(f"the dense index at {self.uri} is unreadable ({why}); rebuild it with "
                                     "`saksi ingest PATH --rebuild`")

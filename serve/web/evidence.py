@@ -63,10 +63,14 @@ def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[i
     anchors: dict[int, list[str]] = {}
     breaks: dict[int, int] = {}
     page_at: list[tuple[int, int]] = []  # (offset, page) where a page begins
-    for c in chunks:
+    last_page = None  # the page the previous chunk ends on
+    for c in sorted(chunks, key=lambda c: c.start):
         anchors.setdefault(c.start, []).append(c.chunk_id)
         cuts.add(c.start)
         if c.page:
+            if c.page[0] > (last_page or 1):  # a page begins with this chunk (or between it and the last)
+                breaks[c.start] = c.page[0]
+            last_page = c.page[1]
             page_at.append((c.start, c.page[0]))
             for k, b in enumerate(sorted(c.page_breaks)):
                 breaks[c.start + b] = c.page[0] + k + 1

@@ -200,3 +200,27 @@ def test_a_corrupt_dense_index_is_one_line_naming_the_rebuild(data_dir, tmp_path
     assert "dense index" in done.stderr and "unreadable" in done.stderr and "--rebuild" in done.stderr
     assert saksi("ingest", str(SAMPLE), "--rebuild", data_dir=copy).returncode == 0
     assert ask_json(ID_QUESTION, copy)["outcome"] == "answer"
+
+
+def test_a_dense_index_held_by_another_process_is_named_so_not_as_damage(data_dir, tmp_path):
+    """Milvus Lite opens a file in one process: while another (here a real Milvus Lite client in a
+    child process, as `saksi serve` holds it) has it, the CLI says so instead of "rebuild it"."""
+    import shutil
+    import time
+
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir, copy, ignore=shutil.ignore_patterns("traces"))
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from pymilvus import MilvusClient; c = MilvusClient(sys.argv[1]); "
+        "c.list_collections(); print('open', flush=True); time.sleep(120)"), str(copy / "milvus.db")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        done = saksi("ask", ID_QUESTION, data_dir=copy)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "open in another process" in done.stderr and "--rebuild" not in done.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(1)
+    assert ask_json(ID_QUESTION, copy)["outcome"] == "answer"  # nothing was damaged

@@ -63,8 +63,21 @@ def test_the_text_is_cut_where_pages_links_and_the_highlight_begin_and_end() -> 
     assert "".join(p.text for p in marked) == text[10:17]
     assert [p.first_highlight for p in marked] == [True] + [False] * (len(marked) - 1)
     breaks = [p for p in out if p.page_break]
-    assert len(breaks) == 1 and breaks[0].start == 13 and breaks[0].page_break == 4
+    assert [(p.start, p.page_break) for p in breaks] == [(0, 3), (13, 4)]  # the first page shown is marked too
     assert {p.page for p in marked} == {3, 4}  # the quote runs over the page break
+
+
+def test_a_page_that_begins_with_a_chunk_is_marked_too() -> None:
+    from pipeline.types import Chunk
+
+    def chunk(i: int, start: int, end: int, page: tuple[int, int]) -> Chunk:
+        return Chunk(chunk_id=f"c{i}", doc_id="d", title="t", location=f"Pasal {i}", text="x" * (end - start),
+                     lang="id", unit=f"d#Pasal {i}", ordinal=i, start=start, end=end, page=page)
+
+    text = "x" * 30
+    out = pieces(text, [chunk(2, 20, 30, (2, 2)), chunk(1, 0, 10, (1, 1)), chunk(3, 10, 20, (1, 1))], [], None)
+    assert [(p.start, p.page_break) for p in out if p.page_break] == [(20, 2)]
+    assert [p.page for p in out] == [1, 1, 2]
 
 
 # --- against the served application -------------------------------------------------------------

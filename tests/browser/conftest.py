@@ -1,0 +1,62 @@
+"""Fixtures of the browser tests: one real `saksi serve` for the module, one headless Debian
+chromium, and a fresh browser context (no cookies) per test."""
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+from . import SKIP_ENV, ServedSite, chromium_path, launch_chromium, missing_chromium_message
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The browser's path. A missing browser fails the tests (CI installs it; a skipped browser
+    suite would hide a broken install), unless SAKSI_SKIP_BROWSER=1 asks to skip them."""
+    if os.environ.get(SKIP_ENV) == "1":
+        pytest.skip(f"{SKIP_ENV}=1: the browser tests are skipped on request")
+    path = chromium_path()
+    if path is None:
+        pytest.fail(missing_chromium_message(), pytrace=False)
+    if importlib.util.find_spec("playwright") is None:
+        pytest.fail("Playwright for Python is not installed: pip install -e '.[dev]'", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def site(chromium):
+    """A real `saksi serve` on a free 127.0.0.1 port over a data directory of its own (the sample
+    corpus and a two-page PDF), with a reader and a curator key; stopped with its Ray session."""
+    served = ServedSite()
+    try:
+        served.start()
+    except Exception:
+        served.stop()
+        raise
+    yield served
+    served.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh context: no cookies, Indonesian first (the page's default), a laptop's width."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="id-ID")
+    ctx.set_default_timeout(30_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context):
+    return context.new_page()
