@@ -24,7 +24,7 @@ def chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def site(chromium):
     """A real `saksi serve` on a free 127.0.0.1 port over a data directory of its own (the sample
     corpus and a two-page PDF), with a reader and a curator key; stopped with its Ray session."""
@@ -38,8 +38,10 @@ def site(chromium):
     served.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium):
+    """Module-scoped on purpose: while Playwright's sync API is open, its event loop runs in this
+    thread, and every later test that calls asyncio.run() would fail."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
