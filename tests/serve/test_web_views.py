@@ -262,6 +262,7 @@ def test_both_languages_render(app, answered) -> None:
         status, soup = page(app, f"/ui/traces/default/{trace_id}", lang=lang)
         assert status == 200 and soup.html["lang"] == lang and soup.h1.get_text().startswith(title)
         status, soup = page(app, "/ui/corpus", lang=lang)
-        assert status == 200 and soup.h1.get_text(strip=True) == corpus
+        # (other tests of the session may have made more collections: the heading then names this one)
+        assert status == 200 and soup.h1.get_text(strip=True).split("·")[0].strip() == corpus
         status, soup = page(app, "/ui/documents/default/pmi-7-2025", lang=lang)
         assert status == 200 and soup.html["lang"] == lang
