@@ -82,8 +82,12 @@ class ContextBuilder:
         return await self.chunks.documents()
 
     async def context(self, request: ContextRequest) -> AttemptContext:
+        t = time.perf_counter()
         plan = await self._plan(request)
-        return await self._build(plan, request.route, request.widen, request.restrict)
+        planned = _ms(t)
+        ctx = await self._build(plan, request.route, request.widen, request.restrict)
+        # the trace's stage timings: planning, and the whole build where it runs (served: in the Retriever)
+        return replace(ctx, timings_ms={"plan": planned, **ctx.timings_ms, "context": _ms(t)})
 
     async def _plan(self, r: ContextRequest) -> QueryPlan:
         if r.previous is None:

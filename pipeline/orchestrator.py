@@ -175,7 +175,10 @@ class Orchestrator:
         return {}
 
     async def _attempt(self, n: int, request: ContextRequest, part_index: int) -> "_Attempt":
+        t = time.perf_counter()
         ctx = await self.components.context.context(request)
+        # the call as the orchestrator waits for it: served, `context_call` - `context` is the hop's cost
+        ctx = replace(ctx, timings_ms={**ctx.timings_ms, "context_call": _ms(t)})
         return await self._generate_and_verify(n, ctx.plan, request.route, part_index, ctx)
 
     async def _generate_and_verify(self, n: int, plan: QueryPlan, route: Route, part_index: int,
