@@ -11,22 +11,32 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
+# Limits a constrained decoder is held to, so no output can run on until max_tokens (a chunk is at
+# most ~1,500 characters: chunking.max_chars; a quote is a slice of one chunk). The parser holds
+# every generator to them: past one, the output is off-schema, a refusal saying so.
+MAX_CLAIMS = 8
+MAX_CITATIONS = 4
+MAX_TEXT_CHARS = 2000
+MAX_CHUNK_ID_CHARS = 64
+
+
 class CitationOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    chunk_id: str = Field(description="id of a chunk from the context, exactly as given")
-    quote: str = Field(min_length=1, description="exact words copied from that chunk")
+    chunk_id: str = Field(min_length=1, max_length=MAX_CHUNK_ID_CHARS,
+                          description="id of a chunk from the context, exactly as given")
+    quote: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="exact words copied from that chunk")
 
 
 class ClaimOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    text: str = Field(min_length=1, description="one statement answering the question")
-    citations: list[CitationOut] = Field(min_length=1)
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="one statement answering the question")
+    citations: list[CitationOut] = Field(min_length=1, max_length=MAX_CITATIONS)
     self_score: float | None = Field(None, ge=0, le=1, description="the generator's own confidence")
 
 
 class GeneratorClaims(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    claims: list[ClaimOut]
+    claims: list[ClaimOut] = Field(max_length=MAX_CLAIMS)
     self_assessment: float | None = Field(None, ge=0, le=1)
 
 

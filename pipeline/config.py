@@ -13,6 +13,7 @@ from typing import Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .claims import MAX_CLAIMS
 from .environment import config_dir
 from .errors import ConfigError
 
@@ -120,6 +121,10 @@ class OpenAICompatSettings(_Strict):
     seed: int = 0
     timeout_s: float = Field(60, gt=0)
     structured: bool = Field(True, description="constrain decoding to the claim JSON schema")
+    vllm_params: bool = Field(True, description="the endpoint is vLLM (vllm serve, Ray Serve LLM): also send "
+                                                "repetition_penalty 1.0 and structured output without free "
+                                                "whitespace; false for other OpenAI-compatible servers, which "
+                                                "reject unknown parameters")
 
 
 class LocalLLMSettings(_Strict):
@@ -146,7 +151,8 @@ class GeneratorSettings(_Strict):
     rewrite: Literal["rules", "generator"] = Field(
         "rules", description="who rewrites the query for the corrective retry: rules, or the generator's model "
                              "(rules again if it cannot); routing and decomposition are always rules")
-    max_claims: int = Field(4, ge=1)
+    max_claims: int = Field(4, ge=1, le=MAX_CLAIMS, description="at most the claim schema's limit "
+                                                                 "(pipeline/claims.py)")
     max_claims_per_chunk: int = Field(1, ge=1)
     min_coverage: float = Field(0.7, ge=0, le=1,
                                 description="weighted share of the question's terms a sentence must cover")

@@ -1,8 +1,11 @@
 """A generator over any OpenAI-compatible chat endpoint (`vllm serve`, Ray Serve LLM, …).
 
 Decoding is constrained to the claim JSON schema (`response_format: json_schema`, which
-vLLM implements with structured outputs), temperature 0 and a fixed seed so a trace can
-be reproduced. Whatever comes back goes to the gates as text: a truncated answer
+vLLM implements with structured outputs), temperature 0 and a fixed seed, and every other
+sampling parameter is sent explicitly (`_body`). Greedy decoding with a seed is repeatable on
+the same hardware, vLLM version and batch composition only: vLLM does not promise identical
+bytes across batches unless batch invariance is arranged, so a trace is reproduced by
+replaying its recorded output (`saksi replay`), not by asking again. Whatever comes back goes to the gates as text: a truncated answer
 (`finish_reason == "length"`), invalid JSON or off-schema output becomes a refusal saying
 so (pipeline/claims.py); a failed call raises GenerationError, which the orchestrator turns
 into a refusal. Nothing the model writes is displayed without passing the gates.
@@ -28,13 +31,24 @@ class OpenAICompatGenerator:
         self.name = f"openai-compat/{settings.model}"
 
     def _body(self, messages: list[dict]) -> dict:
+        """Every sampling parameter said, none left to the server: `vllm serve` fills a parameter a
+        request omits from the model's generation_config.json, which for Qwen2.5-Instruct holds a
+        repetition penalty (1.05), and a penalty on repeating the prompt's tokens works against
+        copying quotes verbatim. With `vllm_params` (the endpoint is vLLM: `vllm serve`, Ray Serve
+        LLM) vLLM's own parameters go too: repetition_penalty 1.0, and structured output without
+        free whitespace (JSON-constrained decoding can otherwise emit whitespace up to max_tokens;
+        vLLM issues #38696, #21026). The schema's limits bound the rest (pipeline/claims.py)."""
         s = self.settings
         body = {"model": s.model, "messages": messages, "temperature": s.temperature, "seed": s.seed,
-                "max_tokens": s.max_tokens}
+                "max_tokens": s.max_tokens, "top_p": 1.0, "frequency_penalty": 0.0, "presence_penalty": 0.0}
+        if s.vllm_params:
+            body["repetition_penalty"] = 1.0
         if s.structured:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "claims", "schema": claim_json_schema(),
                                                        "strict": True}}
+            if s.vllm_params:  # vLLM merges the response_format's schema into these options
+                body["structured_outputs"] = {"disable_any_whitespace": True}
         return body
 
     def _post(self, body: dict) -> dict:

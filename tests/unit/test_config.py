@@ -237,3 +237,14 @@ def test_wording_and_amendment_routes_weigh_authority_and_freshness(question, ro
     lighter = "freshness_weight" if heavier == "authority_weight" else "authority_weight"
     assert getattr(r, heavier) > getattr(r, lighter)
     assert getattr(r, heavier) > max(getattr(x, heavier) for x in table.routes if x.name not in ("wording", "amendment"))
+
+
+def test_a_generator_may_not_be_asked_for_more_claims_than_the_schema_allows():
+    from pydantic import ValidationError
+
+    from pipeline.claims import MAX_CLAIMS
+    from pipeline.config import GeneratorSettings
+
+    assert GeneratorSettings(max_claims=MAX_CLAIMS).max_claims == MAX_CLAIMS
+    with pytest.raises(ValidationError, match="less than or equal to 8"):
+        GeneratorSettings(max_claims=MAX_CLAIMS + 1)
