@@ -180,6 +180,24 @@ class GeneratorSettings(_Strict):
         return self
 
 
+JUDGE_FP16_REFUSED = ("the judge never runs in float16: mDeBERTa-v3 overflows to NaN in it "
+                      "(https://github.com/microsoft/DeBERTa/issues/77, microsoft/DeBERTa#77), and a NaN is no verdict "
+                      "for every claim. Leave judge.dtype at float32 (the default), or set judge.dtype: bfloat16 only "
+                      "where it is shown to agree with float32; remove judge.fp16")
+_JUDGE_DTYPES = {"float32": "float32", "fp32": "float32", "float": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16"}
+
+
+def judge_dtype_name(requested: str) -> str:
+    """The judge's dtype setting, normalised: float32 or bfloat16. float16 (any spelling) is refused
+    with JUDGE_FP16_REFUSED, anything else with the allowed values."""
+    name = str(requested).strip().lower()
+    if name in ("float16", "fp16", "half", "f16"):
+        raise ValueError(JUDGE_FP16_REFUSED)
+    if name not in _JUDGE_DTYPES:
+        raise ValueError(f"unknown judge dtype {requested!r}: float32 (default) or bfloat16")
+    return _JUDGE_DTYPES[name]
+
+
 class JudgeSettings(ModelSettings):
     backend: Literal["verbatim", "nli"] = "verbatim"
     threshold: float = Field(0.5, ge=0, le=1, description="entailment score below which a claim is demoted")
@@ -187,12 +205,22 @@ class JudgeSettings(ModelSettings):
                                                                         "probability reaches this is surfaced")
     window_stride: int = Field(128, ge=8, description="NLI: tokens two premise windows overlap by")
     batch_size: int = Field(16, ge=1)
+    dtype: str = Field("float32", description="NLI: float32 (the default, on every device) or bfloat16 (only where "
+                                              "shown to agree with float32); never float16, in which mDeBERTa "
+                                              "overflows to NaN (microsoft/DeBERTa#77). `fp16` does not apply")
+
+    @field_validator("dtype")
+    @classmethod
+    def _judge_dtype(cls, v: str) -> str:
+        return judge_dtype_name(v)
 
     @model_validator(mode="after")
     def _backend_needs(self) -> "JudgeSettings":
         if self.backend == "nli" and not self.model:
             raise ValueError("judge backend 'nli' needs `model` (e.g. "
                              "MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7)")
+        if "fp16" in self.model_fields_set and self.fp16:  # the shared default is not a request; `fp16: true` is
+            raise ValueError(JUDGE_FP16_REFUSED)
         return self
 
 

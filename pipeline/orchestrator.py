@@ -111,7 +111,7 @@ class Orchestrator:
         s = self.settings
         result = conclude(parts, question, lang, self.analyzer.all_tokens, s.conflicts.min_overlap,
                           s.nearest_records, new_trace_id(), scope.named)
-        settings = {"judge": s.judge.model_dump(), "confidence": s.confidence.model_dump(),
+        settings = {"judge": s.judge.model_dump(exclude={"fp16"}), "confidence": s.confidence.model_dump(),
                     "conflicts": s.conflicts.model_dump(), "nearest_records": s.nearest_records}
         return self._record(result, q_lang, started, actor, settings=settings, parts=tuple(parts), scope=scope,
                             why=explain(result))

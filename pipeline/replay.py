@@ -66,7 +66,9 @@ async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
     if not trace.parts:  # refused before any attempt finished (a timeout): there is nothing to re-run
         result = _timed_out(trace)
         return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)
-    judge_settings = JudgeSettings(**trace.settings["judge"])
+    # `fp16` is the shared model setting, which the judge never uses (it runs in `dtype`); traces
+    # written before the judge refused it carry `fp16: true`
+    judge_settings = JudgeSettings(**{k: v for k, v in trace.settings["judge"].items() if k != "fp16"})
     confidence_settings = ConfidenceSettings(**trace.settings["confidence"])
     parts = []
     for p in trace.parts:

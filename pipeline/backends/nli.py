@@ -15,6 +15,11 @@ claim against the full paragraph it cites (DESIGN.md, invariant 4).
   paragraph that both says and unsays a thing is a conflict to show, not a yes. Otherwise
   "entailed" when the best window's entailment probability reaches `threshold`, else
   "neutral". The score is always the best window's entailment probability.
+- Precision: float32 on every device by default. bfloat16 only when `judge.dtype: bfloat16` says
+  so (where it has been shown to agree with float32). float16 is refused with a ConfigError:
+  mDeBERTa-v3 overflows to NaN in it (microsoft/DeBERTa#77), and the NaN check below would then
+  turn every claim into no verdict. The weights are loaded in the chosen dtype explicitly, never
+  in the checkpoint's own (an fp16-saved checkpoint must not come up in fp16), and checked after.
 - No verdict (label None) for an empty claim or paragraph, or a claim so long that too
   little of the model's input is left for the paragraph. A failure of the model at run
   time raises; the gates turn that into no verdict for every claim (gates.verify).
@@ -29,7 +34,7 @@ from typing import Any, Sequence
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from ..config import JudgeSettings
+from ..config import JudgeSettings, judge_dtype_name
 from ..errors import ConfigError
 from ..models import resolve_model, torch_device
 from ..types import JudgeInput, Verdict
@@ -44,6 +49,30 @@ _LABEL_NAMES = {
 _OFFSET_POSITIONS = frozenset({"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert"})
 # tokenizers without a real limit report a huge sentinel as model_max_length
 _NO_LIMIT = 1_000_000
+
+
+def judge_dtype(settings: JudgeSettings) -> torch.dtype:
+    """The torch dtype the judge runs in: float32 unless `dtype: bfloat16` is set; float16 (by
+    `dtype` or by an explicit `fp16: true`) is a ConfigError naming microsoft/DeBERTa#77. Checked
+    here too, for settings that skipped validation (model_construct, model_copy)."""
+    try:
+        name = judge_dtype_name(getattr(settings, "dtype", "float32"))
+        if settings.fp16 and "fp16" in settings.model_fields_set:
+            judge_dtype_name("float16")
+    except ValueError as e:
+        raise ConfigError(f"judge model {settings.model!r}: {e}") from None
+    return getattr(torch, name)
+
+
+def _dtype_keyword() -> str:
+    """`from_pretrained` takes `dtype` from transformers 4.56 (`torch_dtype` before, deprecated since)."""
+    import transformers
+
+    try:
+        major, minor = (int(p) for p in transformers.__version__.split(".")[:2])
+    except ValueError:
+        return "dtype"
+    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
 
 
 def label_indices(id2label: dict[Any, str], model: str) -> dict[str, int]:
@@ -93,15 +122,19 @@ class NLIJudge:
             raise ConfigError("judge backend 'nli' needs `model` (a local path or Hugging Face id)")
         self.settings = settings
         self.name = f"nli/{settings.model}"
+        self.dtype = judge_dtype(settings)  # before anything loads: a refused dtype costs nothing
         path = resolve_model(settings.model, "judge")
         self.device = torch_device(settings.device)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             if model is None:
-                model = AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True)
-                model.to(self.device)
-                if settings.fp16 and self.device.startswith("cuda"):
-                    model.half()
+                model = AutoModelForSequenceClassification.from_pretrained(
+                    path, local_files_only=True, **{_dtype_keyword(): self.dtype})
+                model.to(device=self.device, dtype=self.dtype)
+                loaded = {p.dtype for p in model.parameters() if p.is_floating_point()}
+                if loaded - {self.dtype}:
+                    raise ConfigError(f"the judge model {settings.model!r} loaded with parameters in "
+                                      f"{sorted(map(str, loaded))}, not {self.dtype}")
         except (OSError, ValueError) as e:
             raise ConfigError(f"could not load the judge model {settings.model!r} from {path}: {e}") from e
         if not self.tokenizer.is_fast:
@@ -210,7 +243,8 @@ class NLIJudge:
         probs = torch.cat(parts)
         if not bool(torch.isfinite(probs).all()):  # e.g. an fp16 overflow: an error, never a guess
             raise RuntimeError(f"judge model {self.settings.model!r} produced non-finite probabilities"
-                               + (" in fp16; try judge.fp16: false" if self.settings.fp16 else ""))
+                               + (f" in {self.dtype}; try judge.dtype: float32" if self.dtype != torch.float32
+                                  else ""))
         return probs
 
     def _verdict(self, windows: list[_Window], probs: torch.Tensor) -> Verdict:
