@@ -203,3 +203,75 @@ def test_sparse_lane_is_refused_by_this_server_with_one_clear_error(env):
     # SPARSE_FLOAT_VECTOR arrived in Milvus 2.4; the embedded server is 2.3
     with pytest.raises(CorpusIndexError, match=r"cannot use Milvus at http://127\.0\.0\.1:\d+: .*not supported"):
         MilvusDenseIndex(env.uri, dim=8, collection="sparse_probe", sparse=True)
+
+
+# -- reads that must see the last write (issue 17: Strong consistency) ------------------------------
+
+def test_collections_are_created_strong(env):
+    from pymilvus import MilvusClient
+
+    index = MilvusDenseIndex(env.uri, dim=8, collection="strong_probe")
+    try:
+        client = MilvusClient(env.uri)
+        level = client.describe_collection("strong_probe").get("consistency_level")
+        client.drop_collection("strong_probe")
+        client.close()
+        assert level in (0, "Strong"), level  # ConsistencyLevel.Strong == 0
+    finally:
+        index.close()
+
+
+def test_another_client_sees_every_write_at_once(env, monkeypatch):
+    """A writer and a reader, two clients; after each write the reader counts, gets and lists at
+    once, with no waiting: the reads are Strong. `all_ids` is also made to page through the query
+    iterator (its requests carry the collection's default level, Strong as created here)."""
+    import numpy as np
+
+    monkeypatch.setattr("pipeline.index.dense._MAX_LIMIT", 50)
+    writer = MilvusDenseIndex(env.uri, dim=8, collection="strong_rw")
+    reader = MilvusDenseIndex(env.uri, dim=8, collection="strong_rw")
+    rng = np.random.default_rng(0)
+    expected: set[str] = set()
+    try:
+        for round_ in range(4):
+            ids = [f"r{round_}-{i}" for i in range(120)]
+            vectors = rng.normal(size=(len(ids), 8)).astype(np.float32)
+            writer.upsert(ids, ["d"] * len(ids), vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+            expected |= set(ids)
+            assert reader.count() == len(expected)
+            assert reader.present(ids) == set(ids)
+            assert reader.all_ids() == expected
+            gone = sorted(expected)[:30]
+            writer.delete(gone)
+            expected -= set(gone)
+            assert reader.count() == len(expected)  # a delete, verified at once
+            assert reader.present(gone) == set()
+            assert reader.all_ids() == expected
+    finally:
+        writer.close()
+        reader.close()
+        from pymilvus import MilvusClient
+        client = MilvusClient(env.uri)
+        client.drop_collection("strong_rw")
+        client.close()
+
+
+def test_a_replica_checks_the_corpus_right_after_another_process_ingests_or_deletes(env, tmp_path):
+    """The reader (a retriever's Corpus, opened before) runs corpus.check() the moment the writer's
+    ingest or delete returns, with no waiting: it passes and counts every chunk."""
+    data = tmp_path / "data"
+    _ingest(data, [SAMPLE])
+    reader = Corpus(data, load_profile())
+    try:
+        reader.check()
+        second = _ingest(data, [SAMPLE, _another_document(tmp_path, "z")])
+        reader.check()
+        assert reader.dense.count() == reader.store.count() == second.total_chunks
+        with Corpus(data, load_profile()) as writer:
+            doc = next(d for d, _ in writer.store.documents() if d.doc_id.startswith("z-"))
+            assert writer.delete(doc.doc_id)
+        reader.check()
+        assert reader.dense.count() == reader.store.count() < second.total_chunks
+        assert reader.dense.all_ids() == set(reader.store.ids())
+    finally:
+        reader.close()
