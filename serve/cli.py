@@ -70,6 +70,7 @@ def cmd_serve(args) -> int:
     from pipeline.corpus import check_collections
     from pipeline.keys import KeyStore
 
+    from .config import load_serve_config
     from .ray_start import start_local_ray
 
     # say what is wrong before starting a cluster; closing releases the Milvus Lite files,
@@ -80,7 +81,10 @@ def cmd_serve(args) -> int:
               f"`saksi keys create --role reader --data-dir {data_dir}`", file=sys.stderr, flush=True)
     # Ray's internal ports on loopback, and another try or two when a slow machine hits Ray's
     # start-up timeouts (serve/ray_start.py says which ports, and why)
-    start_local_ray(args.ray_node_ip, log_to_driver=args.verbose, say=lambda m: print(m, file=sys.stderr, flush=True))
+    # a one-machine node offers the custom resources the profile's deployments are pinned by (gpu: the GPU classes)
+    resources = load_serve_config(args.profile).custom_resources()
+    start_local_ray(args.ray_node_ip, log_to_driver=args.verbose, say=lambda m: print(m, file=sys.stderr, flush=True),
+                    **({"resources": resources} if resources else {}))
     serve.start(http_options={"host": args.host, "port": args.port})
     serve.run(build_app(args.profile, data_dir), name="saksi", route_prefix="/")
     print(f"saksi is serving {data_dir} ({', '.join(f'{n}: {c} chunks' for n, c in collections.items())}) at "

@@ -38,6 +38,9 @@ class ActorOptions(_Strict):
     num_cpus: float = Field(1, ge=0)
     num_gpus: float = Field(0, ge=0)
     memory: int | None = Field(None, ge=0)
+    resources: dict[str, float] | None = Field(
+        None, description="Ray custom resources (e.g. {gpu_large: 1}): pins a deployment to the worker group whose "
+                          "rayStartParams advertise them (serve/k8s.py GPU_CLASSES)")
     runtime_env: dict[str, Any] | None = Field(
         None, description="Ray runtime_env for this deployment only (e.g. the generator's vLLM, whose transformers "
                           "pin conflicts with FlagEmbedding's)")
@@ -126,6 +129,18 @@ class ServeConfig(_Strict):
             if self.deployments[name].batch is None:
                 raise ValueError(f"{name} is batched: give it batch.max_batch_size and batch.batch_wait_timeout_s")
         return self
+
+    def custom_resources(self) -> dict[str, float]:
+        """The Ray custom resources the deployments ask for, at their largest scale (replicas, or
+        max_replicas when autoscaled). On a cluster the GPU worker groups advertise them
+        (serve/k8s.py); `saksi serve` starts a one-machine node, which offers them all, so a
+        deployment pinned to a GPU class is not left pending there."""
+        out: dict[str, float] = {}
+        for options in self.deployments.values():
+            replicas = options.num_replicas or options.autoscaling_config.max_replicas
+            for name, amount in (options.ray_actor_options.resources or {}).items():
+                out[name] = out.get(name, 0.0) + amount * replicas
+        return out
 
     def check_retrievers(self, milvus_uri: str) -> None:
         """Milvus Lite lets one process own its file: then exactly one Retriever replica may run

@@ -34,3 +34,19 @@ def test_the_shipped_lite_options_fit_milvus_lite_and_the_gpu_options_need_a_ser
     load_serve_config("lite").check_retrievers(str(tmp_path / "milvus.db"))
     with pytest.raises(ConfigError, match="SAKSI_MILVUS_URI"):  # autoscaled retrievers: a Milvus server
         load_serve_config("gpu").check_retrievers(str(tmp_path / "milvus.db"))
+
+
+def test_a_one_machine_node_offers_every_custom_resource_the_deployments_ask_for():
+    """`saksi serve` starts its own node: the GPU classes the gpu profile pins deployments to must be
+    on it (each deployment's share times its largest replica count), or they would stay pending."""
+    from serve.config import load_serve_config
+
+    cfg = load_serve_config("gpu")
+    wanted: dict[str, float] = {}
+    for options in cfg.deployments.values():
+        replicas = options.num_replicas or options.autoscaling_config.max_replicas
+        for name, amount in (options.ray_actor_options.resources or {}).items():
+            wanted[name] = wanted.get(name, 0) + amount * replicas
+    assert wanted and cfg.custom_resources() == wanted
+    assert cfg.deployments["Generator"].ray_actor_options.resources == {"gpu_large": 1}
+    assert load_serve_config("lite").custom_resources() == {}  # nothing pinned on a laptop
