@@ -1,4 +1,4 @@
-"""The `saksi` command line: ingest, corpus, ask, replay, eval, audit, keys, reviews, train, models, schema.
+"""The `saksi` command line: ingest, corpus, ask, replay, eval, audit, keys, reviews, train, models, doctor, schema.
 
 Exit codes: 0 success (a refusal is a success: it is the answer "no source"), 1 a check
 failed (replay differs, nothing could be ingested, an evaluation found the contract broken), 2 bad usage, configuration or
@@ -172,6 +172,24 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("action", choices=["check"], help="check: report each model and library, exit 1 if any is missing")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+
+    p = sub.add_parser("doctor", help="on the machine with the real weights: load every model, ask sample questions, "
+                                      "measure (tokens/s, structured output, quotes, judge, GPU memory, determinism)",
+                       description="First the checks of `saksi models check` and whether a GPU is there when the "
+                                   "profile needs one: if anything is missing, exit 1 before loading anything. Then "
+                                   "load the profile's embedder, reranker, judge and generator, ingest the sample "
+                                   "corpus (corpus/sample), ask built-in Indonesian and English questions through the "
+                                   "orchestrator, and report generator tokens/s (1 request and 8 concurrent), the "
+                                   "structured-output pass rate, the share of claims with verbatim quotes, judge "
+                                   "agreement float32 vs bfloat16 (on a GPU), peak GPU memory per model, and whether "
+                                   "the same request gives the same bytes twice. Prints a table and writes JSON.")
+    p.add_argument("--profile", default="gpu", help="configs/<profile>.yaml (default: gpu)")
+    p.add_argument("--out", type=Path, default=Path("doctor.json"), metavar="FILE.json",
+                   help="the JSON report (default: doctor.json in the current directory)")
+    p.add_argument("--data-dir", type=Path, metavar="D",
+                   help="ingest the sample corpus into D and keep it there with the questions' traces (D must be "
+                        "new, empty, or an earlier doctor's; default: a temporary directory, removed afterwards)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
 
     p = sub.add_parser("schema", help="print a JSON Schema")
@@ -501,6 +519,25 @@ def cmd_models(args) -> int:
     return 0 if report["ok"] else 1
 
 
+def cmd_doctor(args) -> int:
+    from .doctor import doctor_text, preflight, preflight_text, run_doctor, write_report
+
+    profile = load_profile(args.profile)
+    check = preflight(profile)  # before loading anything: what `saksi models check` says, and the GPU
+    if not check["ok"]:
+        print(preflight_text(check))
+        write_report({"ok": False, "stage": "preflight", "preflight": check}, args.out)
+        print(f"saksi: doctor stopped before loading any model: the profile {profile.settings.profile!r} is not "
+              f"ready on this machine (report: {args.out})", file=sys.stderr)
+        return 1
+    report = run_doctor(profile, args.data_dir, progress=lambda m: print(m, file=sys.stderr))
+    report = {"ok": True, "stage": "done", "preflight": check, **report}
+    write_report(report, args.out)
+    print(doctor_text(report))
+    print(f"report: {args.out}")
+    return 0
+
+
 def cmd_schema(args) -> int:
     if args.what == "trace":
         from .trace import trace_schema
@@ -514,7 +551,7 @@ def cmd_schema(args) -> int:
 
 
 COMMANDS.update({"ingest": cmd_ingest, "corpus": cmd_corpus, "ask": cmd_ask, "replay": cmd_replay, "schema": cmd_schema,
-                 "eval": cmd_eval, "models": cmd_models, "train": cmd_train,
+                 "eval": cmd_eval, "models": cmd_models, "train": cmd_train, "doctor": cmd_doctor,
                  "audit": cmd_audit, "keys": cmd_keys, "reviews": cmd_reviews})
 
 

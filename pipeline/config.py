@@ -142,6 +142,13 @@ class LocalLLMSettings(_Strict):
     max_model_len: int | None = Field(None, ge=256, description="vLLM only: context window to allocate")
     gpu_memory_utilization: float = Field(0.85, gt=0, le=1, description="vLLM only")
     tensor_parallel_size: int = Field(1, ge=1, description="vLLM only")
+    max_num_seqs: int | None = Field(None, ge=1, description="vLLM only: most requests decoded together in one "
+                                                             "batch (vLLM's default when unset); at least the "
+                                                             "Generator deployment's max_ongoing_requests")
+    request_timeout_s: float = Field(45.0, gt=0, description="vLLM only: an answer or rewrite not finished in this "
+                                                             "time is aborted in the engine (its slot freed) and "
+                                                             "refused as generator_failed; keep it below the serve "
+                                                             "runtime's request_timeout_s")
 
 
 class GeneratorSettings(_Strict):

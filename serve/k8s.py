@@ -15,6 +15,11 @@ Scheduling, in two layers:
 - Ray puts each deployment on its class: every GPU group advertises a custom resource
   (`rayStartParams.resources`, one unit per GPU) and configs/serve/gpu.yaml has the deployments
   request it, so the 7B generator never lands on a small GPU (to Ray both would be `GPU: 1`).
+
+Images: two targets of k8s/Dockerfile (IMAGES). The large-GPU group runs `generator`, which adds a separate
+virtualenv with vLLM; the Generator deployment starts on that venv's python (`py_executable`), so its
+environment exists before traffic and nothing is pip-installed when a replica starts. Every other group runs
+`app`.
 """
 from __future__ import annotations
 
@@ -26,7 +31,16 @@ import yaml
 
 from .app import serve_config_v2
 
-IMAGE = "ghcr.io/saksi/saksi:0.1.0-gpu"  # built from k8s/Dockerfile
+# The two targets of k8s/Dockerfile (`docker build -f k8s/Dockerfile --target <name>`), by target name:
+# `app` (saksi + its `models` extra) for the head, the CPU group and the small-GPU group; `generator` (app plus
+# the vLLM virtualenv at GENERATOR_VENV) for the large-GPU group, where the Generator deployment runs on that
+# venv's python (configs/serve/gpu.yaml: `runtime_env: {py_executable: ...}`). tests/serve/test_k8s.py checks
+# the names, the venv path and RAY_VERSION against the Dockerfile.
+IMAGES = {"app": "ghcr.io/saksi/saksi:0.1.0-gpu", "generator": "ghcr.io/saksi/saksi:0.1.0-gpu-generator"}
+IMAGE = IMAGES["app"]
+GENERATOR_VENV = "/opt/vllm-venv"        # k8s/Dockerfile, target `generator`: ENV VLLM_VENV
+GENERATOR_PYTHON = f"{GENERATOR_VENV}/bin/python"
+RAY_VERSION = "2.60.0"                   # k8s/Dockerfile: ARG RAY_VERSION (the base image's tag)
 DATA_DIR = "/data/corpus"                # the shared volume (k8s/storage.yaml), read-only for retrievers
 PROFILE = "gpu"
 
@@ -59,6 +73,7 @@ class GpuClass:
     cpu: str = "8"
     memory: str = "48Gi"
     replicas: tuple[int, int, int] = (1, 1, 4)   # replicas, minReplicas, maxReplicas
+    target: str = "app"            # the k8s/Dockerfile target (a key of IMAGES) this group's pods run
 
     def match_expressions(self) -> list[dict]:
         # Gt/Lt take one integer value and are strict; an absent label never matches, so a node
@@ -77,7 +92,7 @@ class GpuClass:
 # (~15 GB) plus vLLM's KV cache want the latter; BGE-M3, the reranker and mDeBERTa fit the former.
 GPU_CLASSES: tuple[GpuClass, ...] = (
     GpuClass("gpu-small", "gpu_small", min_memory_mib=15_000, max_memory_mib=38_000, cpu="8", memory="48Gi"),
-    GpuClass("gpu-large", "gpu_large", min_memory_mib=38_000, cpu="16", memory="128Gi"),
+    GpuClass("gpu-large", "gpu_large", min_memory_mib=38_000, cpu="16", memory="128Gi", target="generator"),
 )
 
 
@@ -92,10 +107,10 @@ def _affinity(cls: GpuClass) -> dict:
         "nodeSelectorTerms": [{"matchExpressions": cls.match_expressions()}]}}}
 
 
-def _pod(cpu: str, memory: str, gpus: int = 0, affinity: dict | None = None) -> dict:
+def _pod(cpu: str, memory: str, gpus: int = 0, affinity: dict | None = None, image: str = IMAGE) -> dict:
     limits = {"cpu": cpu, "memory": memory, **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
     spec: dict = {
-        "containers": [{"name": "ray", "image": IMAGE, "env": _ENV, "volumeMounts": _MOUNTS,
+        "containers": [{"name": "ray", "image": image, "env": _ENV, "volumeMounts": _MOUNTS,
                         "resources": {"requests": dict(limits), "limits": limits},
                         "lifecycle": {"preStop": {"exec": {"command": ["/bin/sh", "-c", "ray stop"]}}}}],
         "volumes": _VOLUMES,
@@ -116,7 +131,7 @@ def _gpu_group(cls: GpuClass, gpus: int = 1) -> dict:
     replicas, lo, hi = cls.replicas
     return {"groupName": cls.group, "replicas": replicas, "minReplicas": lo, "maxReplicas": hi,
             "rayStartParams": {"resources": ray_resources_param({cls.resource: gpus})},
-            "template": _pod(cls.cpu, cls.memory, gpus, _affinity(cls))}
+            "template": _pod(cls.cpu, cls.memory, gpus, _affinity(cls), IMAGES[cls.target])}
 
 
 def render_rayservice(profile: str = PROFILE) -> dict:
@@ -127,7 +142,7 @@ def render_rayservice(profile: str = PROFILE) -> dict:
         "spec": {
             "serveConfigV2": yaml.safe_dump(serve_config_v2(profile, DATA_DIR), sort_keys=False),
             "rayClusterConfig": {
-                "rayVersion": "2.60.0",
+                "rayVersion": RAY_VERSION,
                 "enableInTreeAutoscaling": True,
                 "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": 300},
                 "headGroupSpec": {"rayStartParams": {"num-cpus": "0", "dashboard-host": "0.0.0.0"},

@@ -1,5 +1,5 @@
-"""Generators that run an LLM in this process: vLLM's engine (GPU) or transformers (small CPU
-models). They are the in-process twins of `openai_compat.py` and behave the same way.
+"""Generators that run an LLM in this process: vLLM's online engine (GPU) or transformers (small
+CPU models). They are the in-process twins of `openai_compat.py` and behave the same way.
 
 The prompt is `pipeline.prompts.build_prompt`, with the records' budget counted by the model's
 own tokenizer. The whole chat-templated prompt plus `max_tokens` must also fit the model's
@@ -12,15 +12,32 @@ refusal saying so (pipeline/claims.py). vLLM constrains decoding to the claim JS
 transformers does not (its `generate` has no schema constraint), so a small model's reply is
 often unusable — which the gates report, rather than anything being repaired here.
 
-Both engines are synchronous and not safe to call from several threads: each generator runs
-its model in `asyncio.to_thread` under one lock. torch, transformers and vllm are imported in
-the constructors, so this module imports without them.
+vLLM runs as `AsyncLLM`, its engine for online serving: every request is submitted with its own
+id and concurrent requests are decoded together (continuous batching); one past its timeout or
+whose caller goes away is aborted so its slot is freed. transformers' `generate` is synchronous
+and not thread-safe: that generator runs in `asyncio.to_thread` under one lock, one request at a
+time — for small CPU models only.
+
+Why AsyncLLM inside the Generator deployment is the default for the gpu profile, rather than a
+separate `vllm serve` / Ray Serve LLM endpoint behind the `openai` backend (which exists, sends
+the same explicit sampling parameters, and stays one setting away: generator.backend: openai):
+the same engine and the same batching either way, but in-process the prompt is tokenized and
+fitted to the window by the model's own tokenizer and handed over as token ids (no second
+tokenization or chat templating in a server that could differ), structured output, seed and
+repetition penalty are set per request in code rather than inherited from a server's defaults
+and the model's generation config, there is one deployment to scale, health-check and trace
+instead of two, and no HTTP hop or second timeout to keep consistent. The separate server is the
+better choice when the LLM is shared with other applications, or must scale and upgrade on its
+own schedule (the vLLM version then lives only in that server's image).
+
+torch, transformers and vllm are imported in the constructors, so this module imports without them.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
 import threading
+import uuid
 from collections.abc import Mapping
 from typing import Any, Callable, Sequence
 
@@ -239,28 +256,53 @@ class TransformersGenerator(_LocalGenerator):
 
 
 # --- vLLM ----------------------------------------------------------------------------------------
+#
+# API names used here, as in vLLM's own source (vllm-project/vllm, read for issue 17):
+# - vllm/v1/engine/async_llm.py: `AsyncLLM.from_engine_args(engine_args)`;
+#   `async def generate(prompt, sampling_params, request_id) -> AsyncGenerator[RequestOutput]`
+#   (it aborts the request itself when the iterating task is cancelled); `async def abort(request_id)`,
+#   a no-op for a request already finished or unknown; `model_config.max_model_len`; `shutdown()`.
+# - vllm/engine/arg_utils.py: `AsyncEngineArgs(model=, seed=, dtype=, max_model_len=,
+#   gpu_memory_utilization=, tensor_parallel_size=, max_num_seqs=)`.
+# - vllm/sampling_params.py: `SamplingParams(temperature=, seed=, max_tokens=, repetition_penalty=,
+#   structured_outputs=, output_kind=)`; `StructuredOutputsParams(json=, disable_any_whitespace=)`
+#   (vLLM >= 0.11; docs.vllm.ai "Structured Outputs": the guided_* fields were removed in 0.12);
+#   `RequestOutputKind.FINAL_ONLY`. `disable_any_whitespace` is honoured by the xgrammar and
+#   guidance backends (vllm/config/structured_outputs.py) — the default "auto" picks one of them.
 
 
 def structured_output_kwargs(sampling_params_module, schema: dict) -> dict[str, Any]:
-    """The SamplingParams keyword that constrains decoding to `schema`, for the installed vLLM:
-    `structured_outputs=StructuredOutputsParams(json=…)` (vLLM ≥ 0.11; the only form from 0.12)
-    or `guided_decoding=GuidedDecodingParams(json=…)` (vLLM 0.6 – 0.11)."""
+    """The SamplingParams keyword that constrains decoding to `schema` with no free whitespace
+    (so the model cannot spend its `max_tokens` on blank space, vLLM #38696 / #21026), for the
+    installed vLLM: `structured_outputs=StructuredOutputsParams(json=…, disable_any_whitespace=True)`
+    (vLLM ≥ 0.11; the only form from 0.12) or `guided_decoding=GuidedDecodingParams(json=…)`
+    (vLLM 0.6 – 0.11; `disable_any_whitespace` only where that class has it)."""
     structured = getattr(sampling_params_module, "StructuredOutputsParams", None)
     if structured is not None:
-        return {"structured_outputs": structured(json=schema)}
+        return {"structured_outputs": structured(json=schema, disable_any_whitespace=True)}
     guided = getattr(sampling_params_module, "GuidedDecodingParams", None)
     if guided is not None:
-        return {"guided_decoding": guided(json=schema)}
+        try:
+            return {"guided_decoding": guided(json=schema, disable_any_whitespace=True)}
+        except TypeError:  # an older GuidedDecodingParams without the field
+            log.warning("this vLLM's GuidedDecodingParams has no disable_any_whitespace; JSON may carry whitespace")
+            return {"guided_decoding": guided(json=schema)}
     raise ConfigError("the installed vLLM has neither StructuredOutputsParams nor GuidedDecodingParams; "
                       "upgrade vLLM (pip install -e '.[gpu]') or set generator.local.structured: false")
 
 
 def vllm_sampling_kwargs(settings: LocalLLMSettings, sampling_params_module, *, max_tokens: int | None = None,
                          schema: dict | None = None, greedy: bool = False) -> dict[str, Any]:
-    """Keyword arguments for `vllm.SamplingParams`: temperature (0 is greedy in vLLM), seed,
-    max_tokens, and the JSON-schema constraint when a schema is given."""
+    """Keyword arguments for `vllm.SamplingParams`, every one explicit so that nothing comes from
+    the model's generation config: temperature (0 is greedy in vLLM), seed, max_tokens,
+    repetition_penalty 1.0 (a penalty would punish copying the records' words, which is what a
+    verbatim quote is), the JSON-schema constraint when a schema is given, and only the final
+    output streamed back (`RequestOutputKind.FINAL_ONLY`, where the installed vLLM has it)."""
     kwargs: dict[str, Any] = {"temperature": 0.0 if greedy else settings.temperature, "seed": settings.seed,
-                              "max_tokens": max_tokens or settings.max_tokens}
+                              "max_tokens": max_tokens or settings.max_tokens, "repetition_penalty": 1.0}
+    kind = getattr(sampling_params_module, "RequestOutputKind", None)
+    if kind is not None and hasattr(kind, "FINAL_ONLY"):
+        kwargs["output_kind"] = kind.FINAL_ONLY
     if schema is not None:
         kwargs.update(structured_output_kwargs(sampling_params_module, schema))
     return kwargs
@@ -279,23 +321,82 @@ def vllm_output_text(request_output) -> tuple[str, str]:
     return completion.text or "", str(finish)
 
 
-def _engine_max_len(llm) -> int | None:
-    try:
-        value = llm.llm_engine.model_config.max_model_len
-    except AttributeError:
-        return None
+def vllm_engine_args(settings: LocalLLMSettings, model_path: str) -> dict[str, Any]:
+    """Keyword arguments for vLLM's `AsyncEngineArgs` from the settings."""
+    kwargs: dict[str, Any] = {"model": model_path, "seed": settings.seed, "dtype": settings.dtype,
+                              "max_model_len": settings.max_model_len,
+                              "gpu_memory_utilization": settings.gpu_memory_utilization,
+                              "tensor_parallel_size": settings.tensor_parallel_size}
+    if settings.max_num_seqs is not None:
+        kwargs["max_num_seqs"] = settings.max_num_seqs
+    return kwargs
+
+
+def vllm_async_engine(settings: LocalLLMSettings, model_path: str):
+    """vLLM's online engine, `AsyncLLM.from_engine_args(AsyncEngineArgs(…))`. The default
+    `engine_factory` of VLLMGenerator; tests pass a fake instead."""
+    from vllm.engine.arg_utils import AsyncEngineArgs
+    from vllm.v1.engine.async_llm import AsyncLLM
+
+    return AsyncLLM.from_engine_args(AsyncEngineArgs(**vllm_engine_args(settings, model_path)))
+
+
+def _engine_max_len(engine) -> int | None:
+    value = getattr(getattr(engine, "model_config", None), "max_model_len", None)
     return value if isinstance(value, int) and value > 0 else None
 
 
-class VLLMGenerator(_LocalGenerator):
-    """vLLM's offline engine (`vllm.LLM`) in this process, decoding constrained to the claim
-    JSON schema (`settings.structured`). The prompt is the tokenizer's chat template, tokenized
-    here so that it is counted and fitted exactly, and handed to the engine as token ids."""
+class _EngineLoop:
+    """A private event loop in a daemon thread that owns the engine. vLLM's AsyncLLM binds its
+    output handler to the loop it first runs in; giving it its own loop lets callers come from
+    any loop (a Serve replica's, or each `asyncio.run` of the CLI and eval), and keeps the
+    engine's output processing off the caller's loop."""
 
-    def __init__(self, settings: LocalLLMSettings):
+    def __init__(self, name: str):
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self.thread.start()
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """fn() run inside the loop (so that what it builds finds that loop running), waited for."""
+        async def run():
+            return fn()
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result()
+
+    async def run(self, coro) -> Any:
+        """Await `coro` run in the engine loop. Cancelling the caller cancels it there too."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            future.cancel()  # wrap_future passes the cancel on already; this says so
+            raise
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+
+
+class VLLMGenerator(_LocalGenerator):
+    """vLLM's online engine (`AsyncLLM`) in this process: concurrent `generate` calls are
+    in the engine together and decoded in one continuous batch. Decoding is constrained to the
+    claim JSON schema (`settings.structured`). The prompt is the tokenizer's chat template,
+    tokenized here so that it is counted and fitted exactly, and handed to the engine as ids.
+
+    Each request has its own id. One that runs past `settings.request_timeout_s`, fails, or
+    whose caller is cancelled (a Serve request past its deadline, a client gone) is aborted in
+    the engine, so its batch slot and KV cache are freed at once; a timeout or failure is a
+    GenerationError, which the orchestrator turns into a refusal (generator_failed).
+
+    `engine_factory(settings, model_path)` builds the engine (default `vllm_async_engine`); it
+    runs inside the generator's engine loop."""
+
+    def __init__(self, settings: LocalLLMSettings,
+                 engine_factory: Callable[[LocalLLMSettings, str], Any] | None = None):
         try:
             import vllm
             from vllm import sampling_params as vllm_sampling
+            from transformers import AutoTokenizer
         except ImportError as e:
             raise ConfigError("generator backend 'vllm' needs vLLM, from the `gpu` extra: pip install -e '.[gpu]' "
                               "(or use backend 'transformers' for small models on CPU)") from e
@@ -304,31 +405,87 @@ class VLLMGenerator(_LocalGenerator):
         self._vllm = vllm
         self._sampling = vllm_sampling
         self._schema = claim_json_schema() if settings.structured else None
-        if self._schema is not None:
-            structured_output_kwargs(vllm_sampling, self._schema)  # fail at start-up, not on the first request
-        path = resolve_model(settings.model, "generator")
-        self.llm = vllm.LLM(model=str(path), seed=settings.seed, dtype=settings.dtype,
-                            max_model_len=settings.max_model_len,
-                            gpu_memory_utilization=settings.gpu_memory_utilization,
-                            tensor_parallel_size=settings.tensor_parallel_size)
-        self.tokenizer = self.llm.get_tokenizer()
+        self._answer_params = self._params(schema=self._schema)  # a bad vLLM fails at start-up, not per request
+        self._rewrite_params = self._params(max_tokens=REWRITE_MAX_TOKENS, greedy=True)
+        path = str(resolve_model(settings.model, "generator"))
+        self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
         self.count_tokens = token_counter(self.tokenizer)
-        self.context_window = _engine_max_len(self.llm) or settings.max_model_len
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the tokenizer only: generation runs concurrently in the engine
+        factory = engine_factory or vllm_async_engine
+        self._loop = _EngineLoop(name=f"saksi-vllm-{settings.model}")
+        try:
+            self.engine = self._loop.call(lambda: factory(settings, path))
+        except BaseException:
+            self._loop.close()
+            raise
+        self.context_window = _engine_max_len(self.engine) or settings.max_model_len
 
     def _params(self, **kwargs):
         return self._vllm.SamplingParams(**vllm_sampling_kwargs(self.settings, self._sampling, **kwargs))
 
-    def _run(self, ids: list[int], params):
+    async def _abort(self, request_id: str) -> None:
         try:
-            outputs = self.llm.generate([{"prompt_token_ids": ids}], sampling_params=params, use_tqdm=False)
-        except (RuntimeError, ValueError) as e:
-            raise GenerationError(f"{self.name} failed to generate: {e}") from e
-        if not outputs:
-            raise GenerationError("vLLM returned no output for the request")
-        return outputs[0]
+            await self.engine.abort(request_id)
+        except Exception as e:  # noqa: BLE001 — the request is failing already; say so, keep its error
+            log.warning("%s could not abort request %s: %s", self.name, request_id, e)
 
-    def _complete(self, ids: list[int], max_tokens: int, rewrite: bool) -> tuple[str, str]:
-        params = (self._params(max_tokens=max_tokens, greedy=True) if rewrite
-                  else self._params(schema=self._schema))
-        return vllm_output_text(self._run(ids, params))
+    async def _submit(self, ids: list[int], params) -> tuple[str, str]:
+        """Runs in the engine loop: the request's final output, aborted on timeout, failure
+        or cancellation."""
+        request_id = f"saksi-{uuid.uuid4().hex}"
+        timeout = self.settings.request_timeout_s
+        final = None
+        try:
+            async with asyncio.timeout(timeout):
+                async for out in self.engine.generate({"prompt_token_ids": ids}, params, request_id):
+                    final = out
+        except TimeoutError:
+            await self._abort(request_id)
+            raise GenerationError(f"{self.name} did not finish within {timeout:g} s (request_timeout_s); "
+                                  "the request was aborted") from None
+        except asyncio.CancelledError:
+            await self._abort(request_id)
+            raise
+        except Exception as e:
+            await self._abort(request_id)
+            raise GenerationError(f"{self.name} failed to generate: {e}") from e
+        if final is None:
+            raise GenerationError("vLLM returned no output for the request")
+        return vllm_output_text(final)
+
+    def _fit(self, request: GenerationRequest) -> tuple[Prompt, list[int]]:
+        s = self.settings
+        with self._lock:
+            return fit_prompt(request, s.context_tokens, self.count_tokens,
+                              lambda m: chat_prompt_ids(self.tokenizer, m), self.context_window, s.max_tokens)
+
+    async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        prompt, ids = await asyncio.to_thread(self._fit, request)
+        text, finish = await self._loop.run(self._submit(ids, self._answer_params))
+        return GenerationOutput(raw=text, model=self.name, finish_reason=finish, context_cut=prompt.cut)
+
+    def _rewrite_ids(self, question: str, lang: str) -> list[int] | None:
+        with self._lock:
+            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
+        if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
+            return None
+        return ids
+
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        """The model's rewrite for the corrective retry (greedy, short, unconstrained), or None."""
+        try:
+            ids = await asyncio.to_thread(self._rewrite_ids, question, lang)
+            if ids is None:
+                return None
+            text, _ = await self._loop.run(self._submit(ids, self._rewrite_params))
+        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
+            log.warning("%s could not rewrite the query: %s", self.name, e)
+            return None
+        return parse_rewrite(text, question)
+
+    def close(self) -> None:
+        """Shut the engine down and stop its loop (tests, `saksi doctor`; a Serve replica just exits)."""
+        shutdown = getattr(self.engine, "shutdown", None)
+        if callable(shutdown):
+            shutdown()
+        self._loop.close()

@@ -7,8 +7,9 @@ particular text the model's token choice and the decode step are replaced by tes
 finish reason and hands the text to the real orchestrator and gates.
 
 vLLM cannot run here (no GPU, not installed): VLLMGenerator runs against a fake `vllm` module
-(FakeVLLM) that records what the engine is given and returns canned RequestOutputs, and its pure
-parts (SamplingParams keywords for both vLLM APIs, output conversion) are tested directly.
+(FakeVLLM) whose fake AsyncLLM records what the engine is given and returns canned RequestOutputs,
+and its pure parts (SamplingParams keywords for both vLLM APIs, output conversion) are tested
+directly. Concurrency, timeouts and aborts: tests/models/test_async_generator.py.
 """
 from __future__ import annotations
 
@@ -355,9 +356,9 @@ class FakeGuidedDecodingParams(FakeParams):
 
 @dataclass
 class FakeVLLM:
-    """A fake `vllm` package: `LLM` records its keyword arguments and each generate call and
-    answers with `reply(prompt_token_ids) -> (text, finish_reason)`; its tokenizer is the real
-    tiny one from the model directory it was given."""
+    """A fake `vllm` package: `AsyncLLM.from_engine_args(AsyncEngineArgs(**kwargs))` records the
+    keyword arguments, and each generate call, and answers with one final output from
+    `reply(prompt_token_ids) -> (text, finish_reason)`."""
 
     api: str = "structured_outputs"
     reply: object = lambda ids: ('{"claims": []}', "stop")
@@ -373,35 +374,47 @@ class FakeVLLM:
         elif fake.api == "guided_decoding":
             sampling.GuidedDecodingParams = FakeGuidedDecodingParams
 
-        class FakeLLM:
+        class FakeAsyncEngineArgs:
             def __init__(self, **kwargs):
-                from transformers import AutoTokenizer
-
                 self.kwargs = kwargs
-                self.calls: list[tuple[list[int], FakeParams, dict]] = []
-                self.tokenizer = AutoTokenizer.from_pretrained(kwargs["model"])
-                self.llm_engine = types.SimpleNamespace(model_config=types.SimpleNamespace(
-                    max_model_len=kwargs["max_model_len"] or fake.max_model_len))
+
+        class FakeAsyncLLM:
+            def __init__(self, engine_args):
+                self.kwargs = engine_args.kwargs
+                self.calls: list[tuple[list[int], FakeParams, str]] = []
+                self.aborted: list[str] = []
+                self.model_config = types.SimpleNamespace(max_model_len=self.kwargs["max_model_len"]
+                                                          or fake.max_model_len)
                 fake.engines.append(self)
 
-            def get_tokenizer(self):
-                return self.tokenizer
+            @classmethod
+            def from_engine_args(cls, engine_args):
+                return cls(engine_args)
 
-            def generate(self, prompts, sampling_params=None, **kwargs):
-                (prompt,) = prompts
-                self.calls.append((prompt["prompt_token_ids"], sampling_params, kwargs))
+            async def generate(self, prompt, sampling_params, request_id):
+                self.calls.append((prompt["prompt_token_ids"], sampling_params, request_id))
                 text, finish = fake.reply(prompt["prompt_token_ids"])
-                return [FakeRequestOutput([FakeCompletion(text, finish)])]
+                yield FakeRequestOutput([FakeCompletion(text, finish)])
 
-        vllm.LLM = FakeLLM
+            async def abort(self, request_id):
+                self.aborted.append(request_id)
+
+        arg_utils = types.ModuleType("vllm.engine.arg_utils")
+        arg_utils.AsyncEngineArgs = FakeAsyncEngineArgs
+        async_llm = types.ModuleType("vllm.v1.engine.async_llm")
+        async_llm.AsyncLLM = FakeAsyncLLM
         vllm.SamplingParams = FakeParams
         vllm.sampling_params = sampling
+        self.submodules = {"vllm.sampling_params": sampling, "vllm.engine": types.ModuleType("vllm.engine"),
+                           "vllm.engine.arg_utils": arg_utils, "vllm.v1": types.ModuleType("vllm.v1"),
+                           "vllm.v1.engine": types.ModuleType("vllm.v1.engine"), "vllm.v1.engine.async_llm": async_llm}
         return vllm
 
     def install(self, monkeypatch) -> "FakeVLLM":
         module = self.module()
         monkeypatch.setitem(sys.modules, "vllm", module)
-        monkeypatch.setitem(sys.modules, "vllm.sampling_params", module.sampling_params)
+        for name, sub in self.submodules.items():
+            monkeypatch.setitem(sys.modules, name, sub)
         return self
 
 
@@ -419,9 +432,11 @@ def test_sampling_params_constrain_decoding_with_the_installed_api(api, key, cls
     module = FakeVLLM(api=api).module().sampling_params
     s = LocalLLMSettings(model="m", max_tokens=300, temperature=0.0, seed=11)
     kwargs = vllm_sampling_kwargs(s, module, schema=claim_json_schema())
-    assert set(kwargs) == {"temperature", "seed", "max_tokens", key}
-    assert (kwargs["temperature"], kwargs["seed"], kwargs["max_tokens"]) == (0.0, 11, 300)
-    assert isinstance(kwargs[key], cls) and kwargs[key].kwargs == {"json": claim_json_schema()}
+    assert set(kwargs) == {"temperature", "seed", "max_tokens", "repetition_penalty", key}
+    assert (kwargs["temperature"], kwargs["seed"], kwargs["max_tokens"], kwargs["repetition_penalty"]) == (0.0, 11,
+                                                                                                          300, 1.0)
+    assert isinstance(kwargs[key], cls)
+    assert kwargs[key].kwargs == {"json": claim_json_schema(), "disable_any_whitespace": True}
     assert key not in vllm_sampling_kwargs(s, module)  # no schema, no constraint (the rewrite)
 
 
@@ -454,11 +469,12 @@ def test_vllm_engine_is_built_from_the_settings_and_prompted_with_the_chat_templ
     assert gen.name == f"vllm/{causal_lm_dir}" and gen.context_window == 2048
     out = asyncio.run(gen.generate(request()))
     assert out.model == gen.name and out.finish_reason == "stop" and parse_claims(out.raw, out.finish_reason)
-    ids, params, kwargs = engine.calls[0]
-    assert ids == chat_prompt_ids(engine.tokenizer, build_prompt(request(), 6000, gen.count_tokens).messages)
+    ids, params, request_id = engine.calls[0]
+    assert ids == chat_prompt_ids(gen.tokenizer, build_prompt(request(), 6000, gen.count_tokens).messages)
     assert params.kwargs["temperature"] == 0.0 and params.kwargs["seed"] == 5 and params.kwargs["max_tokens"] == 200
-    assert params.kwargs["structured_outputs"].kwargs == {"json": claim_json_schema()}
-    assert kwargs == {"use_tqdm": False}
+    assert params.kwargs["repetition_penalty"] == 1.0
+    assert params.kwargs["structured_outputs"].kwargs == {"json": claim_json_schema(), "disable_any_whitespace": True}
+    assert request_id.startswith("saksi-") and not engine.aborted
 
 
 def test_vllm_truncated_output_is_a_refusal_through_the_orchestrator(monkeypatch, fake_corpus, causal_lm_dir):
@@ -489,7 +505,8 @@ def test_vllm_rewrite_is_greedy_short_and_unconstrained(monkeypatch, causal_lm_d
     gen = VLLMGenerator(LocalLLMSettings(model=str(causal_lm_dir), temperature=0.8))
     assert asyncio.run(gen.rewrite_query(RATE, "id")) == "tarif PPh final sewa tanah dan bangunan"
     _, params, _ = fake.engines[0].calls[0]
-    assert params.kwargs == {"temperature": 0.0, "seed": 0, "max_tokens": REWRITE_MAX_TOKENS}
+    assert params.kwargs == {"temperature": 0.0, "seed": 0, "max_tokens": REWRITE_MAX_TOKENS,
+                             "repetition_penalty": 1.0}
     fake.reply = lambda ids: ("", "stop")
     assert asyncio.run(gen.rewrite_query(RATE, "id")) is None
 

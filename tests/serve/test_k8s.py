@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import yaml
 from serve import deployments
 from serve.api import Ingress
 from serve.config import DEPLOYMENTS, load_serve_config
+from serve import k8s
 from serve.k8s import GPU_CLASSES, HEADER, _Dumper, render_rayservice
 
 pytestmark = pytest.mark.unit
@@ -154,11 +156,128 @@ def test_each_custom_resource_is_offered_by_exactly_one_gpu_group_and_the_genera
         assert all(v == opts["num_gpus"] for v in wants.values()), name  # a share of its class, as of the GPU
 
 
-def test_the_generator_alone_gets_vllm_in_its_own_environment():
-    """vLLM's transformers pin and FlagEmbedding's cannot share one environment (README)."""
-    from serve.config import load_serve_config
+# k8s/Dockerfile, read the way `docker build --target` reads it: stages by their `AS` name, each with its
+# instructions (continuation lines joined, comments dropped), and the global ARG defaults before the first FROM.
+DOCKERFILE = K8S / "Dockerfile"
 
+
+def _dockerfile() -> tuple[dict[str, str], dict[str, dict]]:
+    lines, cur = [], ""
+    for raw in DOCKERFILE.read_text(encoding="utf-8").splitlines():
+        if not cur and (not raw.strip() or raw.lstrip().startswith("#")):
+            continue
+        cur += raw.rstrip()[:-1] + " " if raw.rstrip().endswith("\\") else raw
+        if not raw.rstrip().endswith("\\"):
+            lines.append(cur.strip())
+            cur = ""
+    assert not cur, "a continuation line runs off the end of k8s/Dockerfile"
+    global_args: dict[str, str] = {}
+    stages: dict[str, dict] = {}
+    stage = None
+    for line in lines:
+        op, _, rest = line.partition(" ")
+        op = op.upper()
+        if op == "FROM":
+            words = rest.split()
+            assert len(words) == 3 and words[1].upper() == "AS", f"every stage is named: {line}"
+            stage = {"base": words[0], "parent": stages.get(words[0]), "instructions": []}
+            stages[words[2]] = stage
+        elif stage is None:
+            assert op == "ARG", line  # only ARG may precede the first FROM
+            name, _, default = rest.partition("=")
+            global_args[name.strip()] = default.strip()
+        else:
+            stage["instructions"].append((op, rest.strip()))
+    return global_args, stages
+
+
+def _stage_values(stage: dict, op: str) -> list[str]:
+    """Every `op` instruction's argument in this stage and the stages it is built FROM, oldest first."""
+    chain = []
+    while stage is not None:
+        chain.insert(0, stage)
+        stage = stage["parent"]
+    return [rest for s in chain for o, rest in s["instructions"] if o == op]
+
+
+def _env(stage: dict) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for rest in _stage_values(stage, "ENV"):
+        name, _, value = rest.partition("=")
+        env[name.strip()] = value.strip().strip('"')
+    return env
+
+
+def _args(stage: dict, global_args: dict[str, str]) -> dict[str, str]:
+    args = dict(global_args)
+    for rest in _stage_values(stage, "ARG"):
+        name, _, default = rest.partition("=")
+        if default:
+            args[name.strip()] = default.strip()
+    return args
+
+
+def _expand(text: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        text = text.replace("${%s}" % name, value).replace("$" + name, value)
+    return text
+
+
+def test_dockerfile_has_an_app_and_a_generator_target_both_ending_as_the_ray_user():
+    global_args, stages = _dockerfile()
+    assert set(k8s.IMAGES) <= set(stages), (set(k8s.IMAGES), set(stages))
+    assert {"app", "generator"} <= set(stages)
+    assert global_args.get("RAY_VERSION") == k8s.RAY_VERSION == _service()["spec"]["rayClusterConfig"]["rayVersion"]
+    root = stages["app"]
+    while root["parent"] is not None:
+        root = root["parent"]
+    assert _expand(root["base"], global_args).startswith(f"rayproject/ray:{k8s.RAY_VERSION}-"), root["base"]
+    for target in k8s.IMAGES:
+        users = _stage_values(stages[target], "USER")
+        assert users and users[-1].split(":")[0] in ("1000", "ray"), (target, users)  # the Ray image's uid 1000
+        runs = " ; ".join(_stage_values(stages[target], "RUN"))
+        assert not re.search(r"pip[^;&|]*\binstall\b[^;&|]*\s(-e|--editable)\b", runs), \
+            f"{target}: an editable install leaves the code in the build context, not in site-packages"
+        for rest in _stage_values(stages[target], "COPY"):  # the files the install reads and builds in are ray's
+            assert "--chown=1000" in rest or "--chown=ray" in rest, (target, rest)
+
+
+def test_the_generator_target_builds_the_vllm_venv_the_generator_deployment_runs_on():
+    global_args, stages = _dockerfile()
+    gen = stages["generator"]
+    venv = _env(gen).get("VLLM_VENV")
+    assert venv == k8s.GENERATOR_VENV and k8s.GENERATOR_PYTHON == f"{venv}/bin/python"
+    assert "VLLM_VENV" not in _env(stages["app"])
+    values = {**_args(gen, global_args), "VLLM_VENV": venv}
+    runs = [_expand(r, values) for r in _stage_values(gen, "RUN")]
+    assert any(f"python -m venv {venv}" in r.replace('"', "") for r in runs), runs
+    installs = " ".join(r.replace('"', "") for r in runs if f"{venv}/bin/pip install" in r.replace('"', ""))
+    assert re.search(r"\bvllm==\d+\.\d+\.\d+", installs), installs              # pinned
+    assert f"ray[serve,data]=={k8s.RAY_VERSION}" in installs, installs  # the workers' Ray is the cluster's
+    assert "[models]" not in installs  # FlagEmbedding's transformers <5 stays out of the vLLM venv
+
+
+def test_no_deployment_installs_anything_when_a_replica_starts():
+    (app,) = yaml.safe_load(_service()["spec"]["serveConfigV2"])["applications"]
+    for d in app["deployments"]:
+        env = d.get("ray_actor_options", {}).get("runtime_env") or {}
+        assert not {"pip", "uv", "conda", "image_uri", "container"} & set(env), (d["name"], env)
+
+
+def test_the_generator_alone_runs_on_the_vllm_venv_which_only_its_worker_group_has():
+    """vLLM's transformers pin and FlagEmbedding's cannot share one environment (k8s/README.md)."""
     d = load_serve_config("gpu").deployments
-    assert any(p.startswith("vllm") for p in d["Generator"].ray_actor_options.runtime_env["pip"])
-    assert d["Generator"].serve_options()["ray_actor_options"]["runtime_env"]["pip"]
+    assert d["Generator"].ray_actor_options.runtime_env == {"py_executable": k8s.GENERATOR_PYTHON}
     assert all(d[n].ray_actor_options.runtime_env is None for n in ("Embedder", "Reranker", "Judge", "Retriever"))
+    spec = _service()["spec"]
+    (app,) = yaml.safe_load(spec["serveConfigV2"])["applications"]
+    gen = next(x for x in app["deployments"] if x["name"] == "Generator")["ray_actor_options"]
+    assert gen["runtime_env"] == {"py_executable": k8s.GENERATOR_PYTHON}
+    cluster = spec["rayClusterConfig"]
+    image = {g["groupName"]: g["template"]["spec"]["containers"][0]["image"] for g in cluster["workerGroupSpecs"]}
+    assert cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] == k8s.IMAGES["app"]
+    # the Generator can only land where its custom resource is offered, and every group offering it has the venv
+    (large,) = gen["resources"]
+    offering = [g["groupName"] for g in cluster["workerGroupSpecs"] if large in _advertised(g)]
+    assert offering and all(image[name] == k8s.IMAGES["generator"] for name in offering), image
+    assert all(img == k8s.IMAGES["app"] for name, img in image.items() if name not in offering), image
