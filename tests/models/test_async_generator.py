@@ -16,7 +16,6 @@ import json
 import sys
 import time
 import types
-from dataclasses import dataclass
 
 import pytest
 
@@ -26,28 +25,10 @@ from pipeline.config import LocalLLMSettings
 from pipeline.errors import GenerationError
 from pipeline.types import ContextItem, GenerationOutput, GenerationRequest
 
+from .fake_vllm import FakeCompletion, FakeParams, FakeRequestOutput
+
 RATE = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
 ANSWER = json.dumps({"claims": [], "self_assessment": 0.1}, separators=(",", ":"))
-
-
-@dataclass
-class FakeCompletion:
-    text: str
-    finish_reason: str | None
-
-
-@dataclass
-class FakeRequestOutput:
-    request_id: str
-    outputs: list[FakeCompletion]
-    finished: bool
-
-
-class FakeParams:
-    """Stands in for vLLM's SamplingParams / StructuredOutputsParams: keeps its keywords."""
-
-    def __init__(self, **kwargs):
-        self.kwargs = kwargs
 
 
 class FakeRequestOutputKind:
@@ -110,10 +91,10 @@ class FakeAsyncEngine:
                 return
             text += piece
             if not final_only:
-                yield FakeRequestOutput(request_id, [FakeCompletion(text, None)], finished=False)
+                yield FakeRequestOutput([FakeCompletion(text, None)], request_id, finished=False)
         self.in_flight.discard(request_id)
         self.finished.append(request_id)
-        yield FakeRequestOutput(request_id, [FakeCompletion(text, finish)], finished=True)
+        yield FakeRequestOutput([FakeCompletion(text, finish)], request_id, finished=True)
 
     async def abort(self, request_id):
         self.aborted.append(request_id)

@@ -34,6 +34,7 @@ from pipeline.prompts import build_prompt, estimate_tokens
 from pipeline.types import ContextItem, GenerationOutput, GenerationRequest
 
 from . import tiny
+from .fake_vllm import FakeCompletion, FakeParams, FakeRequestOutput
 
 RATE = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
 
@@ -326,24 +327,6 @@ def test_the_profile_selects_the_transformers_backend(causal_lm_dir):
 
 
 # --- VLLMGenerator ---------------------------------------------------------------------------------
-
-
-@dataclass
-class FakeCompletion:
-    text: str
-    finish_reason: str | None
-
-
-@dataclass
-class FakeRequestOutput:
-    outputs: list[FakeCompletion]
-
-
-class FakeParams:
-    """Stands in for vLLM's SamplingParams / StructuredOutputsParams / GuidedDecodingParams."""
-
-    def __init__(self, **kwargs):
-        self.kwargs = kwargs
 
 
 class FakeStructuredOutputsParams(FakeParams):
