@@ -13,7 +13,6 @@ SAKSI_SKIP_BROWSER=1 asks to skip them.
 from __future__ import annotations
 
 import importlib.util
-import io
 import os
 import shutil
 import subprocess
@@ -21,6 +20,8 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..pdfs import pdf_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "corpus" / "sample"
@@ -74,26 +75,6 @@ def launch_chromium(playwright):
         raise RuntimeError(missing_chromium_message())
     return playwright.chromium.launch(executable_path=exe, headless=True,
                                       args=["--no-sandbox", "--disable-dev-shm-usage"])
-
-
-def pdf_bytes(pages: list[list[str]]) -> bytes:
-    """A PDF with a text layer, one list of lines per page, and a running page number."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    pdf = canvas.Canvas(buf, pagesize=A4, invariant=1)
-    width, height = A4
-    for number, lines in enumerate(pages, 1):
-        pdf.setFont("Helvetica", 11)
-        y = height - 72
-        for line in lines:
-            pdf.drawString(72, y, line)
-            y -= 16
-        pdf.drawCentredString(width / 2, 40, f"- {number} -")
-        pdf.showPage()
-    pdf.save()
-    return buf.getvalue()
 
 
 def saksi(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:

@@ -6,7 +6,6 @@ where the `saksi corpus` command needs the profile's own embedder.
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import random
 import sqlite3
@@ -17,8 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from docx import Document as DocxDocument
-from reportlab.lib.pagesizes import A4
-from reportlab.pdfgen import canvas
 
 from pipeline import catalog
 from pipeline.backends.fakes import FakeHashEmbedder
@@ -28,6 +25,8 @@ from pipeline.index import Bm25LexicalIndex, ChunkStore
 from pipeline.text import embedding_text
 from pipeline.ingest.prepare import TEXTS_DIR, DocumentPreparer
 from pipeline.responses import result_json
+
+from ..pdfs import pdf_bytes
 
 pytestmark = pytest.mark.integration
 
@@ -77,27 +76,6 @@ HTML = f"""<!doctype html>
 <aside>Tautan terkait {BOILERPLATE[1]} dan berita lain.</aside>
 <footer>Hak cipta {BOILERPLATE[3]} 2024. Seluruh hak dilindungi.</footer>
 </body></html>"""
-
-
-def pdf_bytes(pages: list[list[str] | None]) -> bytes:
-    """A PDF with a text layer per page (lines) and a running page number; None is a page
-    with only a drawing, like a scanned page."""
-    buf = io.BytesIO()
-    pdf = canvas.Canvas(buf, pagesize=A4, invariant=1)
-    width, height = A4
-    for number, lines in enumerate(pages, 1):
-        if lines is None:
-            pdf.rect(72, 200, 400, 500, fill=1)
-        else:
-            pdf.setFont("Helvetica", 11)
-            y = height - 72
-            for line in lines:
-                pdf.drawString(72, y, line)
-                y -= 16
-            pdf.drawCentredString(width / 2, 40, f"- {number} -")
-        pdf.showPage()
-    pdf.save()
-    return buf.getvalue()
 
 
 @pytest.fixture(scope="module")
