@@ -161,7 +161,10 @@ def _error(status: int, kind: str, message: str, headers: dict[str, str] | None 
 
 
 @app.exception_handler(ApiError)
-async def _api_error(request: Request, e: ApiError) -> JSONResponse:
+async def _api_error(request: Request, e: ApiError):
+    """The error shape; on the web page's paths, the same error as a page (its status, its words)."""
+    if is_page(request.url.path):
+        return web.error_page(request, e)
     return _error(e.status, e.type, e.message, e.headers)
 
 

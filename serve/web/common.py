@@ -62,8 +62,11 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
 
 
 def error_page(request: Request, e: ApiError) -> HTMLResponse:
-    """A typed error as a page: its status, its message, never a stack trace."""
-    return render(request, "error.html", status=e.status, error=e)
+    """A typed error as a page: its status, its message, never a stack trace. A page's route
+    raises ApiError; the app's handler for it (serve/api.py) calls this on the page's paths."""
+    out = render(request, "error.html", status=e.status, error=e)
+    out.headers.update(e.headers)  # Retry-After and the like, as the API sends them
+    return out
 
 
 def back_to(path: str | None, default: str = "/") -> str:

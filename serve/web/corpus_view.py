@@ -29,7 +29,7 @@ from pipeline.keys import COLLECTION_NAME
 from pipeline.responses import CorpusResponse, IngestResponse
 
 from ..errors import ApiError
-from .common import error_page, ingress, key_of, render
+from .common import ingress, key_of, render
 from .evidence import DocId, _document
 from .pages import _collections
 
@@ -56,10 +56,7 @@ async def _corpus_page(request: Request, name: str, upload: IngestResponse | Non
 
 @router.get("/ui/corpus")
 async def corpus_page(request: Request, collection: str = DEFAULT_COLLECTION):
-    try:
-        return await _corpus_page(request, collection)
-    except ApiError as e:
-        return error_page(request, e)
+    return await _corpus_page(request, collection)
 
 
 def _file_name(raw: str) -> str:
@@ -83,32 +80,29 @@ async def upload(request: Request, name: CollectionName):
     from ..api import IngestRequest, UploadFile
 
     ing, key = ingress(request), key_of(request)
+    collection = ing._collection(key, name, "curator", create=True)  # 403 before the body is read
     try:
-        collection = ing._collection(key, name, "curator", create=True)  # 403 before the body is read
+        form = await request.form(max_files=MAX_FILES + 1, max_fields=20)
+    except StarletteHTTPException as e:
+        raise ApiError(400, "invalid_request", f"the upload form cannot be read: {e.detail}") from None
+    try:
+        files = [f for f in form.getlist("files") if isinstance(f, FormFile) and (f.filename or f.size)]
+        if not files:
+            raise ApiError(422, "invalid_request", "files: choose at least one file")
+        if len(files) > MAX_FILES:
+            raise ApiError(422, "invalid_request", f"files: at most {MAX_FILES} files at once")
+        uploads = [(_file_name(f.filename or ""), await f.read()) for f in files]
+    finally:
+        await form.close()
+    parts = []
+    for n, data in uploads:
         try:
-            form = await request.form(max_files=MAX_FILES + 1, max_fields=20)
-        except StarletteHTTPException as e:
-            raise ApiError(400, "invalid_request", f"the upload form cannot be read: {e.detail}") from None
-        try:
-            files = [f for f in form.getlist("files") if isinstance(f, FormFile) and (f.filename or f.size)]
-            if not files:
-                raise ApiError(422, "invalid_request", "files: choose at least one file")
-            if len(files) > MAX_FILES:
-                raise ApiError(422, "invalid_request", f"files: at most {MAX_FILES} files at once")
-            uploads = [(_file_name(f.filename or ""), await f.read()) for f in files]
-        finally:
-            await form.close()
-        parts = []
-        for n, data in uploads:
-            try:
-                parts.append(UploadFile(name=n, content_base64=base64.b64encode(data).decode("ascii")))
-            except ValidationError as e:
-                raise _invalid_upload(e, n) from None
-        body = IngestRequest(files=parts)  # 1 to MAX_FILES files, as checked above
-        result = await ing._ingest(collection, body, key)
-        return await _corpus_page(request, collection.name, upload=result)
-    except ApiError as e:
-        return error_page(request, e)
+            parts.append(UploadFile(name=n, content_base64=base64.b64encode(data).decode("ascii")))
+        except ValidationError as e:
+            raise _invalid_upload(e, n) from None
+    body = IngestRequest(files=parts)  # 1 to MAX_FILES files, as checked above
+    result = await ing._ingest(collection, body, key)
+    return await _corpus_page(request, collection.name, upload=result)
 
 
 def outline_rows(report: dict) -> list[dict]:
@@ -131,10 +125,7 @@ def reference_rows(report: dict) -> tuple[list[dict], list[dict]]:
 
 @router.get("/ui/documents/{name}/{doc_id}")
 async def document_page(request: Request, name: CollectionName, doc_id: DocId):
-    try:
-        collection, report = await _document(request, name, doc_id)
-    except ApiError as e:
-        return error_page(request, e)
+    collection, report = await _document(request, name, doc_id)
     d, m = report["document"], report["manifest"]
     sources = m.get("metadata_from", {})
     fields = [(k, d.get(k), sources.get("id" if k == "doc_id" else k)) for k in SHOWN_FIELDS

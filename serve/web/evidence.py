@@ -22,7 +22,7 @@ from pipeline.keys import COLLECTION_NAME
 from pipeline.types import Chunk
 
 from ..errors import ApiError
-from .common import error_page, ingress, key_of, render
+from .common import ingress, key_of, render
 
 router = APIRouter()
 
@@ -118,10 +118,7 @@ async def _document(request: Request, name: str, doc_id: str) -> tuple[str, dict
 @router.get("/ui/documents/{name}/{doc_id}/text")
 async def document_text(request: Request, name: CollectionName, doc_id: DocId, chunk: str | None = None,
                         quote: str | None = None):
-    try:
-        collection, data = await _document(request, name, doc_id)
-    except ApiError as e:
-        return error_page(request, e)
+    collection, data = await _document(request, name, doc_id)
     text = data["rendition_text"]
     cited = next((c for c in data["chunks"] if c.chunk_id == chunk), None) if chunk else None
     highlight, located = None, None
@@ -142,12 +139,8 @@ async def document_text(request: Request, name: CollectionName, doc_id: DocId, c
 
 @router.get("/ui/documents/{name}/{doc_id}/original")
 async def original(request: Request, name: CollectionName, doc_id: DocId):
-    try:
-        _, data = await _document(request, name, doc_id)
-    except ApiError as e:
-        return error_page(request, e)
+    _, data = await _document(request, name, doc_id)
     path = FsPath(data["document"]["original"])
     if not path.is_file():
-        return error_page(request, ApiError(404, "not_found", f"the original file of {doc_id} is no longer on "
-                                                              "the server"))
+        raise ApiError(404, "not_found", f"the original file of {doc_id} is no longer on the server")
     return FileResponse(path, filename=path.name)

@@ -20,7 +20,7 @@ from pipeline.responses import AnswerResponse
 
 from ..auth import SESSION_COOKIE
 from ..errors import ApiError
-from .common import LANG_COOKIE, back_to, error_page, ingress, key_of, lang_of, render, see_other
+from .common import LANG_COOKIE, back_to, ingress, key_of, lang_of, render, see_other
 from .labels import LANGS, reason_words
 
 router = APIRouter()
@@ -137,10 +137,7 @@ async def answer_page(request: Request, name: CollectionName, trace_id: TraceId,
                       problem: str | None = None, claim: int | None = None):
     from pipeline.reviews import REJECT_REASONS
 
-    try:
-        collection, trace, result = recorded(request, name, trace_id)
-    except ApiError as e:
-        return error_page(request, e)
+    collection, trace, result = recorded(request, name, trace_id)
     answer = AnswerResponse.of(result)
     lang = lang_of(request)
     indexed = list(enumerate(answer.claims))
@@ -165,15 +162,11 @@ async def review(request: Request):
     try:
         claim = int(str(form.get("claim", "")))
     except ValueError:
-        return error_page(request, ApiError(422, "invalid_request", "claim: not a claim index"))
-    try:
-        collection, trace, result = recorded(request, name, trace_id)
-    except ApiError as e:
-        return error_page(request, e)
+        raise ApiError(422, "invalid_request", "claim: not a claim index") from None
+    collection, trace, result = recorded(request, name, trace_id)
     page = f"/ui/answers/{collection.name}/{trace_id}"
     if not 0 <= claim < len(result.claims):
-        return error_page(request, ApiError(422, "invalid_request", f"claim: this answer has {len(result.claims)} "
-                                                                    "claims"))
+        raise ApiError(422, "invalid_request", f"claim: this answer has {len(result.claims)} claims")
     c = result.claims[claim]
     decision = str(form.get("decision", ""))
     # one form holds the three buttons and the reason list: a reason picked before pressing Accept is not kept
@@ -187,5 +180,5 @@ async def review(request: Request):
         code = "reason_required" if decision == "rejected" and reason is None else None
         if code:
             return see_other(f"{page}?problem={code}&claim={claim}#claim-{claim}")
-        return error_page(request, ApiError(422, "invalid_review", str(e)))
+        raise ApiError(422, "invalid_review", str(e)) from None
     return see_other(f"{page}?saved={claim}#claim-{claim}")

@@ -26,7 +26,7 @@ from pipeline.trace import AttemptTrace, Trace
 from pipeline.types import Candidate
 
 from ..errors import ApiError
-from .common import error_page, ingress, key_of, lang_of, render
+from .common import ingress, key_of, lang_of, render
 from .labels import reason_words
 
 log = logging.getLogger(__name__)
@@ -98,10 +98,7 @@ def _page(request: Request, collection: str, trace: Trace, replayed: dict | None
 
 @router.get("/ui/traces/{name}/{trace_id}")
 async def trace_page(request: Request, name: CollectionName, trace_id: TraceId):
-    try:
-        collection, trace = _loaded(request, name, trace_id)
-    except ApiError as e:
-        return error_page(request, e)
+    collection, trace = _loaded(request, name, trace_id)
     return _page(request, collection, trace)
 
 
@@ -110,16 +107,13 @@ async def replay_trace(request: Request, name: CollectionName, trace_id: TraceId
     """Today's gates and decision on the recorded generator output: the same decision?"""
     from pipeline.replay import replay
 
-    try:
-        collection, trace = _loaded(request, name, trace_id)
-    except ApiError as e:
-        return error_page(request, e)
+    collection, trace = _loaded(request, name, trace_id)
     try:
         report = await replay(trace, ingress(request).analyzer)
     except (SaksiError, KeyError, TypeError, ValueError) as e:  # a trace too damaged to re-run: say so, no 500
         log.warning("trace %s cannot be replayed: %r", trace_id, e)
-        return error_page(request, ApiError(422, "unreplayable_trace", f"trace {trace_id} cannot be replayed "
-                                                                       f"({type(e).__name__})"))
+        raise ApiError(422, "unreplayable_trace",
+                       f"trace {trace_id} cannot be replayed ({type(e).__name__})") from None
     return _page(request, collection, trace, replayed={
         "same": report.same, "recorded": report.recorded.outcome, "replayed": report.replayed.outcome,
         "recorded_reason": report.recorded.reason_code, "replayed_reason": report.replayed.reason_code,
