@@ -2,9 +2,8 @@
 
 A citation links here with the chunk it cites and its quote. The document's rendition (the
 cleaned text every chunk is an exact slice of) is shown whole; the quote is found in the cited
-chunk (verbatim, else with any run of whitespace matching any other, else the whole chunk is
-highlighted and the page says so). Page breaks, the structural path and the pages of the quote
-come from the chunks; each cross-reference in the text links to the passage it resolves to, and
+chunk as the quote gate found it (else the whole chunk is highlighted and the page says so).
+Page breaks, the structural path and the pages of the quote come from the chunks; each cross-reference in the text links to the passage it resolves to, and
 an unresolved one is marked with the reason. The original file can be downloaded.
 """
 from __future__ import annotations
@@ -19,6 +18,7 @@ from fastapi.responses import FileResponse
 
 from pipeline.citations import cite_path, cited_location, quote_pages
 from pipeline.keys import COLLECTION_NAME
+from pipeline.text import locate as text_locate
 from pipeline.types import Chunk
 
 from ..errors import ApiError
@@ -31,16 +31,11 @@ DocId = Annotated[str, Path(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9]
 
 
 def locate(text: str, quote: str) -> tuple[int, int] | None:
-    """Where `quote` stands in `text`: verbatim, else with whitespace runs matching any whitespace."""
+    """Where `quote` stands in `text`, found as the quote gate finds it (`pipeline.text.locate`:
+    verbatim, else under the gate's normalisation), so the span highlighted is the span verified;
+    quotation marks around the whole quote are not part of it."""
     quote = quote.strip().strip("“”\"")
-    if not quote:
-        return None
-    at = text.find(quote)
-    if at >= 0:
-        return at, at + len(quote)
-    words = quote.split()
-    m = re.search(r"\s+".join(re.escape(w) for w in words), text) if words else None
-    return (m.start(), m.end()) if m else None
+    return text_locate(text, quote) if quote else None
 
 
 @dataclass
