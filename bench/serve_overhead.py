@@ -25,7 +25,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from served_process import free_port, pct
+from served_process import pct, serve_in_this_process
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASET = ROOT.parent / "shared" / "data" / "idk_mrc" / "valid.json"
@@ -84,21 +84,11 @@ def served(data: Path, questions: list[str], concurrency: int) -> tuple[dict, di
     import ray
     from ray import serve
 
-    from pipeline.keys import KeyStore
-    from serve.app import build_app
-    from serve.config import Batch, load_serve_config
+    from serve.config import Batch
     from serve.deployments import EmbedderDeployment
 
-    _, token = KeyStore(data).create("reader", name="bench/serve_overhead.py")
-    cfg = load_serve_config("lite")
-    unlimited = {"rate_per_minute": 1e9, "rate_burst": 10**9, "answer_units_per_minute": 1e9,
-                 "answer_units_burst": 1e9}
-    cfg = cfg.model_copy(update={"runtime": cfg.runtime.model_copy(update=unlimited)})
-    port = free_port()
-    ray.init(include_dashboard=False, log_to_driver=False)
-    serve.start(http_options={"host": "127.0.0.1", "port": port})
-    serve.run(build_app("lite", data, config=cfg), name="saksi", route_prefix="/")
-    url = f"http://127.0.0.1:{port}/v1/answer"
+    base, token = serve_in_this_process(data, "bench/serve_overhead.py")
+    url = f"{base}/v1/answer"
 
     def ask(q: str) -> float:
         req = urllib.request.Request(url, data=json.dumps({"question": q}).encode(), method="POST",

@@ -25,7 +25,7 @@ import urllib.request
 from pathlib import Path
 
 from serve_overhead import build_corpus
-from served_process import free_port
+from served_process import serve_in_this_process
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ("client", "total", "context_call", "context", "plan", "retrieve", "rerank", "generate", "verify")
@@ -75,20 +75,7 @@ def served(data: Path, questions: list[str]) -> dict:
     import ray
     from ray import serve
 
-    from pipeline.keys import KeyStore
-    from serve.app import build_app
-    from serve.config import load_serve_config
-
-    _, token = KeyStore(data).create("reader", name="bench/serve_stages.py")
-    cfg = load_serve_config("lite")
-    unlimited = {"rate_per_minute": 1e9, "rate_burst": 10**9, "answer_units_per_minute": 1e9,
-                 "answer_units_burst": 1e9}
-    cfg = cfg.model_copy(update={"runtime": cfg.runtime.model_copy(update=unlimited)})
-    port = free_port()
-    ray.init(include_dashboard=False, log_to_driver=False)
-    serve.start(http_options={"host": "127.0.0.1", "port": port})
-    serve.run(build_app("lite", data, config=cfg), name="saksi", route_prefix="/")
-    base = f"http://127.0.0.1:{port}"
+    base, token = serve_in_this_process(data, "bench/serve_stages.py")
 
     def ask(q: str, trace: bool) -> tuple[float, dict]:
         body = {"question": q, "options": {"include_trace": trace}}

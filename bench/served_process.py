@@ -95,3 +95,28 @@ def stop_server(proc: subprocess.Popen, grace_s: float = 60) -> str:
     if proc.poll() is None:
         proc.wait(10)
     return how + (f"; {len(left)} leftover processes of its session killed" if left else "")
+
+
+def serve_in_this_process(data, name: str) -> tuple[str, str]:
+    """The lite application over `data` on a local Ray node in this process, asked with a new
+    reader key named `name`, its per-key rate limits and answer budget raised (the benches measure
+    the pipeline's serving cost, not the limiter). Returns (base URL, token); the caller ends it
+    with serve.shutdown() and ray.shutdown()."""
+    from ray import serve
+
+    from pipeline.keys import KeyStore
+    from serve.app import build_app
+    from serve.config import load_serve_config
+    from serve.ray_start import start_local_ray
+
+    _, token = KeyStore(data).create("reader", name=name)
+    cfg = load_serve_config("lite")
+    unlimited = {"rate_per_minute": 1e9, "rate_burst": 10**9, "answer_units_per_minute": 1e9,
+                 "answer_units_burst": 1e9}
+    cfg = cfg.model_copy(update={"runtime": cfg.runtime.model_copy(update=unlimited)})
+    port = free_port()
+    start_local_ray("127.0.0.1", say=print)  # on loopback, Ray's start-up race retried
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    serve.run(build_app("lite", data, config=cfg), name="saksi", route_prefix="/")
+    return f"http://127.0.0.1:{port}", token
+
