@@ -12,23 +12,25 @@ from .analysis import query_analyzer
 from .backends import make_generator, make_judge, make_reranker
 from .index import StoreChunkSource
 from .orchestrator import Components, Orchestrator
-from .protocols import Generator, Judge
+from .protocols import Generator, Judge, Reranker
 
 if TYPE_CHECKING:
     from .corpus import Corpus
 
 
 def build_orchestrator(corpus: "Corpus", generator: Generator | None = None, judge: Judge | None = None,
-                       write_traces: bool = True, trace_dir: Path | None = None) -> Orchestrator:
+                       write_traces: bool = True, trace_dir: Path | None = None,
+                       reranker: Reranker | None = None) -> Orchestrator:
     """The orchestrator answering from `corpus` (checked first: it refuses indexes that disagree
-    with the chunk store). `generator` and `judge` replace the profile's (tests, the adversarial
-    suite); traces go to `trace_dir`, by default the data directory's traces/."""
+    with the chunk store). `generator`, `judge` and `reranker` replace the profile's (tests, the
+    adversarial suite, `saksi doctor`'s already loaded models); traces go to `trace_dir`, by
+    default the data directory's traces/."""
     lexical = corpus.lexical()  # checks the corpus before anything is opened or loaded
     profile = corpus.profile
     analyzer = query_analyzer(profile)
     components = Components.of(
         profile, analyzer, embedder=corpus.embedder, dense=corpus.dense, lexical=lexical,
-        chunks=StoreChunkSource(corpus.store), reranker=make_reranker(profile, analyzer),
+        chunks=StoreChunkSource(corpus.store), reranker=reranker or make_reranker(profile, analyzer),
         generator=generator or make_generator(profile, analyzer), judge=judge or make_judge(profile),
         sparse=corpus.dense if corpus.sparse else None)
     return Orchestrator(profile, components, analyzer, (trace_dir or corpus.trace_dir) if write_traces else None,

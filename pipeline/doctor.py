@@ -303,8 +303,7 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
     from .backends import make_embedder, make_generator, make_judge, make_reranker
     from .claims import ParseFailure, parse_claims
     from .corpus import Corpus, DataDir, Ingestor
-    from .index import StoreChunkSource
-    from .orchestrator import Components, Orchestrator
+    from .assemble import build_orchestrator
     from .types import JudgeInput
 
     memory = _GpuMemory()
@@ -350,11 +349,8 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
                             "seconds": round(time.perf_counter() - t, 2)}
         if not corpus.store.count():
             raise ConfigError(f"nothing could be ingested from {corpus_dir}: {report['corpus']['errors']}")
-        components = Components.of(
-            profile, analyzer, embedder=embedder, dense=corpus.dense, lexical=corpus.lexical(),
-            chunks=StoreChunkSource(corpus.store), reranker=reranker, generator=generator, judge=judge,
-            sparse=corpus.dense if corpus.sparse else None)
-        orchestrator = Orchestrator(profile, components, analyzer, corpus.trace_dir if kept else None)
+        orchestrator = build_orchestrator(corpus, generator=generator, judge=judge, reranker=reranker,
+                                          write_traces=kept)
 
         # 3. the questions
         run_before = memory.start()
