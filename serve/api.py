@@ -57,6 +57,7 @@ from .errors import ApiError
 from .config import RuntimeSettings
 from .handles import HandleContext, HandleGenerator, HandleJudge
 from . import web
+from .web.common import error_page
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +165,7 @@ def _error(status: int, kind: str, message: str, headers: dict[str, str] | None 
 async def _api_error(request: Request, e: ApiError):
     """The error shape; on the web page's paths, the same error as a page (its status, its words)."""
     if is_page(request.url.path):
-        return web.error_page(request, e)
+        return error_page(request, e)
     return _error(e.status, e.type, e.message, e.headers)
 
 
@@ -177,7 +178,7 @@ async def _http_error(request: Request, e: StarletteHTTPException) -> JSONRespon
         message = f"no endpoint {request.url.path} (see /docs)"
     headers = getattr(e, "headers", None)
     if is_page(request.url.path):  # the web page answers with a page, in the same words
-        return web.error_page(request, ApiError(e.status_code, kind, message))
+        return error_page(request, ApiError(e.status_code, kind, message))
     if e.status_code == 405:  # every method the path has (Starlette names only the first route's)
         headers = {**(headers or {}), "Allow": ", ".join(_allowed(request.url.path))}
     return _error(e.status_code, kind, message, headers)
@@ -199,7 +200,7 @@ async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
     first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
     if is_page(request.url.path):
         where = ".".join(str(x) for x in first.get("loc", ()) if x not in ("body", "path", "query")) or "request"
-        return web.error_page(request, ApiError(404 if "path" in first.get("loc", ()) else 422, "invalid_request",
+        return error_page(request, ApiError(404 if "path" in first.get("loc", ()) else 422, "invalid_request",
                                                 f"{where}: {first['msg']}"))
     if tuple(first.get("loc", ()))[:2] == ("path", "trace_id"):
         return _error(400, "invalid_trace_id", "a trace id is 32 lowercase hex characters")
@@ -253,6 +254,10 @@ class Ingress:
                         "`saksi keys create`", self.data_dir.root)
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def collections_for(self, key: ApiKey) -> list[str]:
+        """The collections this key may use (the API's list, the page's selector)."""
+        return [c for c in self.data_dir.collections() if key.may_use(c)]
 
     def _collection(self, key: ApiKey, name: str, role: str = "reader", create: bool = False) -> DataDir:
         """The collection's directory, once the key may use it with this role: 403 before 404, so a
@@ -323,7 +328,7 @@ class Ingress:
     @app.get("/v1/collections", response_model=CollectionsResponse, responses=ERRORS,
              summary="the collections this key may use")
     async def collections(self, key: Caller) -> CollectionsResponse:
-        return CollectionsResponse(collections=[c for c in self.data_dir.collections() if key.may_use(c)])
+        return CollectionsResponse(collections=self.collections_for(key))
 
     # -- answers -------------------------------------------------------------------------------
 

@@ -24,13 +24,6 @@ from fastapi.staticfiles import StaticFiles
 HERE = Path(__file__).resolve().parent
 
 
-def error_page(request, e):
-    """A typed error as a page (for the API's error handlers, on the page's paths)."""
-    from .common import error_page as page
-
-    return page(request, e)
-
-
 def install(app: FastAPI) -> None:
     """Add the page's routes and its static files to the API's app."""
     from . import corpus_view, evidence, pages, trace_view

@@ -74,7 +74,7 @@ async def switch_language(request: Request, to: str, next: str = "/"):
 
 def _collections(request: Request) -> list[str]:
     key = key_of(request)
-    names = [c for c in ingress(request).data_dir.collections() if key.may_use(c)]
+    names = ingress(request).collections_for(key)
     return names or ([DEFAULT_COLLECTION] if key.may_use(DEFAULT_COLLECTION) else [])
 
 
