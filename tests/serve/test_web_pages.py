@@ -256,3 +256,33 @@ def test_a_page_that_cannot_be_shown_says_why_with_its_status(app, site) -> None
     assert r.status_code == 404 and html(r).select_one("#error")["data-type"] == "not_found"
     r = site.post(app.base + "/ui/ask", data={"question": "x" * 5000}, allow_redirects=False)
     assert r.status_code == 422 and html(r).select_one("#ask-problem") is not None
+
+
+@pytest.mark.parametrize("method, path, data", [
+    ("POST", "/ui/reviews", {}),
+    ("POST", "/ui/reviews", {"collection": "../etc", "trace_id": "0" * 32, "claim": "0", "decision": "rejected"}),
+    ("POST", "/ui/reviews", {"collection": "default", "trace_id": "not-hex", "claim": "0", "decision": "accepted"}),
+    ("POST", "/ui/reviews", {"collection": "default", "trace_id": "0" * 32, "claim": "-1", "decision": "flagged"}),
+    ("POST", "/ui/ask", {"question": "tarif sewa?", "collection": "../../etc"}),
+    ("POST", "/ui/ask", {"question": "   "}),
+    ("POST", "/ui/ask", {}),
+    ("GET", "/ui/documents/default/pmi-7-2025/text?chunk=nope&quote=%00%ff", None),
+    ("GET", "/ui/documents/default/..%2Fkeys.json/original", None),
+    ("GET", "/ui/corpus?collection=..%2Fx", None),
+    ("GET", "/ui/traces/default/" + "0" * 32, None),
+    ("POST", "/ui/traces/default/" + "0" * 32 + "/replay", {}),
+    ("GET", "/ui/lang/xx?next=https://evil.example/", None),
+])
+def test_bad_input_to_a_page_is_a_typed_answer_never_a_500(app, site, method, path, data) -> None:
+    r = site.request(method, app.base + path, data=data, allow_redirects=False)
+    assert r.status_code < 500, r.text[:300]
+    assert r.status_code in (303, 400, 403, 404, 422) or r.status_code == 200, r.status_code
+    if r.status_code == 303:  # a redirect stays on this site
+        assert r.headers["location"].startswith("/")
+    elif r.status_code >= 400:
+        assert "Traceback" not in r.text and html(r).select_one("#error, #ask-problem") is not None
+
+
+def test_a_json_body_where_a_form_is_expected_is_refused_plainly(app, site) -> None:
+    r = site.post(app.base + "/ui/ask", json={"question": "tarif sewa?"}, allow_redirects=False)
+    assert r.status_code in (400, 422) and "Traceback" not in r.text
