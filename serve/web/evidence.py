@@ -134,8 +134,16 @@ async def document_text(request: Request, name: CollectionName, doc_id: DocId, c
 
 @router.get("/ui/documents/{name}/{doc_id}/original")
 async def original(request: Request, name: CollectionName, doc_id: DocId):
-    _, data = await _document(request, name, doc_id)
-    path = FsPath(data["document"]["original"])
+    ing = ingress(request)
+    collection = ing._collection(key_of(request), name)
+    try:  # the document's record only: its chunks and text are not needed to send the file
+        documents = await ing.handles["Retriever"].documents.remote(collection.name)
+    except Exception as e:
+        raise ing._unavailable("the retriever", e) from None
+    doc = next((d for d in documents if d.doc_id == doc_id), None)
+    if doc is None:
+        raise ApiError(404, "not_found", f"no document {doc_id!r} in collection {collection.name!r}")
+    path = FsPath(doc.original)
     if not path.is_file():
         raise ApiError(404, "not_found", f"the original file of {doc_id} is no longer on the server")
     return FileResponse(path, filename=path.name)
