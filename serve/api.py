@@ -39,6 +39,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipeline import __version__
 from pipeline.audit import AuditLog
+from pipeline.backends import make_generator, make_judge
 from pipeline.analysis import query_analyzer
 from pipeline.config import MAX_QUESTION_CHARS_CEILING, load_profile
 from pipeline.corpus import DEFAULT_COLLECTION, DataDir
@@ -227,16 +228,22 @@ class Ingress:
     its handles ask the Retriever for that collection only, its traces go to its directory."""
 
     def __init__(self, profile: str, data_dir: str, runtime: RuntimeSettings, embedder: DeploymentHandle,
-                 retriever: DeploymentHandle, reranker: DeploymentHandle, generator: DeploymentHandle,
-                 judge: DeploymentHandle):
+                 retriever: DeploymentHandle, reranker: DeploymentHandle | None, generator: DeploymentHandle | None,
+                 judge: DeploymentHandle | None):
+        """A model whose handle is None runs inside its caller (runtime.placement): it has no deployment."""
         self.profile = load_profile(profile)
         self.data_dir = DataDir(data_dir)
         self.runtime = runtime
-        self.handles = {"Embedder": embedder, "Retriever": retriever, "Reranker": reranker,
-                        "Generator": generator, "Judge": judge}
+        given = {"Embedder": embedder, "Retriever": retriever, "Reranker": reranker, "Generator": generator,
+                 "Judge": judge}
+        self.handles = {name: h for name, h in given.items() if h is not None}  # the deployments there are
         self.analyzer = query_analyzer(self.profile)
+        # runtime.placement: the generator and the judge run here, beside the orchestrator (no hop), or
+        # in their deployments
+        place = runtime.placement
+        self.local_generator = make_generator(self.profile, self.analyzer) if place.generator == "ingress" else None
+        self.local_judge = make_judge(self.profile) if place.judge == "ingress" else None
         self._orchestrators: dict[str, Orchestrator] = {}
-        self._infos: dict[str, dict] | None = None
         self._building = asyncio.Lock()
         self.in_flight = 0
         app.state.ingress = self  # the web page's routes (serve/web/) reach this replica through it
@@ -273,18 +280,19 @@ class Ingress:
             name = collection.name
             if name not in self._orchestrators:
                 h, t = self.handles, self.runtime.request_timeout_s
-                if self._infos is None:
-                    got = await asyncio.gather(*(h[n].info.remote() for n in ("Embedder", "Reranker", "Generator",
-                                                                             "Judge")))
-                    self._infos = dict(zip(("Embedder", "Reranker", "Generator", "Judge"), got))
-                emb, rr, gen, jd = (self._infos[n] for n in ("Embedder", "Reranker", "Generator", "Judge"))
                 components = Components(
-                    context=HandleContext(h["Retriever"], {"embedder": emb["name"], "reranker": rr["name"]}, t, name),
-                    generator=HandleGenerator(h["Generator"], gen["name"], t),
-                    judge=HandleJudge(h["Judge"], jd["name"], min(t, self.runtime.judge_timeout_s)))
+                    context=HandleContext(h["Retriever"], await h["Retriever"].model_names.remote(name), t, name),
+                    generator=self.local_generator or await self._handle(HandleGenerator, "Generator", t),
+                    judge=self.local_judge or await self._handle(HandleJudge, "Judge",
+                                                                 min(t, self.runtime.judge_timeout_s)))
                 self._orchestrators[name] = Orchestrator(self.profile, components, self.analyzer, collection.traces,
                                                          audit=AuditLog(self.data_dir.root, collection=name))
             return self._orchestrators[name]
+
+    async def _handle(self, kind, deployment: str, timeout: float):
+        """A stage over its deployment's handle, named by the model the deployment runs."""
+        info = await self.handles[deployment].info.remote()
+        return kind(self.handles[deployment], info["name"], timeout)
 
     def _overloaded(self) -> ApiError:
         return ApiError(503, "overloaded", "too many questions in progress; retry shortly",

@@ -19,7 +19,7 @@ from pipeline.config import load_profile
 from pipeline.corpus import DataDir
 
 from .api import Ingress
-from .config import ServeConfig, load_serve_config
+from .config import BATCHED, ServeConfig, load_serve_config
 from .deployments import (EmbedderDeployment, GeneratorDeployment, JudgeDeployment, RerankerDeployment,
                           RetrieverDeployment)
 
@@ -28,22 +28,28 @@ IMPORT_PATH = "serve.app:app_builder"
 
 def build_app(profile: str = "lite", data_dir: str | Path | None = None, config: ServeConfig | None = None,
               overrides: dict[str, Deployment] | None = None) -> Application:
-    """The application over `data_dir` (default: $SAKSI_DATA_DIR, else ./data). `overrides` replaces
-    model deployments by name ("Judge", "Generator", …): tests use it to take the judge away or
-    slow the generator down, with test doubles."""
+    """The application over `data_dir` (default: $SAKSI_DATA_DIR, else ./data). A model that
+    `runtime.placement` runs inside its caller gets no deployment. `overrides` replaces model
+    deployments by name ("Judge", "Generator", …): tests use it to take the judge away or slow the
+    generator down, with test doubles (on a config that gives that model its deployment)."""
     overrides = overrides or {}
     cfg = config or load_serve_config(profile)
     d = cfg.deployments
     data_dir = environment.data_dir(data_dir).resolve()
     cfg.check_retrievers(DataDir(data_dir).milvus_uri(load_profile(profile).settings.index))
 
-    def dep(name: str, default: Deployment) -> Deployment:
-        return overrides.get(name, default).options(**d[name].serve_options())
+    def bound(name: str, default: Deployment):
+        """The model's deployment, bound to the profile (and its batch), or None where
+        runtime.placement runs the model inside its caller."""
+        if name not in d:
+            return None
+        args = (profile, d[name].batch) if name in BATCHED else (profile,)
+        return overrides.get(name, default).options(**d[name].serve_options()).bind(*args)
 
-    embedder = dep("Embedder", EmbedderDeployment).bind(profile, d["Embedder"].batch)
-    reranker = dep("Reranker", RerankerDeployment).bind(profile, d["Reranker"].batch)
-    judge = dep("Judge", JudgeDeployment).bind(profile, d["Judge"].batch)
-    generator = dep("Generator", GeneratorDeployment).bind(profile)
+    embedder = bound("Embedder", EmbedderDeployment)
+    reranker = bound("Reranker", RerankerDeployment)
+    judge = bound("Judge", JudgeDeployment)
+    generator = bound("Generator", GeneratorDeployment)
     retriever = RetrieverDeployment.options(**d["Retriever"].serve_options()).bind(
         profile, str(data_dir), cfg.runtime, embedder, reranker, d["Retriever"].batch)
     return Ingress.options(**d["Ingress"].serve_options()).bind(

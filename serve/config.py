@@ -75,6 +75,30 @@ class DeploymentOptions(_Strict):
         return out
 
 
+class Placement(_Strict):
+    """Where each model runs. In its own deployment, a model is loaded once, scaled on its own and
+    batched across questions, and every call to it is a hop between processes (~5-8 ms on a laptop).
+    Inside the deployment that calls it, the call costs nothing and the model is loaded there: the
+    lite profile's small CPU models. The Embedder deployment stays either way: uploads' passages
+    are embedded there."""
+
+    query_embedder: Literal["retriever", "embedder"] = Field(
+        "embedder", description="a question's embedding: inside the Retriever's context call (batched there with "
+                                "the Retriever's `batch`) or by the Embedder deployment (a GPU model, loaded once)")
+    reranker: Literal["retriever", "reranker"] = Field(
+        "reranker", description="inside the Retriever's context call, or the Reranker deployment")
+    generator: Literal["ingress", "generator"] = Field(
+        "generator", description="inside the Ingress, beside the orchestrator, or the Generator deployment")
+    judge: Literal["ingress", "judge"] = Field(
+        "judge", description="inside the Ingress, beside the orchestrator, or the Judge deployment")
+
+    def deployed(self) -> tuple[str, ...]:
+        """The model deployments this placement needs (the Embedder always: uploads)."""
+        own = {"Reranker": self.reranker == "reranker", "Generator": self.generator == "generator",
+               "Judge": self.judge == "judge"}
+        return ("Embedder", *(name for name, mine in own.items() if mine))
+
+
 class RuntimeSettings(_Strict):
     """The served application's deadlines and limits: every timeout and cap the ingress and the
     retriever apply is here, none in the code."""
@@ -101,10 +125,8 @@ class RuntimeSettings(_Strict):
                                                                  "sustained: a question costs 1 unit per 100 characters "
                                                                  "(at least 1); past it 429 with Retry-After")
     answer_units_burst: float = Field(40, ge=1, description="what one key's questions may cost at once")
-    embed_queries_in: Literal["retriever", "embedder"] = Field(
-        "embedder", description="where a question is embedded: inside the Retriever's call (no extra hop, batched "
-                                "there with the Retriever's `batch`; for a small CPU model) or by the Embedder "
-                                "deployment (a GPU model, loaded once)")
+    placement: Placement = Field(default_factory=Placement,
+                                 description="where each model runs: its own deployment, or inside its caller")
 
 
 class Application(_Strict):
@@ -120,15 +142,26 @@ class ServeConfig(_Strict):
 
     @model_validator(mode="after")
     def _known(self) -> "ServeConfig":
-        unknown = set(self.deployments) - set(DEPLOYMENTS)
-        missing = set(DEPLOYMENTS) - set(self.deployments)
+        expected = self.expected_deployments()
+        unknown = set(self.deployments) - set(expected)
+        missing = set(expected) - set(self.deployments)
         if unknown or missing:
-            raise ValueError(f"deployments must be exactly {', '.join(DEPLOYMENTS)} "
-                             f"(unknown: {sorted(unknown)}, missing: {sorted(missing)})")
+            inside = [n for n in DEPLOYMENTS if n not in expected]
+            raise ValueError(f"deployments must be exactly {', '.join(expected)} (unknown: {sorted(unknown)}, missing: "
+                             f"{sorted(missing)})" + (f"; runtime.placement runs {', '.join(inside)} inside their "
+                                                      "callers, so they have no deployment" if inside else ""))
         for name in BATCHED:
-            if self.deployments[name].batch is None:
+            if name in self.deployments and self.deployments[name].batch is None:
                 raise ValueError(f"{name} is batched: give it batch.max_batch_size and batch.batch_wait_timeout_s")
+        if self.runtime.placement.query_embedder == "retriever" and self.deployments["Retriever"].batch is None:
+            raise ValueError("questions are embedded in the Retriever (runtime.placement.query_embedder): give the "
+                             "Retriever batch.max_batch_size and batch.batch_wait_timeout_s")
         return self
+
+    def expected_deployments(self) -> tuple[str, ...]:
+        """Ingress and Retriever, and the model deployments `runtime.placement` needs, in DEPLOYMENTS order."""
+        needed = {"Ingress", "Retriever", *self.runtime.placement.deployed()}
+        return tuple(n for n in DEPLOYMENTS if n in needed)
 
     def custom_resources(self) -> dict[str, float]:
         """The Ray custom resources the deployments ask for, at their largest scale (replicas, or

@@ -7,9 +7,10 @@ hostings at once. The embedder, reranker and judge batch concurrent requests wit
 `ready()` so the ingress can report readiness only when all of them are up.
 
 A question costs few calls: the Retriever builds each attempt's whole context in one call
-(`pipeline.context.ContextBuilder` next to its indexes: the query embedded in that call, or
-by the Embedder deployment when `runtime.embed_queries_in` says so, then one call to the
-Reranker), and the ingress then calls the Generator and the Judge once each.
+(`pipeline.context.ContextBuilder` next to its indexes), and the ingress then calls the Generator
+and the Judge once each. `runtime.placement` says where each model runs: in its deployment here
+(a hop per call), or inside its caller (the query embedder and the reranker in the Retriever's
+call, the generator and the judge in the Ingress: the lite profile, one hop per round).
 """
 from __future__ import annotations
 
@@ -320,13 +321,14 @@ class RetrieverDeployment:
         self.data_dir = DataDir(data_dir)
         self.runtime = runtime or RuntimeSettings()
         # an ingest embeds through the Embedder deployment when given one (so a GPU model is not
-        # loaded a second time here), else with an in-process embedder; questions are embedded as
-        # runtime.embed_queries_in says (`_make_query_embedder`), with `batch` when embedded here
+        # loaded a second time here), else with an in-process embedder; questions are embedded and
+        # candidates reranked where runtime.placement says (`_make_query_embedder`, `_make_reranker`),
+        # with `batch` for questions embedded here
         self._embedder = embedder
         self._reranker_handle = reranker
         self._query_batch = batch
         self._query_embedder = None
-        self._reranker: HandleReranker | None = None
+        self._reranker = None
         self._building = asyncio.Lock()
         self._collections: dict[str, _Collection] = {}
         self._collection(DEFAULT_COLLECTION)
@@ -374,9 +376,7 @@ class RetrieverDeployment:
                     if self._query_embedder is None:
                         self._query_embedder = await self._make_query_embedder()
                     if self._reranker is None:
-                        info = await self._reranker_handle.info.remote()
-                        self._reranker = HandleReranker(self._reranker_handle, info["name"],
-                                                        self.runtime.request_timeout_s)
+                        self._reranker = await self._make_reranker()
                     ix = self.indexes(collection)
                     col.builder = ContextBuilder(p.settings, query_analyzer(p), self._query_embedder, ix.dense,
                                                  ix.lexical, ix.chunks, self._reranker, ix.sparse)
@@ -391,12 +391,25 @@ class RetrieverDeployment:
 
     async def _make_query_embedder(self):
         """Questions are embedded here, batched across concurrent questions (no extra hop: the lite
-        profile's small CPU model), or by the Embedder deployment (a GPU model loaded once)."""
-        if self.runtime.embed_queries_in == "retriever":
+        profile's small CPU model), or by the Embedder deployment (a GPU model loaded once), as
+        runtime.placement says."""
+        if self.runtime.placement.query_embedder == "retriever":
             return BatchedEmbedder(make_embedder(self.profile), self._query_batch)
         info = await self._embedder.info.remote()
         return handle_embedder(self._embedder, info, self.runtime.request_timeout_s,
                                self.profile.settings.embedder.sparse)
+
+    async def _make_reranker(self):
+        """The candidates are reranked here (the lite profile's heuristic: no hop) or by the Reranker
+        deployment (a cross-encoder, batched across questions), as runtime.placement says."""
+        if self.runtime.placement.reranker == "retriever":
+            return make_reranker(self.profile, query_analyzer(self.profile))
+        info = await self._reranker_handle.info.remote()
+        return HandleReranker(self._reranker_handle, info["name"], self.runtime.request_timeout_s)
+
+    async def model_names(self, collection: str = DEFAULT_COLLECTION) -> dict[str, str]:
+        """The query embedder's and the reranker's names, wherever they run (the traces record them)."""
+        return dict((await self._builder(collection)).model_names)
 
     async def coverage(self, collection: str = DEFAULT_COLLECTION) -> CorpusResponse:
         """What is ingested: the basis for telling a user "no source for that"."""

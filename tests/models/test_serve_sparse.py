@@ -13,7 +13,7 @@ from pipeline.config import load_profile
 from pipeline.context import ContextRequest
 from pipeline.protocols import SparseEmbedder, SparseIndex
 from pipeline.query import Part
-from serve.config import Batch, RuntimeSettings
+from serve.config import Batch, Placement, RuntimeSettings
 from serve.deployments import EmbedderDeployment, RerankerDeployment, RetrieverDeployment
 from serve.handles import HandleSparseEmbedder
 
@@ -34,7 +34,7 @@ def test_sparse_search_through_the_deployments_and_handles(tiny_config_dir, tmp_
     assert dense.shape == (1, embedder.model.dim) and weights
 
     reranker = RerankerDeployment.func_or_class("tiny", Batch(max_batch_size=4, batch_wait_timeout_s=0.001))
-    retriever = RetrieverDeployment.func_or_class("tiny", str(data), RuntimeSettings(embed_queries_in="embedder"),
+    retriever = RetrieverDeployment.func_or_class("tiny", str(data), RuntimeSettings(placement=Placement(query_embedder="embedder")),
                                                   FakeHandle(embedder), FakeHandle(reranker))
     assert asyncio.run(retriever.ready())["ready"]
     index = retriever.indexes().sparse

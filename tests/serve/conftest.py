@@ -119,6 +119,25 @@ def app(served_corpus, admin_key):
     ray.shutdown()
 
 
+def lite_with_model_deployments(**runtime):
+    """The lite serve options with every model in its own deployment, as full-cpu and gpu place them
+    (lite runs them inside their callers): for the tests that replace or kill a model's replica.
+    `runtime` overrides runtime settings."""
+    from serve.config import Batch, DeploymentOptions, Placement, load_serve_config
+
+    cfg = load_serve_config("lite")
+    batch = Batch(max_batch_size=16, batch_wait_timeout_s=0.002)
+    small = {"max_ongoing_requests": 64, "ray_actor_options": {"num_cpus": 0.1}}
+    models = {"Reranker": DeploymentOptions(num_replicas=1, batch=batch, **small),
+              "Generator": DeploymentOptions(num_replicas=1, **small),
+              "Judge": DeploymentOptions(num_replicas=2, batch=batch, **small)}  # two: one can be lost
+    placement = Placement(query_embedder="embedder", reranker="reranker", generator="generator", judge="judge")
+    return type(cfg).model_validate({
+        **cfg.model_dump(), "deployments": {**cfg.model_dump()["deployments"],
+                                            **{k: v.model_dump() for k, v in models.items()}},
+        "runtime": {**cfg.runtime.model_dump(), "placement": placement.model_dump(), **runtime}})
+
+
 @pytest.fixture(scope="session")
 def in_process(served_corpus):
     """The same corpus asked in process: the reference the served answers must match."""

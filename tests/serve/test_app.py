@@ -1,5 +1,6 @@
 """The Ray Serve application over real HTTP on this machine (lite profile): every endpoint,
-typed errors, concurrency, a killed judge replica, and the judge taken away."""
+typed errors, concurrency; and, on applications that give each model its own deployment (as
+full-cpu and gpu do), the same answers, a killed judge replica, and the judge taken away."""
 from __future__ import annotations
 
 import asyncio
@@ -16,7 +17,7 @@ import pytest
 from pipeline.responses import result_json
 from pipeline.text import contains_normalised
 
-from .conftest import Http
+from .conftest import Http, lite_with_model_deployments
 
 pytestmark = pytest.mark.integration
 
@@ -35,7 +36,8 @@ def test_health_and_readiness(app):
     assert app.call("GET", "/healthz")[:2] == (200, {"status": "ok", "version": "0.1.0"})
     status, body, _ = app.call("GET", "/readyz")
     assert status == 200 and body["ready"], body
-    assert set(body["deployments"]) == {"Embedder", "Retriever", "Reranker", "Generator", "Judge"}
+    # lite runs the reranker in the Retriever and the generator and judge in the Ingress (runtime.placement)
+    assert set(body["deployments"]) == {"Embedder", "Retriever"}
     assert body["deployments"]["Retriever"]["chunks"] > 0
 
 
@@ -216,7 +218,39 @@ def _no_claim_uncapped_without_a_verdict(body: dict) -> None:
             assert c["confidence"] <= 0.79 and c["band"] != "TINGGI", c
 
 
-def test_a_killed_judge_replica_while_requests_flow(app):
+@pytest.fixture(scope="module")
+def models_app(app, served_corpus, tmp_path_factory):
+    """A second application, on its own copy of the corpus, with every model in its own deployment
+    (two Judge replicas), under /models."""
+    import shutil
+
+    from ray import serve
+
+    from serve.app import build_app
+
+    copy = tmp_path_factory.mktemp("models") / "data"
+    shutil.copytree(served_corpus[0], copy, ignore=shutil.ignore_patterns("traces", "uploads"))
+    serve.run(build_app("lite", copy, config=lite_with_model_deployments(answer_units_per_minute=1e6,
+                                                                         answer_units_burst=1e6)),
+              name="models", route_prefix="/models")
+    yield "/models"
+    serve.delete("models")
+
+
+def test_models_in_their_own_deployments_give_the_same_answers(app, models_app):
+    """One orchestrator, two placements: the same claims, bands and confidences either way."""
+    status, ready, _ = app.call("GET", f"{models_app}/readyz")
+    assert status == 200 and set(ready["deployments"]) == {"Embedder", "Retriever", "Reranker", "Generator", "Judge"}
+    for q in (RATE, PENALTY_EN, UNRELATED):
+        inside = answer(app, q)
+        status, apart, _ = app.call("POST", f"{models_app}/v1/answer", {"question": q})
+        assert status == 200, apart
+        assert inside["outcome"] == apart["outcome"] and inside["reason_code"] == apart["reason_code"]
+        assert ([(c["text"], c["status"], c["band"], c["confidence"]) for c in inside["claims"]]
+                == [(c["text"], c["status"], c["band"], c["confidence"]) for c in apart["claims"]])
+
+
+def test_a_killed_judge_replica_while_requests_flow(app, models_app):
     import ray
 
     judges = [a for a in ray.util.list_named_actors(all_namespaces=True)
@@ -227,7 +261,7 @@ def test_a_killed_judge_replica_while_requests_flow(app):
 
     def fire():
         for q in (RATE, PENALTY_EN, UNRELATED, RATE):
-            results.append(app.call("POST", "/v1/answer", {"question": q}))
+            results.append(app.call("POST", f"{models_app}/v1/answer", {"question": q}))
 
     threads = [threading.Thread(target=fire) for _ in range(4)]
     for t in threads:
@@ -268,7 +302,8 @@ def test_without_a_judge_answers_are_capped_or_refused_never_uncapped(app, serve
     data, _ = served_corpus
     copy = tmp_path / "data"
     shutil.copytree(data, copy, ignore=shutil.ignore_patterns("traces", "uploads"))
-    serve.run(build_app("lite", copy, overrides={"Judge": FakeUnavailableJudge}), name="nojudge",
+    serve.run(build_app("lite", copy, config=lite_with_model_deployments(), overrides={"Judge": FakeUnavailableJudge}),
+              name="nojudge",
               route_prefix="/nojudge")
     try:
         bodies = []
@@ -297,7 +332,6 @@ def test_overload_is_503_with_retry_after_and_a_timeout_is_a_refusal(app, served
     from ray import serve
 
     from serve.app import build_app
-    from serve.config import load_serve_config
 
     @serve.deployment(name="Generator")
     class FakeSlowGenerator:
@@ -314,9 +348,7 @@ def test_overload_is_503_with_retry_after_and_a_timeout_is_a_refusal(app, served
             await aio.sleep(3)
             raise RuntimeError("too late (fake)")
 
-    base = load_serve_config("lite")
-    cfg = base.model_copy(update={"runtime": base.runtime.model_copy(update={"max_in_flight": 2,
-                                                                             "request_timeout_s": 1.0})})
+    cfg = lite_with_model_deployments(max_in_flight=2, request_timeout_s=1.0)
     data, _ = served_corpus
     copy = tmp_path / "data"
     shutil.copytree(data, copy, ignore=shutil.ignore_patterns("traces", "uploads"))

@@ -1,10 +1,12 @@
 """A served question costs few deployment calls, and the same answer as in process.
 
 The served components (serve/handles.py over the deployments' classes, through counting fake
-handles, no Ray cluster) answer with the one orchestrator: per attempt one call to the Retriever
-for the whole context (the question embedded inside it, lite's `embed_queries_in: retriever`),
-which calls the Reranker once, then one call each to the Generator and the Judge. The answer is
-the one the in-process orchestrator gives over the same corpus.
+handles, no Ray cluster) answer with the one orchestrator. With every model in its own deployment
+(full-cpu and gpu; the question embedded in the Retriever here), an attempt is one call to the
+Retriever for the whole context, which calls the Reranker once, then one call each to the
+Generator and the Judge. With lite's placement (every model inside its caller) it is one call to
+the Retriever and nothing else. Either way the answer is the one the in-process orchestrator gives
+over the same corpus.
 """
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ import pytest
 
 from pipeline.analysis import query_analyzer
 from pipeline.orchestrator import Components, Orchestrator
-from serve.config import Batch, RuntimeSettings
+from pipeline.corpus import DataDir
+from serve.api import Ingress
+from serve.config import Batch, Placement, RuntimeSettings, load_serve_config
 from serve.deployments import GeneratorDeployment, JudgeDeployment, RerankerDeployment, RetrieverDeployment
 from serve.handles import HandleContext, HandleGenerator, HandleJudge
 
@@ -33,7 +37,7 @@ def served(lite_corpus, profile, monkeypatch):
     generator = FakeHandle(GeneratorDeployment.func_or_class("lite"))
     judge = FakeHandle(JudgeDeployment.func_or_class("lite", BATCH))
     retriever = FakeHandle(RetrieverDeployment.func_or_class(
-        "lite", str(lite_corpus.data_dir), RuntimeSettings(embed_queries_in="retriever"), None, reranker, BATCH))
+        "lite", str(lite_corpus.data_dir), RuntimeSettings(placement=Placement(query_embedder="retriever")), None, reranker, BATCH))
     names = {"embedder": lite_corpus.embedder.name, "reranker": reranker.target.model.name}
     components = Components(HandleContext(retriever, names, 30),
                             HandleGenerator(generator, generator.target.model.name, 30),
@@ -103,3 +107,50 @@ def test_concurrent_questions_meet_in_the_batches(served):
     assert handles["Reranker"].calls["rerank"] == len(questions)  # one call per question …
     for kind in ("embed", "rerank"):  # … met in batches
         assert sum(batches[kind]) == len(questions) and max(batches[kind]) > 1, batches
+
+
+@pytest.fixture
+def served_lite(lite_corpus, monkeypatch):
+    """The Ingress as `saksi serve` builds it with lite's placement (no Reranker, Generator or Judge
+    deployment), over a counting handle to the Retriever."""
+    fake_replica_context(monkeypatch)
+    runtime = load_serve_config("lite").runtime
+    assert runtime.placement == Placement(query_embedder="retriever", reranker="retriever", generator="ingress",
+                                          judge="ingress")
+    data = str(lite_corpus.data_dir)
+    retriever = FakeHandle(RetrieverDeployment.func_or_class("lite", data, runtime, None, None, BATCH))
+    mine = Ingress.func_or_class.__mro__[1]  # the class as written, under Serve's ASGI wrapper (async __init__)
+    ingress = mine.__new__(mine)
+    mine.__init__(ingress, "lite", data, runtime, FakeHandle(object()), retriever, None, None, None)
+    return ingress, retriever
+
+
+def test_with_lite_placement_an_attempt_is_one_call_and_the_in_process_answer(served_lite, lite_corpus):
+    ingress, retriever = served_lite
+    assert set(ingress.handles) == {"Embedder", "Retriever"}
+    answered = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
+    refused = "Berapa tarif bea masuk untuk impor mobil listrik?"
+
+    async def run():
+        orch = await ingress._get_orchestrator(DataDir(lite_corpus.data_dir))
+        retriever.calls.clear()  # building the orchestrator asked the model names once
+        out = []
+        for q in (answered, refused):
+            out.append(await orch.run(q))
+            out.append(dict(retriever.calls))
+            retriever.calls.clear()
+        return out
+
+    (result, trace), calls, (refusal, refusal_trace), refusal_calls = asyncio.run(run())
+    assert result.outcome == "answer" and len(trace.parts[0].attempts) == 1
+    assert calls == {"context": 1}  # the whole round: context, rerank, generate and judge
+    assert refusal.outcome == "refusal" and len(refusal_trace.parts[0].attempts) == 2
+    assert refusal_calls == {"context": 2}  # the corrective retry is one more call
+
+    local, local_trace = asyncio.run(lite_corpus.orchestrator(write_traces=False).run(answered))
+    assert [c.text for c in result.claims] == [c.text for c in local.claims]
+    assert [(c.status, c.confidence, c.verdict) for c in result.claims] == \
+        [(c.status, c.confidence, c.verdict) for c in local.claims]
+    assert trace.components == local_trace.components
+    assert [c.chunk.chunk_id for c in trace.parts[0].attempts[0].candidates] == \
+        [c.chunk.chunk_id for c in local_trace.parts[0].attempts[0].candidates]

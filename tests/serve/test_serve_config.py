@@ -50,3 +50,31 @@ def test_a_one_machine_node_offers_every_custom_resource_the_deployments_ask_for
     assert wanted and cfg.custom_resources() == wanted
     assert cfg.deployments["Generator"].ray_actor_options.resources == {"gpu_large": 1}
     assert load_serve_config("lite").custom_resources() == {}  # nothing pinned on a laptop
+
+
+def test_placement_decides_which_model_deployments_exist():
+    """A model run inside its caller has no deployment: an entry for it is an error that says why,
+    and so is a missing entry for a model placed in its own deployment."""
+    from serve.config import Placement, ServeConfig
+
+    lite = load_serve_config("lite")
+    assert lite.expected_deployments() == ("Ingress", "Retriever", "Embedder")
+    for profile in ("full-cpu", "gpu"):
+        assert load_serve_config(profile).expected_deployments() == (
+            "Ingress", "Retriever", "Embedder", "Reranker", "Generator", "Judge")
+
+    raw = lite.model_dump()
+    raw["deployments"]["Judge"] = {"num_replicas": 1, "batch": {"max_batch_size": 4}}
+    with pytest.raises(ValueError, match=r"unknown: \['Judge'\].*Reranker, Generator, Judge inside their callers"):
+        ServeConfig.model_validate(raw)
+
+    raw = lite.model_dump()
+    raw["runtime"]["placement"] = Placement(query_embedder="retriever", reranker="reranker", generator="ingress",
+                                            judge="ingress").model_dump()
+    with pytest.raises(ValueError, match=r"missing: \['Reranker'\]"):
+        ServeConfig.model_validate(raw)
+
+    raw = lite.model_dump()
+    raw["deployments"]["Retriever"]["batch"] = None
+    with pytest.raises(ValueError, match="questions are embedded in the Retriever"):
+        ServeConfig.model_validate(raw)
