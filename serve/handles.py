@@ -1,9 +1,10 @@
 """The pipeline's stage Protocols implemented over Ray Serve deployment handles.
 
 The ingress builds `pipeline.orchestrator.Components` from these, so the one orchestrator
-runs unchanged in Serve: every await in it becomes a call to another deployment (one to the
+runs unchanged in Serve: an await on a stage becomes a call to another deployment (one to the
 Retriever for each attempt's context, one each to the Generator and the Judge; the Retriever
-calls the Reranker, and the Embedder unless it embeds questions itself).
+calls the Reranker and the Embedder), except for a model `runtime.placement` runs inside its
+caller, which is the in-process backend itself (lite: only the Retriever is called).
 The context handle names the collection it reads, so an answer only ever sees its own.
 Each call carries a deadline; a judge that does not answer in time is "no verdict"
 (the gates cap the claim), never a yes.

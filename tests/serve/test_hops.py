@@ -119,7 +119,13 @@ def served_lite(lite_corpus, monkeypatch):
                                           judge="ingress")
     data = str(lite_corpus.data_dir)
     retriever = FakeHandle(RetrieverDeployment.func_or_class("lite", data, runtime, None, None, BATCH))
+    from starlette.datastructures import State
+
     mine = Ingress.func_or_class.__mro__[1]  # the class as written, under Serve's ASGI wrapper (async __init__)
+    # the Ingress keeps itself in its FastAPI app's state (in a replica, the replica's own copy). The
+    # class's methods see the copy of the app `serve.ingress` made, which every application deployed
+    # later pickles: this test's objects must not stay in it
+    monkeypatch.setattr(mine.__init__.__globals__["app"], "state", State())
     ingress = mine.__new__(mine)
     mine.__init__(ingress, "lite", data, runtime, FakeHandle(object()), retriever, None, None, None)
     return ingress, retriever
