@@ -56,7 +56,7 @@ from .auth import Authenticate, Guard, RateLimiter, answer_cost, caller, is_page
 from .body_limit import BodyLimit, default_limits
 from .errors import ApiError
 from .config import RuntimeSettings
-from .handles import HandleContext, HandleGenerator, HandleJudge
+from .handles import HandleContext, HandleGenerator, HandleJudge, TimedJudge
 from . import web
 from .web.common import error_page
 
@@ -242,7 +242,8 @@ class Ingress:
         # in their deployments
         place = runtime.placement
         self.local_generator = make_generator(self.profile, self.analyzer) if place.generator == "ingress" else None
-        self.local_judge = make_judge(self.profile) if place.judge == "ingress" else None
+        self.local_judge = (TimedJudge(make_judge(self.profile), min(runtime.request_timeout_s, runtime.judge_timeout_s))
+                            if place.judge == "ingress" else None)
         self._orchestrators: dict[str, Orchestrator] = {}
         self._building = asyncio.Lock()
         self.in_flight = 0

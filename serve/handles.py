@@ -96,3 +96,14 @@ class HandleJudge:
 
     async def judge(self, items: Sequence[JudgeInput]) -> list[Verdict]:
         return await _call(self.h, "judge", list(items), timeout=self.timeout)
+
+
+class TimedJudge:
+    """A judge that runs in the Ingress (runtime.placement), under the deadline a judge over a
+    handle has: a call past `timeout` raises, which the gates turn into "no verdict"."""
+
+    def __init__(self, judge, timeout: float):
+        self.inner, self.name, self.timeout = judge, judge.name, timeout
+
+    async def judge(self, items: Sequence[JudgeInput]) -> list[Verdict]:
+        return await asyncio.wait_for(self.inner.judge(items), self.timeout)

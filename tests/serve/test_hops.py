@@ -17,10 +17,11 @@ import pytest
 from pipeline.analysis import query_analyzer
 from pipeline.orchestrator import Components, Orchestrator
 from pipeline.corpus import DataDir
+from pipeline.types import Verdict
 from serve.api import Ingress
 from serve.config import Batch, Placement, RuntimeSettings, load_serve_config
 from serve.deployments import GeneratorDeployment, JudgeDeployment, RerankerDeployment, RetrieverDeployment
-from serve.handles import HandleContext, HandleGenerator, HandleJudge
+from serve.handles import HandleContext, HandleGenerator, HandleJudge, TimedJudge
 
 from ..fake_handles import FakeHandle, fake_replica_context
 
@@ -160,3 +161,31 @@ def test_with_lite_placement_an_attempt_is_one_call_and_the_in_process_answer(se
     assert trace.components == local_trace.components
     assert [c.chunk.chunk_id for c in trace.parts[0].attempts[0].candidates] == \
         [c.chunk.chunk_id for c in local_trace.parts[0].attempts[0].candidates]
+
+
+def test_a_judge_in_the_ingress_keeps_the_judges_deadline(served_lite, lite_corpus):
+    """Placed in the Ingress, the judge has the deadline a judge over a handle has
+    (runtime.judge_timeout_s): past it, no verdict, and the claim stays below the top band."""
+    ingress, _ = served_lite
+    timed = ingress.local_judge
+    assert isinstance(timed, TimedJudge) and timed.timeout == ingress.runtime.judge_timeout_s
+
+    class FakeSlowJudge:
+        name = timed.inner.name
+
+        async def judge(self, items):  # sure, but late: past the deadline its yes must not count
+            await asyncio.sleep(0.5)
+            return [Verdict("entailed", 1.0, self.name) for _ in items]
+
+    timed.inner, timed.timeout = FakeSlowJudge(), 0.05
+
+    async def run():
+        orch = await ingress._get_orchestrator(DataDir(lite_corpus.data_dir))
+        return await orch.run("Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?")
+
+    result, _ = asyncio.run(run())
+    shown = [c for c in result.claims if c.status == "supported"]
+    assert shown
+    for c in shown:
+        assert c.verdict.label is None and "judge unavailable" in c.verdict.detail
+        assert c.confidence.band != "TINGGI" and c.confidence.value <= 0.79
