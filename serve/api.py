@@ -241,8 +241,9 @@ class Ingress:
         # runtime.placement: the generator and the judge run here, beside the orchestrator (no hop), or
         # in their deployments
         place = runtime.placement
+        self.judge_deadline_s = min(runtime.request_timeout_s, runtime.judge_timeout_s)  # wherever the judge runs
         self.local_generator = make_generator(self.profile, self.analyzer) if place.generator == "ingress" else None
-        self.local_judge = (TimedJudge(make_judge(self.profile), min(runtime.request_timeout_s, runtime.judge_timeout_s))
+        self.local_judge = (TimedJudge(make_judge(self.profile), self.judge_deadline_s)
                             if place.judge == "ingress" else None)
         self._orchestrators: dict[str, Orchestrator] = {}
         self._building = asyncio.Lock()
@@ -284,8 +285,7 @@ class Ingress:
                 components = Components(
                     context=HandleContext(h["Retriever"], await h["Retriever"].model_names.remote(name), t, name),
                     generator=self.local_generator or await self._handle(HandleGenerator, "Generator", t),
-                    judge=self.local_judge or await self._handle(HandleJudge, "Judge",
-                                                                 min(t, self.runtime.judge_timeout_s)))
+                    judge=self.local_judge or await self._handle(HandleJudge, "Judge", self.judge_deadline_s))
                 self._orchestrators[name] = Orchestrator(self.profile, components, self.analyzer, collection.traces,
                                                          audit=AuditLog(self.data_dir.root, collection=name))
             return self._orchestrators[name]
