@@ -110,8 +110,7 @@ class Chunker:
         for start, end, group in pieces:
             location = unit.location
             if group and len(group) < len(top):
-                first, last = group[0].label, group[-1].label
-                location = first if first == last else f"{first}–{last.rsplit(' ', 1)[-1]}"
+                location = _span_range(group[0].label, group[-1].label)
             spans = [s for s in unit.spans if s.start < end and start < s.end]
             if end - start <= self.max_chars:
                 out.append((location, start, end, spans))
@@ -145,6 +144,18 @@ class Chunker:
         if cur is not None:
             pieces.append(cur)
         return pieces
+
+
+def _span_range(first: str, last: str) -> str:
+    """The name of a piece from span `first` to span `last`: "Pasal 1 angka 1–9", "Pasal 3 ayat (1)–(4)";
+    where their lists differ, the last is named from where they part ("Pasal 15 huruf a–ayat (4)")."""
+    if first == last:
+        return first
+    a, b = first.split(" "), last.split(" ")
+    same = 0
+    while same < min(len(a), len(b)) - 1 and a[same] == b[same]:
+        same += 1
+    return f"{first}–{' '.join(b[same:])}"
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

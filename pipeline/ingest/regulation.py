@@ -6,6 +6,11 @@ body (BAB, Bagian, Pasal), the closing formula, the Penjelasan and the Lampiran.
 is one unit; each ayat "(2)", huruf "b." and angka "3." in it is a span, so a quote can be
 cited to "Pasal 3 ayat (2) huruf b". Text outside any Pasal is packed into blocks.
 
+How lists nest is read from the document, not fixed: an ayat holds huruf lists ("Pasal 3
+ayat (1) huruf b"), which may hold angka lists ("Pasal 7 ayat (1) huruf a angka 2"), but Pasal
+1's definitions are an angka list whose items may hold huruf lists ("Pasal 1 angka 5 huruf
+a", then "Pasal 1 angka 6"). See `RegulationReader._open_item` for the rule.
+
 In an amending regulation, the articles quoted inside "Pasal I" are nested under the
 numbered instruction that quotes them ("Pasal I angka 1 › Pasal 14"): they are the amended
 text of another regulation, not this one's Pasal 14.
@@ -13,6 +18,7 @@ text of another regulation, not this one's Pasal 14.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..types import Span
 from .blocks import pack_loose_lines
@@ -40,9 +46,10 @@ _PREAMBLE_PART = re.compile(r"^\s*(Menimbang|Mengingat|Memperhatikan|Menetapkan|
                             r"\s*:?", re.IGNORECASE)
 _CLOSING = re.compile(r"^\s*(Agar setiap orang mengetahuinya|In order that every person may know)", re.IGNORECASE)
 
-# span levels: an ayat holds huruf, a huruf holds angka
-_AYAT_LEVEL, _HURUF_LEVEL, _ANGKA_LEVEL = 0, 1, 2
-_EXPLAINED_LEVEL = {"ayat": _AYAT_LEVEL, "paragraph": _AYAT_LEVEL, "huruf": _HURUF_LEVEL, "letter": _HURUF_LEVEL}
+# a list's kind is its markers' form: inline "b." or "7.", or the explanation's headings "Huruf b", "Angka 7"
+_LETTERS, _NUMBERS = "letters", "numbers"
+_HEADING_KIND = {"huruf": ("heading", _LETTERS), "letter": ("heading", _LETTERS),
+                 "angka": ("heading", _NUMBERS), "point": ("heading", _NUMBERS)}
 # the label of loose text (outside any Pasal), by the section it is in
 _LOOSE_LABEL = {"preamble": "preamble", "explanation": "general_explanation", "appendix": "appendix",
                 "body": "block", "closing": "closing"}
@@ -72,7 +79,8 @@ class RegulationReader:
         self.expect_bab_title = False  # "BAB II" alone on its line: its title follows on the next
         self.amending: str | None = None  # "Pasal I" while inside an amending article
         self.instruction: str | None = None  # "Pasal I angka 1" while inside one of its instructions
-        self.open_spans: dict[int, str] = {}  # labels of the open ayat (0), huruf (1) and angka (2) spans
+        self.ayat: int | None = None  # index in current.spans of the open ayat
+        self.lists: list[_OpenList] = []  # the open huruf/angka lists, outermost first
 
     def read(self, lines: list[Line]) -> list[Unit]:
         for line in lines:
@@ -164,7 +172,8 @@ class RegulationReader:
         if self.current is not None:
             self.units.append(self.current)
             self.current = None
-        self.open_spans.clear()
+        self.ayat = None
+        self.lists.clear()
         if self.loose:
             name = self.labels[_LOOSE_LABEL[self.section]]
             self.units.extend(pack_loose_lines(self.loose, name, " › ".join(self.headings), self.labels,
@@ -175,35 +184,89 @@ class RegulationReader:
 
     def _body_line(self, line: Line) -> None:
         """A non-blank line of the current unit: it may open an ayat, huruf or angka span, and
-        every open span now runs to its end."""
+        every open span (the ayat, and the latest item of each open list) now runs to its end."""
         self._open_span_at(line)
         current = self.current
         current.end = line.end
-        for k, sp in enumerate(current.spans):
-            if sp.label in self.open_spans.values():
-                current.spans[k] = Span(sp.label, sp.start, line.end)
+        for k in self._open_spans():
+            sp = current.spans[k]
+            current.spans[k] = Span(sp.label, sp.start, line.end)
+
+    def _open_spans(self) -> list[int]:
+        return ([] if self.ayat is None else [self.ayat]) + [lst.item for lst in self.lists]
 
     def _open_span_at(self, line: Line) -> None:
         text, location = line.text, self.current.location
         explained = _EXPLAINED_PART.match(text) if self.section == "explanation" else None
         if explained:  # "Ayat (1)", "Huruf a" heading its explanation
-            kind, number = explained.group(1), explained.group(2)
-            level = _EXPLAINED_LEVEL.get(kind.lower(), _ANGKA_LEVEL)
-            parent = location if level == _AYAT_LEVEL else (self.open_spans.get(level - 1)
-                                                            or self.open_spans.get(_AYAT_LEVEL) or location)
-            self._open_span(level, f"{parent} {kind.lower()} {number}", line, kind)
+            word, number = explained.group(1), explained.group(2)
+            if word.lower() in _HEADING_KIND:
+                self._open_item(_HEADING_KIND[word.lower()], word.lower(), number, line, word)
+            else:
+                self._open_ayat(f"{location} {word.lower()} {number}", line, word)
         elif m := _AYAT.match(text):
-            self._open_span(_AYAT_LEVEL, f"{location} {self.labels['ayat']} ({m.group(1)})", line, "(")
+            self._open_ayat(f"{location} {self.labels['ayat']} ({m.group(1)})", line, "(")
         elif m := _HURUF.match(text):
-            parent = self.open_spans.get(_AYAT_LEVEL, location)
-            self._open_span(_HURUF_LEVEL, f"{parent} {self.labels['huruf']} {m.group(1)}", line, m.group(1))
+            self._open_item(("inline", _LETTERS), self.labels["huruf"], m.group(1), line, m.group(1))
         elif m := _ANGKA.match(text):
-            parent = self.open_spans.get(_HURUF_LEVEL) or self.open_spans.get(_AYAT_LEVEL, location)
-            self._open_span(_ANGKA_LEVEL, f"{parent} {self.labels['angka']} {m.group(1)}", line, m.group(1))
+            self._open_item(("inline", _NUMBERS), self.labels["angka"], m.group(1), line, m.group(1))
 
-    def _open_span(self, level: int, label: str, line: Line, marker: str) -> None:
-        """Open a span at `marker`, closing the open spans at its level and deeper."""
-        for k in [k for k in self.open_spans if k >= level]:
-            del self.open_spans[k]
-        self.open_spans[level] = label
+    def _open_ayat(self, label: str, line: Line, marker: str) -> None:
+        """An ayat closes every open list and the previous ayat."""
+        self.lists.clear()
+        self.ayat = self._add_span(label, line, marker)
+
+    def _open_item(self, kind: tuple[str, str], word: str, value: str, line: Line, marker: str) -> None:
+        """A huruf or angka item. Where it sits is read from the lists already open, innermost first:
+
+        - the next item of an open list of its kind ("b." after "a.", "7." after "6."): that list's
+          next item, and every list nested deeper closes;
+        - else a first item ("a.", "1."): a new list, nested in the innermost open item of another
+          kind (or in the ayat, or the Pasal, when there is none). A list never nests in an item of
+          its own kind: an "a." under an open huruf item restarts a huruf list at that item's level
+          (what came between, a Pasal heading or an ayat number, was lost to OCR);
+        - else (a marker OCR dropped or misread: "13." after "10."): the next item of the innermost
+          open list of its kind, else a new list as above.
+        """
+        lists = self.lists
+        at = next((k for k in reversed(range(len(lists)))
+                   if lists[k].kind == kind and _follows(lists[k].last, value, kind[1])), None)
+        if at is None and not _is_first(value):
+            at = next((k for k in reversed(range(len(lists))) if lists[k].kind == kind), None)
+        if at is not None:
+            del lists[at + 1:]
+            parent = lists[at].parent
+        else:
+            holder = next((k for k in reversed(range(len(lists))) if lists[k].kind != kind), None)
+            del lists[0 if holder is None else holder + 1:]
+            held_in = self.ayat if holder is None else lists[holder].item
+            parent = self.current.location if held_in is None else self.current.spans[held_in].label
+        index = self._add_span(f"{parent} {word} {value}", line, marker)
+        if at is not None:
+            lists[at].last, lists[at].item = value, index
+        else:
+            lists.append(_OpenList(kind, parent, value, index))
+
+    def _add_span(self, label: str, line: Line, marker: str) -> int:
         self.current.spans.append(Span(label, line.start + line.text.index(marker), line.end))
+        return len(self.current.spans) - 1
+
+
+@dataclass
+class _OpenList:
+    """A huruf or angka list being read: its items are labelled "{parent} {word} {marker}"."""
+    kind: tuple[str, str]  # ("inline" | "heading", letters | numbers)
+    parent: str  # the label of the item, ayat or unit it is nested in
+    last: str  # its latest item's marker: "b", "7"
+    item: int  # index in current.spans of that item's span
+
+
+def _is_first(value: str) -> bool:
+    return value.lower() == "a" or (value.isdigit() and int(value) == 1)
+
+
+def _follows(last: str, value: str, kind: str) -> bool:
+    """Whether `value` is the marker right after `last`: "b" after "a", "7" after "6"."""
+    if kind == _LETTERS:
+        return len(last) == len(value) == 1 and ord(value.lower()) == ord(last.lower()) + 1
+    return last.isdigit() and value.isdigit() and int(value) == int(last) + 1
