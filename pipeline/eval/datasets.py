@@ -8,7 +8,12 @@ Accepted inputs:
 
     {"id": "q1", "question": "...", "answers": ["..."], "answerable": true,
      "context": "the passage that answers it (optional)",
-     "corpus": "a file or directory to ingest, relative to the JSONL file (optional)"}
+     "corpus": "a file or directory to ingest, relative to the JSONL file (optional)",
+     "reference": {"law": "PP 34/2021", "pasal": ["12"], "ayat": "2", "huruf": "h"}}
+
+`reference` (optional) is the gold receipt: the law, the Pasal that count (a list: a question
+about a whole BAB lists every Pasal of it), the ayat and the huruf (a digit: an *angka* item)
+or null. A malformed reference skips its row, like any malformed item.
 
 Gold answers are matched by text, never by ``answer_start`` (some datasets carry
 offsets that do not match their text). A malformed item is reported and skipped; the
@@ -19,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import SaksiError
@@ -37,12 +42,26 @@ class Passage:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """The gold receipt of a question: where in which law its answer stands."""
+
+    law: str                     # "PP 34/2021"
+    pasal: tuple[str, ...]       # any of them counts ("12"; a BAB-level question lists the BAB's)
+    ayat: str | None = None      # "2"
+    huruf: str | None = None     # "h" (a huruf item) or "9" (a digit: an angka item)
+
+    def as_dict(self) -> dict:
+        return {"law": self.law, "pasal": list(self.pasal), "ayat": self.ayat, "huruf": self.huruf}
+
+
+@dataclass(frozen=True)
 class Question:
     qid: str
     question: str
     golds: tuple[str, ...]
     answerable: bool
     passage: str | None = None  # the pid of the passage the question was written against
+    reference: Reference | None = None  # the gold receipt (JSONL `reference`)
 
 
 @dataclass(frozen=True)
@@ -172,6 +191,41 @@ def _question(qa: object, where: str, pid: str | None, seen: set[str]) -> Questi
                     not impossible, pid)
 
 
+_ITEM = re.compile(r"^\(?\s*([0-9]+[A-Za-z]?|[A-Za-z]|[IVXLC]+)\s*\)?$")
+
+
+def _item(value: object, what: str, letters: bool = True) -> str:
+    """One Pasal/ayat/huruf value as a string ("(2)" → "2", "H" → "h"); ValueError when it is none."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"{what} must be a string or a number")
+    m = _ITEM.match(str(value).strip())
+    if not m or (not letters and not m[1][0].isdigit()):
+        raise ValueError(f"{what} {value!r} is not a {'number or letter' if letters else 'number'}")
+    v = m[1]
+    return v.lower() if len(v) == 1 and v.isalpha() else v
+
+
+def reference_of(raw: object) -> Reference:
+    """A JSONL `reference` read strictly; ValueError says what is wrong with it."""
+    if not isinstance(raw, dict):
+        raise ValueError("'reference' must be an object {law, pasal, ayat, huruf}")
+    unknown = set(raw) - {"law", "pasal", "ayat", "huruf"}
+    if unknown:
+        raise ValueError(f"'reference' has unknown keys {sorted(unknown)}")
+    law = raw.get("law")
+    if not isinstance(law, str) or not law.strip():
+        raise ValueError("'reference.law' must name the law")
+    pasal = raw.get("pasal")
+    if isinstance(pasal, (str, int)) and not isinstance(pasal, bool):
+        pasal = [pasal]
+    if not isinstance(pasal, list) or not pasal:
+        raise ValueError("'reference.pasal' must be a non-empty list")
+    ayat, huruf = raw.get("ayat"), raw.get("huruf")
+    return Reference(" ".join(law.split()), tuple(dict.fromkeys(_item(p, "'reference.pasal'") for p in pasal)),
+                     None if ayat is None else _item(ayat, "'reference.ayat'", letters=False),
+                     None if huruf is None else _item(huruf, "'reference.huruf'"))
+
+
 def _jsonl(path: Path, text: str, limit: int | None) -> EvalSet:
     passages: dict[str, Passage] = {}
     corpus_paths: dict[str, Path] = {}
@@ -214,7 +268,15 @@ def _jsonl(path: Path, text: str, limit: int | None) -> EvalSet:
             keys.append(key)
         elif key is None and limit is not None and len(keys) >= limit:
             continue
-        _keep(_question(item, where, pid, seen), questions, skipped)
+        reference = None
+        if item.get("reference") is not None:
+            try:
+                reference = reference_of(item["reference"])
+            except ValueError as e:
+                skipped.append(f"{item.get('id') or where}: {e}")
+                continue
+        q = _question(item, where, pid, seen)
+        _keep(replace(q, reference=reference) if isinstance(q, Question) and reference else q, questions, skipped)
     kept = set(keys)
     return _evalset(path, "jsonl", [p for k, p in passages.items() if k in kept], questions,
                     [p for k, p in corpus_paths.items() if k in kept], skipped)

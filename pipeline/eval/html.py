@@ -416,6 +416,107 @@ def _truthfulness(report: dict) -> str:
     ])
 
 
+_LEVELS = (("law", "law"), ("pasal", "Pasal (law and Pasal)"), ("ayat", "ayat"), ("huruf", "huruf / angka"))
+
+
+def _receipt_curve(points: list[dict]) -> str:
+    """Pasal precision of the top claim against the share of referenced questions answered, as a
+    threshold on the top confidence moves; the last point (the run as it was) marked."""
+    pts = [q for q in points if _isnum(q.get("answered_rate")) and _isnum(q.get("pasal_precision"))]
+    if not pts:
+        return "<p>No answered question: no curve.</p>"
+    p = _Plot(60, 30, 540, 240)
+    out = [_axes(p, _pct_ticks(), _pct_ticks(), "answered (share of referenced questions)", "Pasal precision"),
+           _legend(10, 15, [("Pasal precision (top claim)", "#7c3aed")])]
+    xy = [(q["answered_rate"], q["pasal_precision"]) for q in pts]
+    if len(xy) > 1:
+        out.append(_polyline(p, xy, "#7c3aed"))
+    for q in pts:
+        tip = (f'threshold {_num(q.get("threshold"), 3)}: {_num(q.get("answered"))} answered, '
+               f'{_num(q.get("pasal_hits"))} Pasal hits')
+        out.append(f'<circle cx="{p.x(q["answered_rate"]):.1f}" cy="{p.y(q["pasal_precision"]):.1f}" r="2.5" '
+                   f'fill="#7c3aed"><title>{_e(tip)}</title></circle>')
+    last = pts[-1]
+    x, y = p.x(last["answered_rate"]), p.y(last["pasal_precision"])
+    label = f'as run: threshold {_num(last.get("threshold"), 2)}'
+    anchor, dx = ("end", -6) if x > p.x0 + p.w / 2 else ("start", 6)
+    out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="none" stroke="#1f2328" stroke-width="1.5"/>',
+            _line(x, p.y0, x, p.y0 + p.h, "#1f2328", ' stroke-dasharray="3,3"'),
+            _text(x + dx, p.y0 + 12, label, anchor)]
+    return _svg(640, 310, "Pasal precision vs answered", "".join(out))
+
+
+def _receipts(report: dict) -> str:
+    r = report.get("receipts")
+    if not isinstance(r, dict):
+        return ""
+    head = "<h2>Receipts against the gold references</h2>"
+    levels = _dict(r.get("levels"))
+    trs = []
+    for key, name in _LEVELS:
+        v = _dict(levels.get(key))
+        top, anyc = _dict(v.get("top")), _dict(v.get("any"))
+        trs.append(f'<tr><td>{name}</td><td class="n">{_num(v.get("questions"))}</td>'
+                   f'<td class="n">{_num(v.get("answered"))}</td>'
+                   f'<td class="n">{_num(top.get("hits"))}</td><td class="n">{_pct(top.get("precision"))}</td>'
+                   f'<td class="n">{_pct(top.get("recall"))}</td>'
+                   f'<td class="n">{_num(anyc.get("hits"))}</td><td class="n">{_pct(anyc.get("precision"))}</td>'
+                   f'<td class="n">{_pct(anyc.get("recall"))}</td></tr>')
+    table = ("<table><thead><tr><th>level</th><th>questions</th><th>answered</th><th>top claim hits</th>"
+             "<th>precision</th><th>recall</th><th>any claim hits</th><th>precision</th><th>recall</th></tr></thead>"
+             f"<tbody>{''.join(trs)}</tbody></table>")
+    bands = "".join(f'<tr><td>{_txt(b.get("band"))}</td><td class="n">{_num(b.get("answered"))}</td>'
+                    f'<td class="n">{_num(b.get("pasal_hits"))}</td><td class="n">{_pct(b.get("precision"))}</td></tr>'
+                    for b in _dicts(r.get("pasal_by_band")))
+    band_table = ("<table><thead><tr><th>band (top claim)</th><th>answered</th><th>Pasal hits</th><th>precision</th>"
+                  f"</tr></thead><tbody>{bands}</tbody></table>") if bands else "<p>No bands.</p>"
+    sp = _dict(r.get("span"))
+    cards = [("questions with a reference", _num(r.get("questions"))),
+             ("answered", f'{_num(r.get("answered"))} ({_pct(r.get("answered_rate"))})'),
+             ("Pasal precision, top / any claim", " / ".join(
+                 _pct(_get(levels, "pasal", k, "precision")) for k in ("top", "any"))),
+             ("span answers (gold text in the corpus)", _num(sp.get("questions"))),
+             ("span hits", f'{_num(sp.get("hits"))} ({_pct(sp.get("rate"))})'),
+             ("span hits of answered span questions", f'{_pct(sp.get("precision"))} of {_num(sp.get("answered"))}')]
+    body = "".join(f'<div class="card"><dt>{k}</dt><dd>{v}</dd></div>' for k, v in cards)
+    return "".join([
+        head, "<p>What the shown supported claims cite, read from their receipts, against each question's gold "
+        "law, Pasal, ayat and huruf/angka. <b>Top claim</b>: the first supported claim; <b>any claim</b>: every "
+        "shown supported claim. A level counts only where the gold has it, and requires the levels above it in "
+        "the same receipt. Precision is over answered questions, recall over all referenced questions. A "
+        "<b>span hit</b>: a gold answer inside a verified quote of a shown claim (or its quotes joined in "
+        "order), of the questions whose gold answer occurs in the corpus.</p>",
+        f'<dl class="cards">{body}</dl>', table, "<h3>Pasal precision per band of the top claim</h3>", band_table,
+        "<h3>Pasal precision as the threshold moves</h3><p>Answering only when the top confidence reaches a "
+        "threshold, refusing otherwise: one point per threshold, the last is the run as it was.</p>",
+        _receipt_curve(_dicts(r.get("curve"))),
+    ])
+
+
+def _leave_out(report: dict) -> str:
+    lo = report.get("leave_out")
+    if not isinstance(lo, dict):
+        return ""
+    removed = ", ".join(f'{d.get("name")} ({d.get("doc_id")})' for d in _dicts(lo.get("removed_documents"))) or DASH
+    cards = [("left out", f'{_txt(lo.get("law"))}'), ("questions about it", _num(lo.get("questions"))),
+             ("answered", f'{_num(lo.get("answered"))} ({_pct(lo.get("answered_rate"))})'),
+             ("answered from another regulation",
+              f'{_num(lo.get("answered_from_another"))} ({_pct(lo.get("answered_from_another_rate"))})'),
+             ("shown as several regulations (ambiguous)",
+              f'{_num(lo.get("answered_ambiguous"))} ({_pct(lo.get("answered_ambiguous_rate"))})'),
+             ("citing the removed law", _num(lo.get("answered_citing_removed"))),
+             ("refused", f'{_num(lo.get("refusals"))} ({_pct(lo.get("refusal_rate"))})')]
+    body = "".join(f'<div class="card"><dt>{k}</dt><dd>{v}</dd></div>' for k, v in cards)
+    laws = _dict(lo.get("laws_cited"))
+    table = ("<table><thead><tr><th>regulation cited instead</th><th>questions</th></tr></thead><tbody>"
+             + "".join(f'<tr><td>{_e(k)}</td><td class="n">{_num(v)}</td></tr>' for k, v in laws.items())
+             + "</tbody></table>") if laws else ""
+    return (f"<h2>Leave one out</h2><p>The corpus without {_txt(lo.get('law'))} (removed: {_e(removed)}), asked "
+            "only the questions whose gold reference is that law: every answer comes from somewhere else. An "
+            "answer shown as several regulations (an <i>ambiguous</i> conflict) is not counted as an error.</p>"
+            f'<dl class="cards">{body}</dl>{table}')
+
+
 def _reason_chart(title: str, counts: Any) -> str:
     items = sorted(((str(k), v) for k, v in counts.items() if _isnum(v)), key=lambda kv: (-kv[1], kv[0])) \
         if isinstance(counts, dict) else []
@@ -449,7 +550,44 @@ def _yn(v: Any, yes: str = "✓", no: str = "✗") -> str:
     return DASH if v is None else (yes if v else no)
 
 
-def _question_row(r: dict) -> str:
+def _cite_text(c: Any) -> str:
+    c = _dict(c)
+    bits = [str(c.get("law") or "?")]
+    if c.get("pasal"):
+        bits.append(f'Pasal {c["pasal"]}')
+    if c.get("ayat"):
+        bits.append(f'ayat ({c["ayat"]})')
+    if c.get("huruf"):
+        bits.append(f'huruf {c["huruf"]}')
+    if c.get("angka"):
+        bits.append(f'angka {c["angka"]}')
+    return " ".join(bits)
+
+
+def _gold_text(ref: Any) -> str:
+    ref = _dict(ref)
+    pasal = ref.get("pasal") if isinstance(ref.get("pasal"), list) else []
+    bits = [str(ref.get("law") or "?"), "Pasal " + ", ".join(str(p) for p in pasal) if pasal else ""]
+    if ref.get("ayat"):
+        bits.append(f'ayat ({ref["ayat"]})')
+    h = ref.get("huruf")
+    if h:
+        bits.append(f"angka {h}" if str(h).isdigit() else f"huruf {h}")
+    return " ".join(b for b in bits if b)
+
+
+def _receipt_cell(r: dict) -> str:
+    """The top claim's receipts against the gold one: "✓ PP 34/2021 Pasal 12 ayat (2) · gold …"."""
+    rc = r.get("receipt")
+    if not isinstance(rc, dict):
+        return DASH
+    top = _dict(rc.get("top"))
+    cites = "; ".join(_cite_text(c) for c in _dicts(top.get("cites")))
+    mark = "" if not top else ("✓ " if top.get("pasal") else "✗ ")
+    return f'{mark}{_txt(cites)} <br><small>gold: {_e(_gold_text(rc.get("reference")))}</small>'
+
+
+def _question_row(r: dict, receipts: bool = False) -> str:
     ans, answered = bool(r.get("answerable")), r.get("outcome") == "answer"
     cls = ("ok" if r.get("correct") else "bad") if answered else ("ref" if ans else "okref")
     golds = r.get("golds") if isinstance(r.get("golds"), list) else []
@@ -464,6 +602,9 @@ def _question_row(r: dict) -> str:
         _trace_link(r.get("trace")),
     ]
     num_cols = {6, 10, 11}
+    if receipts:  # after the first quote: the top claim's receipt (Pasal hit ✓/✗) and the gold one
+        cells.insert(10, _receipt_cell(r))
+        num_cols = {6, 11, 12}
     tds = "".join(f'<td class="n">{c}</td>' if i in num_cols else f"<td>{c}</td>" for i, c in enumerate(cells))
     wrong = "1" if cls == "bad" else "0"
     return f'<tr class="{cls}" data-wrong="{wrong}" data-ans="{int(ans)}">{tds}</tr>'
@@ -475,13 +616,16 @@ def _questions(rows: list[dict]) -> str:
         return "<h2>Per-question results</h2><p>No questions.</p>"
     heads = ["id", "question", "answerable", "outcome", "correct", "band", "confidence", "reason_code",
              "gold answers", "first quote", "gold_rank", "latency_ms", "ungated answered", "ungated correct", "trace"]
+    receipts = any(isinstance(r.get("receipt"), dict) for r in rows)
+    if receipts:
+        heads.insert(10, "cited (top claim) vs gold")
     flt = ('<select id="flt" hidden aria-label="filter rows"><option value="all">all</option>'
            '<option value="wrong">wrong only</option><option value="answerable">answerable</option>'
            '<option value="unanswerable">unanswerable</option></select>')
     return (f"<h2>Per-question results</h2><p>Green: correct answer or refusal of an unanswerable question; red: "
             f"answered but wrong; grey: refused an answerable question.</p>{flt}"
             f'<table id="qtable"><thead><tr>{"".join(f"<th>{h}</th>" for h in heads)}</tr></thead>'
-            f"<tbody>{''.join(_question_row(r) for r in rows)}</tbody></table>")
+            f"<tbody>{''.join(_question_row(r, receipts) for r in rows)}</tbody></table>")
 
 
 _FOOTNOTE = """<h2>Definitions</h2><div class="foot"><p><b>Attributed accuracy</b>: of the answerable questions,
@@ -512,7 +656,8 @@ def render_html(report: dict, rows: list[dict]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1>", _meta(report), _comparison(report), _headline(report),
-        _truthfulness(report), _calibration(report), _tradeoff(report), "<h2>Reasons</h2>",
+        _leave_out(report), _truthfulness(report), _receipts(report), _calibration(report), _tradeoff(report),
+        "<h2>Reasons</h2>",
         _reason_chart("Refusal reasons", metrics.get("refusal_reasons")),
         _reason_chart("Demotion reasons", metrics.get("demotion_reasons")),
         _recall(report), _questions(rows), _FOOTNOTE, f"<script>{_SCRIPT}</script></body></html>",

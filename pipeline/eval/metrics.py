@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
+from .receipts import same_law
+
 BANDS = ("TINGGI", "SEDANG", "RENDAH")
 
 
@@ -273,3 +275,114 @@ def risk_coverage(rows: Sequence[dict]) -> list[dict]:
                     "coverage": _rate(kept, len(rows)), "precision": _rate(correct, kept),
                     "truthfulness": _rate(correct - wrong, len(rows))})
     return out
+
+
+# --------------------------------------------------------------------------- receipts against gold references
+
+RECEIPT_LEVELS = ("law", "pasal", "ayat", "huruf")
+
+
+def _receipt_rows(rows: Sequence[dict]) -> list[dict]:
+    return [r for r in rows if isinstance(r.get("receipt"), dict)]
+
+
+def _gold_has(r: dict, level: str) -> bool:
+    ref = r["receipt"]["reference"]
+    return level in ("law", "pasal") or bool(ref.get(level))
+
+
+def _top_hit(r: dict, level: str) -> bool:
+    top = r["receipt"].get("top")
+    return bool(top and top.get(level))
+
+
+def _answered(r: dict) -> bool:
+    return r["outcome"] == "answer"
+
+
+def receipt_levels(rows: Sequence[dict]) -> dict:
+    """Per level (law; Pasal = law and Pasal; ayat and huruf/angka where the gold has one): of the
+    referenced questions whose gold has the level and of those answered, how many the top claim's
+    (and any shown claim's) verified receipts hit; precision over answered, recall over all."""
+    refd = _receipt_rows(rows)
+    out = {}
+    for level in RECEIPT_LEVELS:
+        have = [r for r in refd if _gold_has(r, level)]
+        answered = [r for r in have if _answered(r)]
+        top = sum(1 for r in answered if _top_hit(r, level))
+        anyc = sum(1 for r in answered if r["receipt"]["any"].get(level))
+        out[level] = {"questions": len(have), "answered": len(answered),
+                      "top": {"hits": top, "precision": _rate(top, len(answered)), "recall": _rate(top, len(have))},
+                      "any": {"hits": anyc, "precision": _rate(anyc, len(answered)), "recall": _rate(anyc, len(have))}}
+    return out
+
+
+def receipt_bands(rows: Sequence[dict]) -> list[dict]:
+    """Pasal precision of answered referenced questions per band of the top claim."""
+    answered = [r for r in _receipt_rows(rows) if _answered(r)]
+    out = []
+    for band in BANDS:
+        got = [r for r in answered if (r["receipt"].get("top") or {}).get("band") == band]
+        hits = sum(1 for r in got if _top_hit(r, "pasal"))
+        out.append({"band": band, "answered": len(got), "pasal_hits": hits, "precision": _rate(hits, len(got))})
+    return out
+
+
+def receipt_curve(rows: Sequence[dict]) -> list[dict]:
+    """Answer a referenced question only when its top confidence reaches t: one point per distinct top
+    confidence (4 places), highest first, with the answered rate (over referenced questions) and the
+    top claim's Pasal precision; the last point is the run as it was."""
+    refd = _receipt_rows(rows)
+    answered = sorted((r for r in refd if _answered(r)), key=lambda r: round(r["confidence"] or 0.0, 4),
+                      reverse=True)
+    out: list[dict] = []
+    hits = 0
+    for i, r in enumerate(answered):
+        hits += _top_hit(r, "pasal")
+        t = round(r["confidence"] or 0.0, 4)
+        if i + 1 < len(answered) and round(answered[i + 1]["confidence"] or 0.0, 4) == t:
+            continue  # ties enter together
+        out.append({"threshold": t, "answered": i + 1, "answered_rate": _rate(i + 1, len(refd)),
+                    "pasal_hits": hits, "pasal_precision": _rate(hits, i + 1)})
+    return out
+
+
+def receipts(rows: Sequence[dict]) -> dict | None:
+    """Receipts against the gold references (docs/evaluation.md, `receipts`); None without references."""
+    refd = _receipt_rows(rows)
+    if not refd:
+        return None
+    answered = [r for r in refd if _answered(r)]
+    span = [r for r in refd if r["receipt"]["span_answer"]]
+    span_answered = [r for r in span if _answered(r)]
+    span_hits = sum(1 for r in span_answered if r["receipt"]["span_hit"])
+    return {
+        "questions": len(refd), "answered": len(answered), "answered_rate": _rate(len(answered), len(refd)),
+        "levels": receipt_levels(rows),
+        "pasal_by_band": receipt_bands(rows),
+        "span": {"questions": len(span), "answered": len(span_answered), "hits": span_hits,
+                 "rate": _rate(span_hits, len(span)), "precision": _rate(span_hits, len(span_answered))},
+        "curve": receipt_curve(rows),
+    }
+
+
+def leave_out(rows: Sequence[dict], law: str) -> dict:
+    """Questions about a regulation removed from the corpus: how many were answered anyway, from
+    another regulation (every law the shown claims cite is another), shown as several regulations
+    (an "ambiguous" conflict: not an error), or refused."""
+    asked = [r for r in _receipt_rows(rows) if same_law(r["receipt"]["reference"]["law"], law)]
+    answered = [r for r in asked if _answered(r)]
+    ambiguous = [r for r in answered if "ambiguous" in (r.get("conflicts") or ())]
+    citing_removed = [r for r in answered if any(same_law(x, law) for x in r["receipt"]["laws"])]
+    apart = {id(r) for r in ambiguous + citing_removed}
+    other = [r for r in answered if id(r) not in apart]
+    n = len(asked)
+    return {
+        "law": law, "questions": n,
+        "answered": len(answered), "answered_rate": _rate(len(answered), n),
+        "answered_from_another": len(other), "answered_from_another_rate": _rate(len(other), n),
+        "answered_ambiguous": len(ambiguous), "answered_ambiguous_rate": _rate(len(ambiguous), n),
+        "answered_citing_removed": len(citing_removed),
+        "refusals": n - len(answered), "refusal_rate": _rate(n - len(answered), n),
+        "laws_cited": dict(Counter(x for r in other for x in r["receipt"]["laws"]).most_common()),
+    }

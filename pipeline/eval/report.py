@@ -5,13 +5,17 @@ from pathlib import Path
 
 # the keys of `saksi eval --json` (documented in docs/evaluation.md)
 JSON_KEYS = ("saksi_version", "created_at", "dataset", "limit", "profile", "components", "corpus", "metrics",
-             "truthfulness", "ungated", "gates_changed", "contract", "operating_point", "files")
+             "truthfulness", "receipts", "leave_out", "ungated", "gates_changed", "contract", "operating_point",
+             "files")
 
 
 def json_view(report: dict) -> dict:
     """The run's metrics as one object; plots' data (calibration, trade-off, risk–coverage,
-    reliability) stay in report.json."""
-    return {k: report[k] for k in JSON_KEYS if k in report}
+    reliability, the receipts' threshold curve) stay in report.json."""
+    view = {k: report[k] for k in JSON_KEYS if k in report}
+    if isinstance(view.get("receipts"), dict):
+        view["receipts"] = {k: v for k, v in view["receipts"].items() if k != "curve"}
+    return view
 
 
 def _pct(v) -> str:
@@ -40,6 +44,50 @@ def truthfulness_text(t: dict | None) -> list[str]:
     ]
 
 
+_LEVEL_NAMES = {"law": "law", "pasal": "Pasal", "ayat": "ayat", "huruf": "huruf/angka"}
+
+
+def receipts_text(r: dict | None) -> list[str]:
+    """Receipts against the gold references: hit rates (top claim, any claim beside it), per band, spans."""
+    if not r:
+        return []
+    lv = r["levels"]
+
+    def rates(kind: str) -> str:
+        base = "answered" if kind == "precision" else "questions"  # the denominator, said where it differs
+        return ", ".join(f"{_LEVEL_NAMES[k]} {_pct(v['top'][kind])} ({_pct(v['any'][kind])})"
+                         + ("" if k in ("law", "pasal") else f" of {v[base]}") for k, v in lv.items())
+    bands = ", ".join(f"{b['band']} {_pct(b['precision'])} of {b['answered']}" for b in r["pasal_by_band"])
+    sp = r["span"]
+    return [
+        f"receipts: {r['questions']} questions with a gold reference, {r['answered']} answered "
+        f"({_pct(r['answered_rate'])})",
+        f"  precision over answered, top claim (any claim): {rates('precision')}",
+        f"  recall over referenced, top claim (any claim): {rates('recall')}",
+        f"  Pasal precision per band of the top claim: {bands}",
+        f"  span answers {sp['questions']} (gold text in the corpus): {sp['hits']} answered with it in a quote "
+        f"({_pct(sp['rate'])}; {_pct(sp['precision'])} of {sp['answered']} answered)",
+        "",
+    ]
+
+
+def leave_out_text(lo: dict | None) -> list[str]:
+    """What happened to the questions about the law taken out of the corpus."""
+    if not lo:
+        return []
+    removed = ", ".join(d["doc_id"] for d in lo.get("removed_documents") or []) or "–"
+    laws = ", ".join(f"{k} {v}" for k, v in lo["laws_cited"].items())
+    return [
+        f"leave-one-out: {lo['law']} removed ({removed}); {lo['questions']} questions about it asked "
+        f"(of {lo.get('dataset_questions', '–')})",
+        f"  answered {lo['answered']} ({_pct(lo['answered_rate'])}): from another regulation "
+        f"{lo['answered_from_another']} ({_pct(lo['answered_from_another_rate'])})" + (f" [{laws}]" if laws else "")
+        + f", shown as several regulations (ambiguous) {lo['answered_ambiguous']}, citing the removed law "
+        f"{lo['answered_citing_removed']}; refused {lo['refusals']} ({_pct(lo['refusal_rate'])})",
+        "",
+    ]
+
+
 def eval_text(report: dict, out: Path) -> str:
     m, d = report["metrics"], report["dataset"]
     lines = [f"{d['name']} ({d['format']}): {d['passages']} passages, {d['questions']} questions "
@@ -64,6 +112,8 @@ def eval_text(report: dict, out: Path) -> str:
         f"latency p50 {m['latency_ms']['p50']} ms, p95 {m['latency_ms']['p95']} ms",
         "",
         *truthfulness_text(report.get("truthfulness")),
+        *receipts_text(report.get("receipts")),
+        *leave_out_text(report.get("leave_out")),
         "contract: quote exactness " + _pct(m["quote_exactness"]) + f" of {m['quotes_checked']} quotes, "
         f"{m['numbers_without_basis_displayed']} numbers without basis displayed — "
         + ("OK" if all(report["contract"].values()) else "BROKEN"),

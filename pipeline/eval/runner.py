@@ -9,6 +9,11 @@ trace in `OUT/traces`; the report links to it.
 The ungated view needs no second run: it is the first attempt's generator output from
 the same trace, shown without gates — same retrieval, same generator, no retry, nothing
 refused — so the two columns differ by the gates alone.
+
+With `leave_out` ("PP 35/2021") the corpus is built as usual into its own directory
+(`OUT/corpus-without-pp-35-2021`, never `OUT/corpus`), the documents cited as that law are
+deleted from it through the corpus's own delete path, and only the questions whose gold
+reference is that law are asked: does the pipeline refuse, or answer from another regulation?
 """
 from __future__ import annotations
 
@@ -33,7 +38,8 @@ from ..text import contains_normalised
 from ..trace import Trace
 from ..types import Result, VerifiedClaim
 from . import metrics
-from .datasets import EvalSet, Question, contains_answer, load_dataset
+from .datasets import EvalDataError, EvalSet, Question, contains_answer, load_dataset
+from .receipts import CorpusText, law_slug, parse_receipt, receipt_fields, same_law
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +79,12 @@ def write_passages(evalset: EvalSet, directory: Path) -> None:
         (directory / f"{p.pid}.md").write_text(f"---\n{front}---\n{p.text.strip()}\n", encoding="utf-8")
 
 
-def corpus_key(evalset: EvalSet, profile: Profile, src: Path) -> str:
-    """What the kept corpus was built from: the passages, where their files live, the embedder."""
+def corpus_key(evalset: EvalSet, profile: Profile, src: Path, leave_out: str | None = None) -> str:
+    """What the kept corpus was built from: the passages, where their files live, the embedder
+    (and the law left out of it)."""
     h = hashlib.sha256(str(src.resolve()).encode())
+    if leave_out is not None:
+        h.update(f"leave-out:{law_slug(leave_out)}".encode())
     for p in evalset.passages:
         h.update(json.dumps([p.pid, p.title, p.text], ensure_ascii=False).encode())
     for c in evalset.corpus_paths:
@@ -85,8 +94,9 @@ def corpus_key(evalset: EvalSet, profile: Profile, src: Path) -> str:
 
 
 def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: Path | None,
-                   say: Callable[[str], None]) -> tuple[Corpus, dict]:
-    """The corpus the questions are asked of, and a description of it for the report."""
+                   say: Callable[[str], None], leave_out: str | None = None) -> tuple[Corpus, dict]:
+    """The corpus the questions are asked of, and a description of it for the report. With
+    `leave_out`, the dataset's corpus in its own directory without the documents cited as that law."""
     started = time.perf_counter()
     if corpus_dir is not None:
         corpus = Corpus(corpus_dir, profile)
@@ -94,9 +104,9 @@ def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: Pa
         return corpus, {"data_dir": str(corpus_dir), "fresh": False, "from_dataset": False,
                         "documents": len(corpus.store.documents()), "chunks": corpus.store.count(),
                         "ingest_seconds": 0.0, "skipped_files": []}
-    data_dir = out / "corpus"
+    data_dir = out / ("corpus" if leave_out is None else f"corpus-without-{law_slug(leave_out)}")
     src = out / "passages"
-    key = corpus_key(evalset, profile, src)
+    key = corpus_key(evalset, profile, src, leave_out)
     marker = data_dir / CORPUS_KEY
     reuse = marker.exists() and json.loads(marker.read_text()).get("key") == key
     write_passages(evalset, src)
@@ -105,11 +115,62 @@ def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: Pa
         f"({len(evalset.passages)} passages{', ' + str(len(evalset.corpus_paths)) + ' corpus paths' if evalset.corpus_paths else ''})")
     report = corpus.ingest([src, *evalset.corpus_paths] if evalset.passages else list(evalset.corpus_paths),
                            rebuild=not reuse, progress=lambda m: log.info(m))
+    info = {"data_dir": str(data_dir), "fresh": not reuse, "from_dataset": True,
+            "documents": report.total_documents, "chunks": report.total_chunks,
+            "ingest_seconds": round(time.perf_counter() - started, 1),
+            "skipped_files": [f"{e.path}: {e.reason}" for e in report.errors]}
+    if leave_out is not None:
+        try:
+            info["removed_documents"] = remove_law(corpus, leave_out, say)
+        except BaseException:
+            corpus.close()
+            raise
+        info["documents"], info["chunks"] = len(corpus.store.documents()), corpus.store.count()
+        info["ingest_seconds"] = round(time.perf_counter() - started, 1)
     marker.write_text(json.dumps({"key": key}))
-    return corpus, {"data_dir": str(data_dir), "fresh": not reuse, "from_dataset": True,
-                    "documents": report.total_documents, "chunks": report.total_chunks,
-                    "ingest_seconds": round(time.perf_counter() - started, 1),
-                    "skipped_files": [f"{e.path}: {e.reason}" for e in report.errors]}
+    return corpus, info
+
+
+def remove_law(corpus: Corpus, law: str, say: Callable[[str], None]) -> list[dict]:
+    """Delete every document cited as `law` (through `Corpus.delete`: indexes and references follow);
+    an error when the corpus holds none."""
+    docs = [d for d, _ in corpus.store.documents()]
+    gone = [d for d in docs if same_law(d.cite_as or d.title, law)]
+    if not gone:
+        names = ", ".join(d.cite_as or d.title for d in docs[:8]) or "none"
+        raise EvalDataError(f"--leave-out {law!r}: no document of the corpus is cited as that law "
+                            f"(its documents: {names})")
+    for d in gone:
+        say(f"leaving out {d.cite_as or d.title} ({d.doc_id})")
+        corpus.delete(d.doc_id, progress=lambda m: log.info(m))
+    return [{"doc_id": d.doc_id, "name": d.cite_as or d.title} for d in gone]
+
+
+def leave_out_questions(evalset: EvalSet, law: str) -> tuple[Question, ...]:
+    """The questions whose gold reference is `law`; bad usage is an EvalDataError (exit 2)."""
+    if not law.strip():
+        raise EvalDataError("--leave-out names no law (e.g. --leave-out \"PP 35/2021\")")
+    referenced = [q for q in evalset.questions if q.reference is not None]
+    if not referenced:
+        raise EvalDataError(f"{evalset.path}: no question has a gold 'reference', so --leave-out {law!r} "
+                            "selects nothing")
+    asked = tuple(q for q in referenced if same_law(q.reference.law, law))
+    if not asked:
+        laws = ", ".join(dict.fromkeys(q.reference.law for q in referenced))
+        raise EvalDataError(f"--leave-out {law!r}: no question of {evalset.path} references that law "
+                            f"(they reference {laws})")
+    return asked
+
+
+def corpus_text(corpus: Corpus) -> CorpusText:
+    """Every document's rendition (the text its chunks are slices of): where span answers are looked for."""
+    texts = []
+    for d, _ in corpus.store.documents():
+        try:
+            texts.append(Path(d.rendition).read_text(encoding="utf-8") if d.rendition else "")
+        except OSError:
+            log.warning("cannot read the rendition of %s (%s)", d.doc_id, d.rendition)
+    return CorpusText(texts)
 
 
 def _gold_rank(trace: Trace, q: Question, by_passage: bool) -> int | None:
@@ -158,9 +219,18 @@ def _shown_claims(supported: list[VerifiedClaim], q: Question) -> list[dict]:
             for c in supported]
 
 
+def _receipt(q: Question, supported: list[VerifiedClaim], text: CorpusText | None) -> dict:
+    """The row's `receipt`: what the shown supported claims cite against the gold reference."""
+    claims = [{"paths": [parse_receipt(x.path, x.location, x.document) for x in c.citations if x.ok],
+               "quotes": [x.quote for x in c.citations if x.ok],
+               "band": c.confidence.band if c.confidence else None,
+               "confidence": c.confidence.value if c.confidence else None} for c in supported]
+    return receipt_fields(q.reference, claims, q.golds, text is not None and text.holds(q.golds))
+
+
 def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker: SourceChecker,
-          by_passage: bool, trace_rel: str | None) -> dict:
-    """One question's row."""
+          by_passage: bool, trace_rel: str | None, text: CorpusText | None = None) -> dict:
+    """One question's row; `text` (the corpus's texts) decides whether its gold answer is a span answer."""
     gated = _displayed(result.claims, checker, q.golds, every_claim=False)
     supported = [c for c in result.claims if c.status == "supported"]
     top = max((c.confidence.value for c in supported if c.confidence), default=None)
@@ -172,6 +242,7 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
     first_claims = tuple(c for p in trace.parts for c in p.attempts[0].claims)
     ungated = _displayed(first_claims, checker, q.golds, every_claim=True)
     missing = any(p.attempts[0].sufficiency.missing for p in trace.parts)
+    receipt = {} if q.reference is None else {"receipt": _receipt(q, supported, text)}
     return {
         "id": q.qid, "question": q.question, "answerable": q.answerable, "golds": list(q.golds),
         "passage": q.passage, "outcome": result.outcome,
@@ -184,6 +255,7 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
         "retried": result.retried, "quotes_checked": gated["quotes_checked"], "quotes_exact": gated["quotes_exact"],
         "numbers_without_basis": gated["numbers_without_basis"], "gold_rank": _gold_rank(trace, q, by_passage),
         "latency_ms": round(latency_ms, 1), "trace": trace_rel, "trace_id": result.trace_id,
+        "conflicts": [c.kind for c in result.conflicts], **receipt,
         "ungated": {"answered": ungated["claims"] > 0,
                     "correct": (ungated["claims"] > 0 and ungated["correct"]) if q.answerable
                     else ungated["claims"] == 0,
@@ -195,7 +267,7 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
 
 
 async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say,
-                   bar: ProgressBar | None = None) -> list[dict]:
+                   bar: ProgressBar | None = None, text: CorpusText | None = None) -> list[dict]:
     rows: list[dict] = []
     correct = 0
     bar = bar or ProgressBar(len(questions), "questions")
@@ -205,7 +277,7 @@ async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say,
             result, trace = await orchestrator.run(q.question)
             latency = (time.perf_counter() - t) * 1000
             rel = Path(result.trace_path).relative_to(out).as_posix() if result.trace_path else None
-            rows.append(score(q, result, trace, latency, checker, by_passage, rel))
+            rows.append(score(q, result, trace, latency, checker, by_passage, rel, text))
             correct += rows[-1]["correct"]
             bar.update(i, f"{correct} correct")
             if not bar.on and (i % 50 == 0 or i == len(questions)):
@@ -216,21 +288,29 @@ async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say,
 
 
 def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = None,
-             corpus_dir: Path | None = None, progress: Callable[[str], None] | None = None) -> dict:
-    """Evaluate one dataset; writes report.json, report.html and questions.jsonl to `out`."""
+             corpus_dir: Path | None = None, progress: Callable[[str], None] | None = None,
+             leave_out: str | None = None) -> dict:
+    """Evaluate one dataset; writes report.json, report.html and questions.jsonl to `out`. With
+    `leave_out`, ask only the questions about that law, of the corpus without it."""
     from .html import render_html
 
     say = progress or (lambda m: log.info(m))
     evalset = load_dataset(dataset, limit)
+    questions = evalset.questions
+    if leave_out is not None:
+        if corpus_dir is not None:
+            raise EvalDataError("--leave-out builds the dataset's corpus without the law; it cannot ask --corpus")
+        questions = leave_out_questions(evalset, leave_out)
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "traces", ignore_errors=True)  # the report links only this run's traces
-    corpus, corpus_info = prepare_corpus(evalset, profile, out, corpus_dir, say)
+    corpus, corpus_info = prepare_corpus(evalset, profile, out, corpus_dir, say, leave_out)
     try:
         orchestrator = corpus.orchestrator(trace_dir=out / "traces")
         by_passage = corpus_dir is None and bool(evalset.passages)
         checker = SourceChecker()
-        say(f"asking {len(evalset.questions)} questions …")
-        rows = asyncio.run(_ask_all(orchestrator, evalset.questions, checker, by_passage, out, say))
+        text = corpus_text(corpus) if any(q.reference for q in questions) else None
+        say(f"asking {len(questions)} questions …")
+        rows = asyncio.run(_ask_all(orchestrator, questions, checker, by_passage, out, say, text=text))
     finally:
         corpus.close()
     s = profile.settings
@@ -251,6 +331,10 @@ def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = Non
         "corpus": corpus_info,
         "metrics": gated,
         "truthfulness": metrics.truthfulness(rows),
+        "receipts": metrics.receipts(rows),
+        "leave_out": None if leave_out is None else {
+            **metrics.leave_out(rows, leave_out), "dataset_questions": len(evalset.questions),
+            "removed_documents": corpus_info.get("removed_documents", []), "data_dir": corpus_info["data_dir"]},
         "ungated": ungated,
         "comparison": metrics.comparison(gated, ungated, rows),
         "gates_changed": metrics.gates_changed(rows),

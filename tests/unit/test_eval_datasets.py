@@ -106,3 +106,35 @@ def test_answers_match_whole_words_after_normalisation():
     assert contains_answer("dibangun pada abad ke-9 oleh", ["abad ke 9"])
     assert not contains_answer("pada tahun 1995", ["5"])
     assert not contains_answer("apa saja", [""])
+
+
+def test_jsonl_reference_is_read_and_a_malformed_one_skips_its_row(tmp_path):
+    from pipeline.eval.datasets import Reference
+
+    lines = [
+        {"id": "r1", "question": "Rencana apa?", "answers": ["rencana penyerapan"], "context": "Rencana penyerapan.",
+         "reference": {"law": "PP  34/2021", "pasal": ["12"], "ayat": "2", "huruf": "H"}},
+        {"id": "r2", "question": "Apa saja?", "answers": ["Pasal 36-42"], "context": "Rencana penyerapan.",
+         "reference": {"law": "PP 34/2021", "pasal": ["36", 37, "(38)"], "ayat": None, "huruf": None}},
+        {"id": "r3", "question": "Definisi?", "answers": ["x"], "context": "Rencana penyerapan.",
+         "reference": {"law": "PP 44/2015", "pasal": "1", "ayat": None, "huruf": "9"}},
+        {"id": "r4", "question": "Tanpa?", "answers": ["x"], "context": "Rencana penyerapan."},
+        {"id": "bad1", "question": "?", "answers": ["x"], "context": "c", "reference": {"pasal": ["1"]}},
+        {"id": "bad2", "question": "?", "answers": ["x"], "context": "c", "reference": {"law": "PP 1/2020", "pasal": []}},
+        {"id": "bad3", "question": "?", "answers": ["x"], "context": "c",
+         "reference": {"law": "PP 1/2020", "pasal": ["1"], "ayat": "dua"}},
+        {"id": "bad4", "question": "?", "answers": ["x"], "context": "c", "reference": "PP 1/2020 Pasal 1"},
+        {"id": "bad5", "question": "?", "answers": ["x"], "context": "c",
+         "reference": {"law": "PP 1/2020", "pasal": ["1"], "bab": "II"}},
+    ]
+    path = tmp_path / "ref.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    ds = load_dataset(path)
+    q = {x.qid: x for x in ds.questions}
+    assert set(q) == {"r1", "r2", "r3", "r4"}
+    assert q["r1"].reference == Reference("PP 34/2021", ("12",), "2", "h")
+    assert q["r2"].reference == Reference("PP 34/2021", ("36", "37", "38"), None, None)
+    assert q["r3"].reference == Reference("PP 44/2015", ("1",), None, "9")
+    assert q["r4"].reference is None
+    assert [s.split(":")[0] for s in ds.skipped] == ["bad1", "bad2", "bad3", "bad4", "bad5"]
+    assert "law" in ds.skipped[0] and "non-empty" in ds.skipped[1] and "'dua'" in ds.skipped[2]

@@ -291,3 +291,74 @@ def test_truthfulness_section_degrades():
     parser = _Balance()
     parser.feed(page)
     assert parser.errors == [] and parser.stack == []
+
+
+RECEIPTS = {
+    "questions": 4, "answered": 3, "answered_rate": 0.75,
+    "levels": {"law": {"questions": 4, "answered": 3, "top": {"hits": 3, "precision": 1.0, "recall": 0.75},
+                       "any": {"hits": 3, "precision": 1.0, "recall": 0.75}},
+               "pasal": {"questions": 4, "answered": 3, "top": {"hits": 2, "precision": 0.6667, "recall": 0.5},
+                         "any": {"hits": 3, "precision": 1.0, "recall": 0.75}},
+               "ayat": {"questions": 2, "answered": 1, "top": {"hits": 0, "precision": 0.0, "recall": 0.0},
+                        "any": {"hits": 0, "precision": 0.0, "recall": 0.0}},
+               "huruf": {"questions": 0, "answered": 0, "top": {"hits": 0, "precision": None, "recall": None},
+                         "any": {"hits": 0, "precision": None, "recall": None}}},
+    "pasal_by_band": [{"band": "TINGGI", "answered": 1, "pasal_hits": 1, "precision": 1.0},
+                      {"band": "SEDANG", "answered": 2, "pasal_hits": 1, "precision": 0.5},
+                      {"band": "RENDAH", "answered": 0, "pasal_hits": 0, "precision": None}],
+    "span": {"questions": 3, "answered": 2, "hits": 1, "rate": 0.3333, "precision": 0.5},
+    "curve": [{"threshold": 0.9, "answered": 1, "answered_rate": 0.25, "pasal_hits": 1, "pasal_precision": 1.0},
+              {"threshold": 0.61, "answered": 3, "answered_rate": 0.75, "pasal_hits": 2, "pasal_precision": 0.6667}],
+}
+RECEIPT_ROW = {"reference": {"law": "PP 34/2021", "pasal": ["12"], "ayat": "2", "huruf": "h"},
+               "top": {"band": "SEDANG", "confidence": 0.62, "law": True, "pasal": True, "ayat": False, "huruf": False,
+                       "cites": [{"law": "PP 34/2021", "pasal": "12", "ayat": "3", "huruf": None, "angka": None}]},
+               "any": {"law": True, "pasal": True, "ayat": False, "huruf": False}, "laws": ["PP 34/2021"],
+               "span_answer": True, "span_hit": False}
+
+
+@pytest.mark.unit
+def test_receipts_section_tables_and_curve():
+    report = _report()
+    report["receipts"] = RECEIPTS
+    rows = _rows()
+    rows[1]["receipt"] = RECEIPT_ROW
+    page = render_html(report, rows)
+    section = _section(page, "Receipts")
+    pasal = re.search(r"<tr><td>Pasal \(law and Pasal\)</td>(.*?)</tr>", section).group(1)
+    assert pasal == ('<td class="n">4</td><td class="n">3</td><td class="n">2</td><td class="n">66.7%</td>'
+                     '<td class="n">50.0%</td><td class="n">3</td><td class="n">100.0%</td><td class="n">75.0%</td>')
+    band = re.search(r"<tr><td>SEDANG</td>(.*?)</tr>", section).group(1)
+    assert band == '<td class="n">2</td><td class="n">1</td><td class="n">50.0%</td>'
+    assert "1 (33.3%)" in section and "50.0% of 2" in section              # span hits; of answered span questions
+    assert section.count("<svg") == 1 and 'aria-label="Pasal precision vs answered"' in section
+    assert "as run: threshold 0.61" in section
+    # the per-question table shows the cited receipt against the gold one
+    qtable = page[page.index('<table id="qtable"'):]
+    assert "<th>cited (top claim) vs gold</th>" in qtable
+    assert "✓ PP 34/2021 Pasal 12 ayat (3) <br><small>gold: PP 34/2021 Pasal 12 ayat (2) huruf h</small>" in qtable
+    assert qtable.count("<tr class=") == 3 and qtable.count("<td") == 3 * 16
+    parser = _Balance()
+    parser.feed(page)
+    assert parser.errors == [] and parser.stack == []
+
+
+@pytest.mark.unit
+def test_no_receipts_no_section_and_leave_out_section():
+    page = render_html(_report(), _rows())
+    assert "Receipts against" not in page and "Leave one out" not in page and "cited (top claim)" not in page
+    report = _report()
+    report["leave_out"] = {"law": "PP 35/2021", "questions": 50, "answered": 12, "answered_rate": 0.24,
+                           "answered_from_another": 10, "answered_from_another_rate": 0.2, "answered_ambiguous": 2,
+                           "answered_ambiguous_rate": 0.04, "answered_citing_removed": 0, "refusals": 38,
+                           "refusal_rate": 0.76, "laws_cited": {"PP 34/2021": 7, "PP <94>/2021": 3},
+                           "removed_documents": [{"doc_id": "pp-35-2021", "name": "PP 35/2021"}]}
+    section = _section(render_html(report, _rows()), "Leave one out")
+    assert "10 (20.0%)" in section and "2 (4.0%)" in section and "38 (76.0%)" in section
+    assert "PP 35/2021 (pp-35-2021)" in section and "PP &lt;94&gt;/2021" in section
+    report["receipts"] = {"levels": "bad", "pasal_by_band": None, "span": None, "curve": [{}]}
+    page = render_html(report, _rows())
+    assert "No answered question: no curve." in page
+    parser = _Balance()
+    parser.feed(page)
+    assert parser.errors == [] and parser.stack == []
