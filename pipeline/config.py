@@ -168,14 +168,29 @@ class GeneratorSettings(_Strict):
     passage_credit: float = Field(0.0, ge=0, le=1, description="share of a term's weight when only another "
                                                                     "sentence of the same chunk carries it")
     min_sentence_chars: int = Field(30, ge=1)
-    max_quote_chars: int = Field(700, ge=50)
+    max_quote_chars: int = Field(700, ge=50, description="the longest sentence a claim may quote")
+    max_unit_chars: int = Field(1200, ge=50, le=2000, description="the longest structural unit (an enumeration, an "
+                                                                  "ayat, a Pasal) a claim may quote: at most the claim "
+                                                                  "schema's text limit")
     reader: str | None = Field(None, description="extractive only: the trained reader's weights (a file name in "
                                                  "pipeline/reader/weights/, or a path); None chooses by coverage alone")
-    answer_threshold: float = Field(0.5, ge=0, le=1, description="extractive with a reader: a sentence is claimed "
-                                                                 "only when its answer probability reaches this")
+    answer_threshold: float | dict[Literal["prose", "regulation"], float] = Field(
+        0.5, description="extractive with a reader: a candidate is claimed only when its answer probability reaches "
+                         "this; one value, or one per domain ({prose: …, regulation: …}: a regulation's candidates "
+                         "are read by their own calibrated scorer, and their threshold is chosen on their own data)")
+
+    def threshold_for(self, regulation: bool) -> float:
+        """The answer threshold of a candidate's domain."""
+        t = self.answer_threshold
+        if isinstance(t, dict):
+            return t.get("regulation" if regulation else "prose", t.get("prose", 0.5))
+        return t
 
     @model_validator(mode="after")
     def _backend_needs(self) -> "GeneratorSettings":
+        values = self.answer_threshold.values() if isinstance(self.answer_threshold, dict) else [self.answer_threshold]
+        if any(not 0 <= v <= 1 for v in values):
+            raise ValueError("generator.answer_threshold must lie in [0, 1]")
         if self.backend == "openai" and self.openai is None:
             raise ValueError("generator backend 'openai' needs a generator.openai section (base_url, model)")
         if self.backend in ("vllm", "transformers") and self.local is None:

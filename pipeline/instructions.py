@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from functools import lru_cache
+
 from .text import lookalike_view, split_sentences
 
 _PATTERNS = [
@@ -51,12 +53,18 @@ _ADDRESSEE = re.compile("|".join(f"(?:{p})" for p in _ADDRESSED), re.IGNORECASE 
 
 def instruction_spans(text: str) -> list[tuple[int, int]]:
     """Offsets (into `text` as given) of the sentences in `text` that contain an instruction
-    aimed at the model, and of whole lines addressed to the answering system."""
+    aimed at the model, and of whole lines addressed to the answering system. The same passage
+    is read by many questions: its spans are remembered (a bounded cache keyed by the text)."""
+    return list(_instruction_spans(text))
+
+
+@lru_cache(maxsize=8192)
+def _instruction_spans(text: str) -> tuple[tuple[int, int], ...]:
     view, index = lookalike_view(text)
     hits = sorted({index[m.start()] for m in _INSTRUCTION.finditer(view)})
     lines = sorted({index[m.start()] for m in _ADDRESSEE.finditer(view)})
     if not hits and not lines:
-        return []
+        return ()
     spans: set[tuple[int, int]] = set()
     for h in lines:  # the line the address sits on, blanks at its ends left out
         a, b = text.rfind("\n", 0, h) + 1, text.find("\n", h)
@@ -80,7 +88,7 @@ def instruction_spans(text: str) -> list[tuple[int, int]]:
             spans.add((s.start, s.end))
         j = k
     spans.update((h, min(len(text), h + 200)) for h in hits if h not in covered)  # outside any sentence
-    return sorted(spans)
+    return tuple(sorted(spans))
 
 
 def overlaps_instruction(text: str, start: int, end: int) -> bool:

@@ -134,6 +134,7 @@ class Candidate:
     dropped: str | None = None  # why it did not go further: "duplicate of <id>", "per-source cap"
     near_duplicate_of: str | None = None  # the same provision in another document: both stay citable
     referenced_from: str | None = None    # pulled in because this chunk's cross-reference points here, not retrieved
+    defines: str | None = None  # holds the definition of the term the question asks about (its entry, "Pasal 1 angka 4")
 
 
 # --- generation -----------------------------------------------------------------------
@@ -161,6 +162,7 @@ class ContextItem:
     retrieval_score: float
     heading: str = ""
     links: tuple[ContextLink, ...] = ()  # its resolved references whose targets are also in the context
+    spans: tuple[Span, ...] = ()  # its ayat/huruf/angka (offsets in `text`): the units an answer may quote
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ class SentenceScore:
     probability: float | None      # the reader's P(it answers the question); None without a reader
     claimed: bool                  # emitted as a claim
     referenced: tuple[str, ...] = ()  # chunk ids of the spans read with it (its subject by reference)
+    kind: str = "sentence"         # the answer unit (reader/answers.py KINDS): sentence, item, enumeration, ayat, pasal
 
 
 # --- verification ---------------------------------------------------------------------
@@ -286,7 +289,7 @@ class Sufficiency:
 
 @dataclass(frozen=True)
 class Conflict:
-    kind: Literal["figures"]
+    kind: Literal["figures", "ambiguous"]  # records disagree on a figure / several regulations answer
     detail: str
     claims: tuple[int, ...]  # indexes into the answer's claims
     chunk_ids: tuple[str, ...]

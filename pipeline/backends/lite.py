@@ -23,9 +23,9 @@ from ..analysis import QueryAnalyzer
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
-from ..text import normalise, split_sentences
+from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
-from ..reader import FEATURES, Featurizer, ReaderModel, SentenceCandidate, SentenceView, candidate_sentences
+from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
 
@@ -267,14 +267,16 @@ class HeuristicReranker:
 
 
 class ExtractiveGenerator:
-    """Quotes the context's sentences that most probably answer the question (claim text = the sentence).
+    """Quotes the context's answers that most probably answer the question.
 
-    Every candidate sentence (reader/sentences.py) is featurised (reader/features.py); with
-    a trained reader its probability of answering decides, and only sentences reaching
-    `answer_threshold` are claimed, so a question whose best sentence falls short gets no
-    claim and is refused. Without a reader, weighted term coverage decides as before. A
-    sentence that names its subject by a resolved cross-reference ("sebagaimana dimaksud
-    dalam Pasal 2") is read together with the span it points at, and its claim cites both.
+    Every candidate answer (reader/answers.py: a sentence, or in a regulation an item with its
+    lead-in, an enumeration, an ayat, a Pasal) is featurised (reader/features.py); with a
+    trained reader its probability of answering decides, and only candidates reaching
+    `answer_threshold` are claimed, so a question whose best candidate falls short gets no
+    claim and is refused. Without a reader, weighted term coverage decides. A candidate that
+    names its subject by a resolved cross-reference ("sebagaimana dimaksud dalam Pasal 2") is
+    read together with the span it points at, and its claim cites both. A candidate of several
+    pieces is claimed as its pieces joined with answers.ELISION, each piece a quote of its own.
     Every scored candidate is returned in `GenerationOutput.scores`, best first.
     """
 
@@ -292,33 +294,40 @@ class ExtractiveGenerator:
             self.name = f"extractive+{reader.name}"
 
     @staticmethod
-    def _linked(item: ContextItem, c: SentenceCandidate, where: dict[str, int]) -> tuple[int, ...]:
-        """Context items the sentence's own resolved references point at (`where`: chunk id -> item)."""
+    def _linked(item: ContextItem, c: AnswerCandidate, where: dict[str, int]) -> tuple[int, ...]:
+        """Context items the candidate's own resolved references point at (`where`: chunk id -> item)."""
         return tuple(dict.fromkeys(where[ln.target] for ln in item.links
-                                   if c.start <= ln.start and ln.end <= c.end and ln.target in where
-                                   and where[ln.target] != c.item))
+                                   if any(a <= ln.start and ln.end <= b for a, b in c.segments)
+                                   and ln.target in where and where[ln.target] != c.item))
 
-    def _score(self, request: GenerationRequest) -> list[tuple[SentenceCandidate, tuple[int, ...], float, float | None]]:
+    def candidates(self, request: GenerationRequest) -> list[AnswerCandidate]:
+        s = self.settings
+        return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
+                                 request.required, s.max_unit_chars)
+
+    def _score(self, request: GenerationRequest) -> list[tuple[AnswerCandidate, tuple[int, ...], float, float | None]]:
         """(candidate, referenced items, coverage, probability) for every candidate reaching min_coverage."""
         s = self.settings
         ctx = request.context
-        cands = candidate_sentences(ctx, s.min_sentence_chars, s.max_quote_chars, self.tagger, request.required)
+        cands = self.candidates(request)
         where = {x.chunk_id: i for i, x in enumerate(ctx)}
         linked = [self._linked(ctx[c.item], c, where) for c in cands]
-        views = [SentenceView(c.quote, c.item, c.index, ctx[c.item].text,
-                              f"{ctx[c.item].document} {ctx[c.item].heading} {ctx[c.item].location}",
-                              "\n".join(ctx[i].text for i in refs)) for c, refs in zip(cands, linked)]
+        views = [answer_view(c, ctx[c.item], "\n".join(ctx[i].text for i in refs)) for c, refs in zip(cands, linked)]
         x, keep = self.featurizer.matrix(request.question, request.terms, views, s.min_coverage)
         cov = x[:, FEATURES.index("coverage")]
-        probs = self.reader.probability(x) if self.reader is not None and len(keep) else None
+        docs: dict[str, int] = {}
+        doc_of = np.array([docs.setdefault(ctx[cands[i].item].document, len(docs)) for i in keep], dtype=np.int64)
+        probs = self.reader.probability(x, docs=doc_of) if self.reader is not None and len(keep) else None
         return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None)
                 for k, i in enumerate(keep)]
 
     def _referenced_quote(self, request: GenerationRequest, item: int, have: frozenset[str]) -> str | None:
-        """The sentence of a referenced span that states most of what the claim's own sentence does not."""
+        """The sentence of a referenced span that states most of what the claim's own quote does not."""
         ctx = request.context
         best, best_gain = None, -1.0
-        for c in candidate_sentences([ctx[item]], self.settings.min_sentence_chars, self.settings.max_quote_chars):
+        for c in answer_candidates([ctx[item]], self.settings.min_sentence_chars, self.settings.max_quote_chars):
+            if c.kind != "sentence":
+                continue
             toks = self.analyzer.all_tokens(c.quote)
             gain = sum(t.weight for t in request.terms if t.matched_by(toks) and not t.matched_by(have))
             if gain > best_gain:
@@ -329,11 +338,15 @@ class ExtractiveGenerator:
         s = self.settings
         scored = self._score(request)
         value = (lambda r: r[3]) if self.reader is not None else (lambda r: r[2])
-        floor = s.answer_threshold if self.reader is not None else s.min_coverage
         ctx = request.context
-        scored.sort(key=lambda r: (-value(r), -ctx[r[0].item].retrieval_score, r[0].item, r[0].index))
-        eligible = [r for r in scored if value(r) >= floor]
-        # every document first gets its best sentence, so records that disagree are both heard
+
+        def floor(r) -> float:  # the candidate's domain's threshold (a regulation's chunk has its ayat/huruf spans)
+            return s.threshold_for(bool(ctx[r[0].item].spans)) if self.reader is not None else s.min_coverage
+        # best first; among equals, the smaller unit (the innermost citation), then context order
+        scored.sort(key=lambda r: (-value(r), -ctx[r[0].item].retrieval_score, len(r[0].quote), r[0].item,
+                                   r[0].index))
+        eligible = [r for r in scored if value(r) >= floor(r)]
+        # every document first gets its best answer, so records that disagree are both heard
         firsts, rest, seen_docs = [], [], set()
         for r in eligible:
             (rest if ctx[r[0].item].document in seen_docs else firsts).append(r)
@@ -344,8 +357,8 @@ class ExtractiveGenerator:
             if len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
                 continue
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
-            claimed.add((c.item, c.index))
-            citations = [{"chunk_id": cid, "quote": c.quote}]
+            claimed.add((c.item, c.segments))
+            citations = [{"chunk_id": cid, "quote": q} for q in c.quotes]
             have = self.analyzer.all_tokens(c.quote)
             for i in refs:
                 quote = self._referenced_quote(request, i, have)
@@ -356,8 +369,8 @@ class ExtractiveGenerator:
         best = value(scored[0]) if scored else 0.0
         raw = json.dumps({"claims": claims, "self_assessment": round(best, 4)}, ensure_ascii=False)
         record = tuple(SentenceScore(ctx[c.item].chunk_id, c.quote, round(cov, 4),
-                                     round(prob, 4) if prob is not None else None, (c.item, c.index) in claimed,
-                                     tuple(ctx[i].chunk_id for i in refs))
+                                     round(prob, 4) if prob is not None else None, (c.item, c.segments) in claimed,
+                                     tuple(ctx[i].chunk_id for i in refs), c.kind)
                        for c, refs, cov, prob in scored[: self.RECORDED])
         return GenerationOutput(raw=raw, model=self.name, scores=record)
 
@@ -397,10 +410,42 @@ def polarity_flip(claim: str, premise: str) -> str | None:
     return None
 
 
+_ITEM_LINE = re.compile(r"^\s*(?:[a-z]|\d{1,3})[.)]\s")  # a line that is an item of an enumeration: "b. …", "3. …"
+
+
+def elided_verbatim(claim: str, premise: str) -> bool:
+    """The claim is pieces joined with answers.ELISION ("lead-in [...] b. item"), each found
+    verbatim in the premise in order, and what lies between two pieces is only whole items of
+    an enumeration: each piece before a gap ends a line, each piece after one starts a line,
+    and every line left out starts with an item's label. Leaving out the sibling items of a
+    list never changes what the lead-in says of the item kept; leaving out anything else might."""
+    parts = normalise(claim).split(ELISION.strip())
+    parts = [p.strip() for p in parts]
+    if len(parts) < 2 or not all(parts):
+        return False
+    pos = 0
+    prev_end = None
+    for part in parts:
+        found = locate(premise[pos:], part)
+        if found is None:
+            return False
+        start, end = pos + found[0], pos + found[1]
+        if prev_end is not None:
+            gap = premise[prev_end:start]
+            if "\n" not in gap or gap[:gap.index("\n")].strip() or premise[premise.rfind("\n", 0, start) + 1:start].strip():
+                return False  # a piece is cut out of a line, not a whole line left out
+            if not all(_ITEM_LINE.match(line) for line in gap.split("\n") if line.strip()):
+                return False
+        pos = prev_end = end
+    return True
+
+
 class VerbatimJudge:
-    """Entailed when the claim appears verbatim (after normalisation) in the paragraph;
-    contradicted when the paragraph says the claim's very words with the opposite negation;
-    otherwise no verdict (it has no model to decide, and no verdict is never a yes)."""
+    """Entailed when the claim appears verbatim (after normalisation) in the paragraph, or is
+    an enumeration's lead-in and items quoted with only whole sibling items left out between
+    them (`elided_verbatim`); contradicted when the paragraph says the claim's very words with
+    the opposite negation; otherwise no verdict (it has no model to decide, and no verdict is
+    never a yes)."""
 
     name = "verbatim"
 
@@ -410,6 +455,10 @@ class VerbatimJudge:
             claim = normalise(it.claim)
             if claim and claim in normalise(it.premise):
                 out.append(Verdict("entailed", 1.0, self.name, "claim appears verbatim in the cited paragraph"))
+            elif claim and elided_verbatim(claim, it.premise):
+                out.append(Verdict("entailed", 1.0, self.name, "each piece of the claim appears verbatim in the cited "
+                                                               "paragraph, in order; only whole items of its "
+                                                               "enumeration are left out between them"))
             elif (flipped := polarity_flip(claim, it.premise)) is not None:
                 out.append(Verdict("contradicted", 1.0, self.name,
                                    f"the paragraph says the opposite: {normalise(flipped)[:200]}"))

@@ -11,6 +11,10 @@ generator and replay see the same numbers):
   apa yang dimaksud, mengapa, …) against what the sentence states that the question does
   not (a year, a date, a figure, a duration, a name, a place, a definition, a cause);
 - **shape**: length, position in its passage, the passage's rank in the context;
+- **unit** (reader/answers.py): what kind of answer it is (a sentence, an enumeration's item
+  with its lead-in, a whole enumeration, an ayat, a Pasal), how much of the question its
+  lead-in states and how much only its item does, whether it defines the term the question
+  asks about, its place in its enumeration, and whether the question asks for a list;
 - **context**: how the sentence compares with the best of the other candidates.
 """
 from __future__ import annotations
@@ -21,7 +25,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..types import Term
+from ..definitions import asked_term, entry_of
+from ..text import detect_language
+from ..types import ContextItem, Term
+from .answers import KINDS, AnswerCandidate
 
 # --- what the question asks for --------------------------------------------------------
 
@@ -39,7 +46,7 @@ _QTYPE_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(p, re
     ("why", r"\bmengapa\b|\bkenapa\b|\bwhy\b"),
     ("how", r"\bbagaimana(kah)?\b|\bhow\b"),
     ("which", r"\bmana(kah)?\b|\byang\s+mana\b|\bwhich\b"),
-    ("yesno", r"^\s*(apakah|is|are|does|do|can|must)\b"),
+    ("yesno", r"^\s*(apakah|is|are|does|do|can|must|may|should|shall)\b"),
     ("what", r"\bapa(kah)?\b|\bwhat\b"),
 ))
 
@@ -83,6 +90,14 @@ _SUPERLATIVE = re.compile(r"\b(paling\s+\w+|pertama|terakhir|ter[a-z]{3,}|first|
                           re.IGNORECASE)
 _COPULA = re.compile(r"\b(adalah|merupakan|ialah|yaitu|yakni|is|are|was|were|means)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+", re.UNICODE)
+# a question that asks for every member of a list, or how many there are
+_ASKS_LIST = re.compile(r"\b(apa|siapa|mana|bagaimana)\s+saja\b|\bsaja\s+(apa|yang)\b|\bmeliputi\s+apa\b"
+                        r"|\bterdiri\s+(atas|dari)\s+apa\b|\bsebutkan\b|\bwhat\s+are\s+the\b|\bwhich\s+\w+\s+are\b"
+                        r"|\blist\b|\bwhat\s+(do|does)\s+.*\b(include|consist|cover|comprise)", re.IGNORECASE)
+_ASKS_COUNT = re.compile(r"\bada\s+berapa\b|\bberapa\s+(macam|jenis|tingkat|kategori|kelompok|bentuk|golongan)\b"
+                         r"|\bhow\s+many\s+(kinds|types|levels|categories|groups)\b", re.IGNORECASE)
+_LIST_LABEL = re.compile(r"^\s*(?:\(\w{1,3}\)|\w{1,3}[.)])\s+")
+_PASAL_ONE = re.compile(r"^(?:Pasal|Article)\s+1(?:\b|$)(?!\d)")
 
 FEATURES: tuple[str, ...] = (
     # coverage
@@ -97,6 +112,9 @@ FEATURES: tuple[str, ...] = (
     "novel_words", "novel_share", "novel_capitals", "novel_numbers", "novel_years", "type_match",
     # shape
     "log_chars", "sentence_index", "is_first", "item_rank", "item_share",
+    # unit
+    *(f"k_{k}" for k in KINDS), "regulation", "lead_coverage", "body_coverage", "body_only_coverage",
+    "defines", "defines_term", "defines_asked", "list_items", "list_position", "last_in_list", "q_list", "q_count", "in_pasal_1", "q_english",
     # context
     "coverage_gap_best", "coverage_rank", "n_candidates", "n_full_coverage", "same_item_best",
 )
@@ -104,15 +122,28 @@ _CONTEXT_FEATURES = 5  # the last five are computed over all candidates together
 
 
 @dataclass(frozen=True)
-class SentenceView:
+class AnswerView:
     """One candidate as the features read it."""
 
-    text: str              # the quote
+    text: str              # the quote (a unit's pieces joined with answers.ELISION)
     item: int              # its context item (rank in the context, 0 = best)
-    index: int             # its position among the item's sentences
+    index: int             # the sentence of the item it starts in
     item_text: str         # the whole chunk
     label: str             # the record's title, heading and location
     referenced: str = ""   # the text of the spans its resolved cross-references point at
+    kind: str = "sentence"  # answers.KINDS
+    lead: str = ""         # an item's or enumeration's lead-in
+    body: str = ""         # the part that answers beyond the lead-in ("" = the text)
+    items: int = 0         # items of its enumeration
+    position: int = 0      # an item's place in it
+    regulation: bool = False  # its chunk is a regulation's (ayat/huruf/angka known)
+    location: str = ""     # its chunk's location ("Pasal 1", "Pasal 3 ayat (1)–(2)")
+
+
+def answer_view(c: AnswerCandidate, item: ContextItem, referenced: str = "") -> AnswerView:
+    """A candidate as the features read it: the generator's and the training's one way."""
+    return AnswerView(c.quote, c.item, c.index, item.text, f"{item.document} {item.heading} {item.location}",
+                      referenced, c.kind, c.lead, c.body, c.items, c.position, bool(item.spans), item.location)
 
 
 def _capitals(text: str) -> set[str]:
@@ -196,13 +227,22 @@ class _Question:
     names: np.ndarray  # per term: written as a name or a figure
     negated: bool
     excludes: bool
+    asks_list: bool
+    asks_count: bool
+    asked: str | None  # the term a definition question asks about (definitions.asked_term)
+    english: bool      # asked in English (of Indonesian text, its words meet the text through the glossary)
 
     @classmethod
     def of(cls, question: str, terms: Sequence[Term], tokens: Callable[[str], frozenset[str]]) -> "_Question":
-        return cls(question, terms, question_type(question), tokens(question),
+        # what the question says includes what its terms translate to: an English question's "wage" is the
+        # text's "upah", so "upah" is not a word the answer adds (features must not need shared words)
+        said = tokens(question) | frozenset(tok for t in terms for alt in t.alternatives for tok in alt)
+        return cls(question, terms, question_type(question), said,
                    frozenset(w.casefold() for w in _WORD.findall(question)),
                    np.array([_is_name(t.term, question) for t in terms], dtype=bool),
-                   bool(_NEGATION.search(question)), bool(_EXCLUSION.search(question)))
+                   bool(_NEGATION.search(question)), bool(_EXCLUSION.search(question)),
+                   bool(_ASKS_LIST.search(question)), bool(_ASKS_COUNT.search(question)), asked_term(question),
+                   detect_language(question) == "en")
 
 
 class Featurizer:
@@ -223,7 +263,7 @@ class Featurizer:
             got = self._cache[text] = self._analyse(text)
         return got
 
-    def _match(self, terms: Sequence[Term], v: SentenceView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _match(self, terms: Sequence[Term], v: AnswerView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per term: stated by the sentence, by a span it refers to, by the record's labels, by its
         passage; and the credit each earns for coverage (own and referenced words in full, label
         and passage words in part)."""
@@ -242,12 +282,12 @@ class Featurizer:
         total = float(weights.sum())
         return float(weights @ credit) / total if total > 0 else 0.0
 
-    def coverage(self, terms: Sequence[Term], v: SentenceView) -> float:
+    def coverage(self, terms: Sequence[Term], v: AnswerView) -> float:
         """The generator's coverage: the weighted share of the question's terms, with credits."""
         weights, _, credit = self._match(terms, v)
         return self._coverage(weights, credit)
 
-    def matrix(self, question: str, terms: Sequence[Term], views: Sequence[SentenceView],
+    def matrix(self, question: str, terms: Sequence[Term], views: Sequence[AnswerView],
                min_coverage: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         """The FEATURES rows of the candidates whose coverage reaches `min_coverage`, and their
         indices in `views`. The context features compare each with every candidate."""
@@ -259,7 +299,7 @@ class Featurizer:
         x = np.asarray(rows, dtype=np.float64).reshape(len(keep), len(FEATURES) - _CONTEXT_FEATURES)
         return np.hstack([x, self._context(x, cov, keep, views)]), keep
 
-    def _row(self, q: "_Question", v: SentenceView, matched: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[float]:
+    def _row(self, q: "_Question", v: AnswerView, matched: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[float]:
         question, terms, qtype = q.text, q.terms, q.qtype
         weights, m, credit = matched
         total = float(weights.sum()) or 1.0
@@ -271,7 +311,7 @@ class Featurizer:
         novel = [w for w, toks in zip(words, word_tokens) if w not in q.words and not (toks & q.tokens)]
         novel_set = set(novel)
         capitals = _capitals(v.text)
-        caps_novel = [c for c in capitals if c not in q.words]
+        caps_novel = [c for c in capitals if c not in q.words and not (self.tokens(c) & q.tokens)]
         s = {
             "year": bool(_YEAR.search(v.text)), "date": bool(_DATE.search(v.text) or _MONTH.search(v.text)),
             "number": bool(_NUMBER.search(v.text)), "duration": bool(_DURATION.search(v.text)),
@@ -310,10 +350,38 @@ class Featurizer:
             float(len(novel)), len(novel) / max(1, len(words)), float(len(caps_novel)), float(novel_numbers),
             float(novel_years), float(bool(match)),
             float(np.log1p(len(v.text))), float(v.index), float(v.index == 0), float(v.item), 0.0,
+            *self._unit(q, v, weights, m[:, 0]),
+        ]
+
+    def _unit(self, q: "_Question", v: AnswerView, weights: np.ndarray, own: np.ndarray) -> list[float]:
+        """The unit group: kind, lead-in against item, definition, place in its list, the question's ask.
+        `own`: per term, stated by the candidate's own words."""
+        terms = q.terms
+        total = float(weights.sum()) or 1.0
+        body = v.body or v.text
+
+        def stated(text: str) -> np.ndarray:
+            toks = self.tokens(text)
+            return np.array([t.matched_by(toks) for t in terms], dtype=bool)
+        none = np.zeros(len(terms), dtype=bool)
+        by_lead = stated(v.lead) if v.lead else none
+        by_body = own if body == v.text else stated(body)
+        entry = entry_of(_LIST_LABEL.sub("", body))
+        by_term = stated(" ".join(entry.keys)) if entry else none
+        n = len(terms)
+        return [
+            *(float(v.kind == k) for k in KINDS), float(v.regulation),
+            float(weights[by_lead].sum()) / total if n else 0.0, float(weights[by_body].sum()) / total if n else 0.0,
+            float(weights[by_body & ~by_lead].sum()) / total if n else 0.0,
+            float(bool(entry)), float(weights[by_term].sum()) / total if (entry and n) else 0.0,
+            float(bool(entry and q.asked and q.asked in entry.keys)),
+            float(np.log1p(v.items)), (v.position / v.items) if v.items else 0.0,
+            float(bool(v.items) and v.position == v.items), float(q.asks_list), float(q.asks_count),
+            float(bool(_PASAL_ONE.match(v.location))), float(q.english),
         ]
 
     @staticmethod
-    def _context(x: np.ndarray, cov_all: np.ndarray, keep: np.ndarray, views: Sequence[SentenceView]) -> np.ndarray:
+    def _context(x: np.ndarray, cov_all: np.ndarray, keep: np.ndarray, views: Sequence[AnswerView]) -> np.ndarray:
         """Each kept sentence against every candidate: the gap to the best coverage, its rank, how crowded."""
         n = len(views)
         if n == 0 or len(keep) == 0:

@@ -3,15 +3,20 @@
 A weights file is one JSON document (`pipeline/reader/weights/`):
 
 - `features`: the feature names, in column order (must equal features.FEATURES);
-- `kind`: "trees" (boosted regression trees, as LightGBM grew them) or "logistic";
-- the model: for trees, per tree the arrays `feature`, `threshold`, `left`, `right` (a
-  negative child `~k` is leaf k) and `leaf`; for logistic, `mean`, `scale`, `coef`, `intercept`;
-- `calibration`: an increasing map from the model's raw probability to the share of such
-  sentences that answered their question on held-out training questions (Platt scaling,
-  tabulated), read by linear interpolation;
+- `domains`: one scorer per domain — `prose` (reading-comprehension passages) and `regulation`
+  (a candidate whose chunk has ayat/huruf/angka: its `regulation` feature) — each a model and
+  its calibration, trained and calibrated on its own domain's questions:
+  - `kind`: "trees" (boosted regression trees, as LightGBM grew them) or "logistic";
+  - the model: for trees, per tree the arrays `feature`, `threshold`, `left`, `right` (a negative
+    child `~k` is leaf k) and `leaf`; for logistic, `mean`, `scale`, `coef`, `intercept`;
+  - `calibration`: the share of such candidates that answered their question on held-out
+    questions, as a logistic over the model's raw log-odds and the candidate's lead over the best
+    candidate of the other context items (`competition`): `{"coef": [a, b], "intercept": c}` (or
+    an `{"x", "y"}` raw -> rate table);
+  (a file with one top-level model and `calibration` instead of `domains` serves both domains);
 - `training`: what it was trained on and the figures it reached, for the record.
 
-`ReaderModel.probability(X)` is P(this sentence answers the question), calibrated.
+`ReaderModel.probability(X)` is P(this candidate answers the question), by its domain's scorer.
 """
 from __future__ import annotations
 
@@ -26,6 +31,43 @@ from ..errors import ConfigError
 from .features import FEATURES
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
+DOMAINS = ("prose", "regulation")  # calibrated apart: a regulation's candidates are not Wikipedia's
+_REGULATION = FEATURES.index("regulation")
+_ITEM = FEATURES.index("item_rank")  # the candidate's context item: competitors are the other items' candidates
+MARGIN_CAP = 12.0  # log-odds; a candidate with no competitor in another item stands this far ahead
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def competition(raw: np.ndarray, items: np.ndarray, groups: np.ndarray, docs: np.ndarray | None = None) -> np.ndarray:
+    """Per candidate: its raw log-odds minus the best of its question's candidates from the *other*
+    passages of the same document (clipped to ±MARGIN_CAP; None `docs`: one document). A candidate far
+    ahead of its document's other passages is more often right than one with a close rival there, at
+    the same raw score. Another document's passage is no rival: two regulations that both answer (two
+    versions of a rate, a term defined in both) are both shown, as a conflict or an ambiguity."""
+    z = _logit(raw)
+    docs = np.zeros(len(z), np.int64) if docs is None else docs
+    out = np.full(len(z), MARGIN_CAP)
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        zi, it, dc = z[rows], items[rows], docs[rows]
+        for k, r in enumerate(rows):
+            others = zi[(it != it[k]) & (dc == dc[k])]
+            if len(others):
+                out[r] = zi[k] - others.max()
+    return np.clip(out, -MARGIN_CAP, MARGIN_CAP)
+
+
+def calibrated(cal: dict, raw: np.ndarray, margin: np.ndarray) -> np.ndarray:
+    """A calibration's map: a logistic over (log-odds, margin) as `saksi train reader` fits it, or a
+    tabulated raw -> rate map (older weights, tests)."""
+    if "coef" in cal:
+        a, b = cal["coef"]
+        return 1.0 / (1.0 + np.exp(-(a * _logit(raw) + b * margin + cal["intercept"])))
+    return np.interp(raw, np.asarray(cal["x"], dtype=np.float64), np.asarray(cal["y"], dtype=np.float64))
 DEFAULT_WEIGHTS = WEIGHTS_DIR / "reader-lite.json"
 
 
@@ -40,32 +82,27 @@ class _Forest:
     base: float
 
     def raw(self, x: np.ndarray) -> np.ndarray:
+        """Every (row, tree) path walked level by level, each level only over the paths that have
+        not reached a leaf yet (a tree's paths end at very different depths)."""
         n, t = x.shape[0], self.feature.shape[0]
-        trees = np.arange(t)[None, :].repeat(n, 0)
-        rows = np.arange(n)[:, None].repeat(t, 1)
-        node = np.zeros((n, t), dtype=np.int64)
-        for _ in range(self.depth + 1):
-            inner = node >= 0
-            if not inner.any():
-                break
-            safe = np.where(inner, node, 0)
-            go_left = x[rows, self.feature[trees, safe]] <= self.threshold[trees, safe]
-            nxt = np.where(go_left, self.left[trees, safe], self.right[trees, safe])
-            node = np.where(inner, nxt, node)
-        return self.base + self.leaf[trees, ~node].sum(axis=1)
+        rows = np.repeat(np.arange(n), t)
+        trees = np.tile(np.arange(t), n)
+        node = np.zeros(n * t, dtype=np.int64)
+        active = np.arange(n * t)
+        while active.size:
+            tr, nd = trees[active], node[active]
+            go_left = x[rows[active], self.feature[tr, nd]] <= self.threshold[tr, nd]
+            nxt = np.where(go_left, self.left[tr, nd], self.right[tr, nd])
+            node[active] = nxt
+            active = active[nxt >= 0]
+        return self.base + self.leaf[trees, ~node].reshape(n, t).sum(axis=1)
 
 
-class ReaderModel:
+class _Scorer:
+    """One domain's model: raw P(answers) from the features."""
+
     def __init__(self, spec: dict, source: str):
-        if tuple(spec.get("features", ())) != FEATURES:
-            raise ConfigError(f"reader weights {source} were trained on other features than this code computes; "
-                              f"rebuild them with `saksi train reader`")
-        self.spec = spec
-        self.source = source
         self.kind = spec["kind"]
-        cal = spec["calibration"]
-        self._cal_x = np.asarray(cal["x"], dtype=np.float64)
-        self._cal_y = np.asarray(cal["y"], dtype=np.float64)
         if self.kind == "trees":
             self._forest = _forest(spec["trees"], spec["base"])
         elif self.kind == "logistic":
@@ -76,22 +113,61 @@ class ReaderModel:
         else:
             raise ConfigError(f"reader weights {source}: unknown kind {self.kind!r}")
 
-    @property
-    def name(self) -> str:
-        return f"reader-{self.kind}-{self.spec.get('digest', '?')}"
-
-    def raw_probability(self, x: np.ndarray) -> np.ndarray:
-        if len(x) == 0:
-            return np.zeros(0)
+    def raw(self, x: np.ndarray) -> np.ndarray:
         if self.kind == "trees":
             z = self._forest.raw(x)
         else:
             z = ((x - self._mean) / self._scale) @ self._coef + self._intercept
         return 1.0 / (1.0 + np.exp(-z))
 
-    def probability(self, x: np.ndarray) -> np.ndarray:
-        """Calibrated P(answers): the raw probability read through the calibration table."""
-        return np.interp(self.raw_probability(x), self._cal_x, self._cal_y)
+
+class ReaderModel:
+    def __init__(self, spec: dict, source: str):
+        if tuple(spec.get("features", ())) != FEATURES:
+            raise ConfigError(f"reader weights {source} were trained on other features than this code computes; "
+                              f"rebuild them with `saksi train reader`")
+        self.spec = spec
+        self.source = source
+        parts = spec.get("domains") or {d: {**spec, "calibration": spec["calibration"]} for d in DOMAINS}
+        try:
+            self._scorers = {d: _Scorer(parts[d], source) for d in DOMAINS}
+            self._cal = {d: parts[d]["calibration"] for d in DOMAINS}
+        except KeyError as e:
+            raise ConfigError(f"reader weights {source}: nothing for {e}; rebuild them with `saksi train reader`") \
+                from None
+        kinds = dict.fromkeys(sc.kind for sc in self._scorers.values())
+        self.kind = "+".join(kinds)
+
+    @property
+    def name(self) -> str:
+        return f"reader-{self.kind}-{self.spec.get('digest', '?')}"
+
+    def raw_probability(self, x: np.ndarray) -> np.ndarray:
+        """Each candidate's raw P(answers) from its domain's model."""
+        if len(x) == 0:
+            return np.zeros(0)
+        regulation = x[:, _REGULATION] > 0.5
+        out = np.empty(len(x))
+        for domain, rows in (("prose", ~regulation), ("regulation", regulation)):
+            if rows.any():
+                out[rows] = self._scorers[domain].raw(x[rows])
+        return out
+
+    def probability(self, x: np.ndarray, groups: np.ndarray | None = None,
+                    docs: np.ndarray | None = None) -> np.ndarray:
+        """Calibrated P(answers), each candidate in its domain, read against its rivals in its document
+        (`groups`: a question number per row, None: one question; `docs`: a document number per row,
+        None: one document)."""
+        raw = self.raw_probability(x)
+        if len(raw) == 0:
+            return raw
+        margin = competition(raw, x[:, _ITEM], np.zeros(len(raw), np.int64) if groups is None else groups, docs)
+        regulation = x[:, _REGULATION] > 0.5
+        out = np.empty(len(raw))
+        for domain, rows in (("prose", ~regulation), ("regulation", regulation)):
+            if rows.any():
+                out[rows] = calibrated(self._cal[domain], raw[rows], margin[rows])
+        return out
 
 
 def _forest(trees: list[dict], base: float) -> _Forest:

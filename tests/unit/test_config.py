@@ -248,3 +248,19 @@ def test_a_generator_may_not_be_asked_for_more_claims_than_the_schema_allows():
     assert GeneratorSettings(max_claims=MAX_CLAIMS).max_claims == MAX_CLAIMS
     with pytest.raises(ValidationError, match="less than or equal to 8"):
         GeneratorSettings(max_claims=MAX_CLAIMS + 1)
+
+
+def test_the_answer_threshold_may_be_one_value_or_one_per_domain(config_copy):
+    from pipeline.config import GeneratorSettings
+
+    one = GeneratorSettings(answer_threshold=0.4)
+    assert one.threshold_for(regulation=True) == one.threshold_for(regulation=False) == 0.4
+    two = GeneratorSettings(answer_threshold={"prose": 0.5, "regulation": 0.35})
+    assert two.threshold_for(regulation=True) == 0.35 and two.threshold_for(regulation=False) == 0.5
+    assert GeneratorSettings(answer_threshold={"prose": 0.6}).threshold_for(regulation=True) == 0.6
+    _edit(config_copy / "lite.yaml", lambda d: d["generator"].update(answer_threshold={"prose": 0.5, "statute": 0.3}))
+    with pytest.raises(ConfigError, match="answer_threshold"):
+        load_profile("lite", config_copy)
+    _edit(config_copy / "lite.yaml", lambda d: d["generator"].update(answer_threshold={"regulation": 1.5}))
+    with pytest.raises(ConfigError, match="answer_threshold"):
+        load_profile("lite", config_copy)

@@ -174,7 +174,7 @@ def test_the_lite_generator_claims_by_the_reader_s_probability_and_records_every
     assert out.scores and all(s.probability is not None and 0 <= s.probability <= 1 for s in out.scores)
     probs = [s.probability for s in out.scores]
     assert probs == sorted(probs, reverse=True)  # best first
-    threshold = profile.settings.generator.answer_threshold
+    threshold = profile.settings.generator.threshold_for(regulation=False)  # this request's chunks have no spans
     claimed = {(s.chunk_id, s.quote): s.probability for s in out.scores if s.claimed}
     assert len(claimed) == len(claims)
     for c in claims:  # each claim's generator score is its sentence's probability, and it cleared the threshold

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pipeline.analysis import QueryAnalyzer, build_analyzers
-from pipeline.reader import FEATURES, Featurizer, SentenceView, load_reader, question_type
+from pipeline.reader import FEATURES, AnswerView, Featurizer, load_reader, question_type
 from pipeline.reader.model import DEFAULT_WEIGHTS, ReaderModel
 from pipeline.reader.training import _flatten
 
@@ -36,7 +36,7 @@ def test_question_types(question, kind):
 
 def _row(qa, question, sentence, referenced="", item_text=None):
     f = Featurizer(qa.all_tokens, label_credit=0.5, passage_credit=0.5)
-    view = SentenceView(sentence, 0, 0, item_text or sentence, "", referenced)
+    view = AnswerView(sentence, 0, 0, item_text or sentence, "", referenced)
     x, _ = f.matrix(question, _terms(qa, question), [view])
     return dict(zip(FEATURES, x[0]))
 
@@ -84,14 +84,37 @@ def test_numpy_trees_reproduce_lightgbm(tmp_path):
 
 
 def test_the_committed_weights_load_fit_the_features_and_stay_small():
-    assert DEFAULT_WEIGHTS.stat().st_size <= 20_000_000
+    assert DEFAULT_WEIGHTS.stat().st_size <= 30_000_000
     spec = json.loads(DEFAULT_WEIGHTS.read_text())
-    assert spec["features"] == list(FEATURES) and spec["training"]["licences"]
+    assert spec["features"] == list(FEATURES)
+    # every source's licence is written beside the weights: the reading-comprehension sets and the laws
+    assert set(spec["training"]["licences"]) == {"idk_mrc", "tydiqa_id", "peraturan"}
     model = load_reader()
-    cal_y = np.array(spec["calibration"]["y"])
-    assert (np.diff(cal_y) >= 0).all()  # calibration keeps the order of the raw scores
-    p = model.probability(np.zeros((3, len(FEATURES))))
+    for domain in ("prose", "regulation"):  # each domain's scorer, calibrated on its own held-out questions
+        cal = spec["domains"][domain]["calibration"]
+        # increasing in the score, and in its lead over the other passages' best
+        assert cal["method"] == "platt-margin" and cal["coef"][0] > 0 and cal["coef"][1] > 0 and cal["rows"] > 1000
+    x = np.zeros((3, len(FEATURES)))
+    p = model.probability(x)
     assert p.shape == (3,) and ((0 <= p) & (p <= 1)).all()
+    x[:, FEATURES.index("regulation")] = 1.0  # the same features, read by the other domain's scorer
+    assert not np.allclose(model.probability(x), p)
+
+
+def test_a_candidate_with_a_close_rival_elsewhere_is_less_probable_than_one_alone():
+    from pipeline.reader.model import calibrated, competition
+
+    raw = np.array([0.8, 0.79, 0.8, 0.1])
+    items = np.array([0, 1, 2, 2])
+    groups = np.array([0, 0, 1, 1])
+    margin = competition(raw, items, groups)
+    assert margin[0] == pytest.approx(np.log(0.8 / 0.2) - np.log(0.79 / 0.21))  # its rival is item 1's
+    assert margin[2] == 12.0  # question 1: item 2 has no rival in another item
+    # another document's passage is no rival: two regulations that both answer are both shown
+    assert competition(raw, items, groups, np.array([0, 1, 0, 0]))[0] == 12.0
+    cal = {"coef": [1.0, 0.3], "intercept": 0.0}
+    p = calibrated(cal, raw, margin)
+    assert p[2] > p[0]  # the same score, alone vs with a close rival
 
 
 def test_weights_for_other_features_are_refused(tmp_path):

@@ -1,0 +1,169 @@
+"""Answer units (reader/answers.py): a regulation answered at the granularity a lawyer cites.
+
+Each unit a regulation chunk offers — an enumeration's lead-in with one item, a definition
+entry, a whole enumeration, an ayat, a Pasal — goes through the real gates exactly as a sentence
+does: every piece quoted exactly, cited to its innermost ayat/huruf/angka, its figures backed,
+and the verbatim judge entails it only when what it leaves out is whole sibling items.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from pipeline.backends.lite import VerbatimJudge, elided_verbatim
+from pipeline.config import ConfidenceSettings, JudgeSettings
+from pipeline.definitions import asked_term, entries_in, entry_of
+from pipeline.gates import verify
+from pipeline.ingest.chunker import Chunker
+from pipeline.reader import ELISION, answer_candidates
+from pipeline.types import ContextItem, Document, GenerationOutput
+
+pytestmark = pytest.mark.unit
+
+REGULATION = """PERATURAN PEMERINTAH REPUBLIK INDONESIA NOMOR 34 TAHUN 2021
+
+Pasal 1
+Dalam Peraturan Pemerintah ini yang dimaksud dengan:
+1. Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah warga negara asing pemegang visa dengan maksud bekerja di wilayah Indonesia.
+2. Pemberi Kerja TKA adalah badan hukum yang mempekerjakan TKA dengan membayar upah.
+3. Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan.
+
+Pasal 35
+(1) Pengawasan penggunaan TKA dilaksanakan oleh:
+a. Pengawas Ketenagakerjaan pada kementerian yang menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan, dan/atau
+b. Pejabat imigrasi yang bertugas di bidang pengawasan dan penindakan keimigrasian.
+(2) Pengawas Ketenagakerjaan melakukan pengawasan pada norma penggunaan TKA. Hasil pengawasan dilaporkan kepada Menteri paling lama 7 (tujuh) hari kerja.
+"""
+
+
+@pytest.fixture(scope="module")
+def chunks():
+    doc = Document(doc_id="pp-34-2021", title="PERATURAN PEMERINTAH NOMOR 34 TAHUN 2021", original="pp.md",
+                   content_hash="x", lang="id", cite_as="PP 34/2021", rendition="pp.txt")
+    return {c.location: c for c in Chunker(1500).chunks(doc, REGULATION)}
+
+
+def _item(chunk):
+    return ContextItem(chunk.chunk_id, chunk.title, chunk.location, chunk.text, False, "id", 0.8, chunk.heading, (),
+                       chunk.spans)
+
+
+def _candidates(chunk):
+    return answer_candidates([_item(chunk)], 30, 700, max_unit_chars=1200)
+
+
+def _verify(chunk, cand):
+    """The claim the extractive generator writes for a candidate, through the real gates."""
+    claim = {"text": " ".join(cand.quote.split()), "citations": [{"chunk_id": chunk.chunk_id, "quote": q}
+                                                                 for q in cand.quotes], "self_score": 0.9}
+    output = GenerationOutput(raw=json.dumps({"claims": [claim], "self_assessment": 0.9}), model="test")
+    v = asyncio.run(verify(output, {chunk.chunk_id: chunk}, {chunk.chunk_id: chunk.text}, {chunk.chunk_id: 0.8},
+                           VerbatimJudge(), JudgeSettings(backend="verbatim"), ConfidenceSettings()))
+    (claim,) = v.claims
+    return claim
+
+
+def test_the_chunks_are_a_definitions_article_and_a_pasal_with_ayat(chunks):
+    assert set(chunks) == {"pembukaan", "Pasal 1", "Pasal 35"}  # the title block, the two articles
+    assert {s.label for s in chunks["Pasal 35"].spans} == {
+        "Pasal 35 ayat (1)", "Pasal 35 ayat (1) huruf a", "Pasal 35 ayat (1) huruf b", "Pasal 35 ayat (2)"}
+
+
+def test_a_lead_in_with_one_item_is_quoted_in_two_pieces_and_cited_to_the_huruf(chunks):
+    pasal = chunks["Pasal 35"]
+    (b,) = [c for c in _candidates(pasal) if c.kind == "item" and c.position == 2]
+    assert b.quotes == ("Pengawasan penggunaan TKA dilaksanakan oleh:",
+                        "b. Pejabat imigrasi yang bertugas di bidang pengawasan dan penindakan keimigrasian.")
+    assert b.items == 2 and b.lead == b.quotes[0] and ELISION.strip() in b.quote
+    claim = _verify(pasal, b)
+    assert claim.status == "supported" and all(x.ok for x in claim.citations)
+    assert [x.path for x in claim.citations] == ["PP 34/2021 › Pasal 35 › ayat (1)",
+                                                 "PP 34/2021 › Pasal 35 › ayat (1) › huruf b"]
+    assert claim.verdict.label == "entailed" and "left out" in claim.verdict.detail
+
+
+def test_the_first_item_touches_its_lead_in_and_is_still_its_own_piece(chunks):
+    (a,) = [c for c in _candidates(chunks["Pasal 35"]) if c.kind == "item" and c.position == 1]
+    assert a.quotes[0] == "Pengawasan penggunaan TKA dilaksanakan oleh:" and a.quotes[1].startswith("a. Pengawas")
+    claim = _verify(chunks["Pasal 35"], a)
+    assert claim.status == "supported" and claim.verdict.label == "entailed"
+    assert claim.citations[1].path == "PP 34/2021 › Pasal 35 › ayat (1) › huruf a"
+
+
+def test_a_whole_enumeration_an_ayat_and_the_pasal_are_units_too(chunks):
+    kinds = {c.kind: c for c in _candidates(chunks["Pasal 35"])}
+    assert {"sentence", "item", "enumeration", "ayat", "pasal"} <= set(kinds)
+    enum = kinds["enumeration"]
+    assert enum.quote.startswith("Pengawasan penggunaan TKA dilaksanakan oleh:") and enum.quote.endswith("keimigrasian.")
+    assert _verify(chunks["Pasal 35"], enum).citations[0].path == "PP 34/2021 › Pasal 35 › ayat (1)"
+    ayat = kinds["ayat"]  # two sentences: the ayat as one unit, its figure backed by its own quote
+    assert ayat.quote.startswith("Pengawas Ketenagakerjaan melakukan") and "7 (tujuh) hari kerja" in ayat.quote
+    claim = _verify(chunks["Pasal 35"], ayat)
+    assert claim.status == "supported" and claim.citations[0].path == "PP 34/2021 › Pasal 35 › ayat (2)"
+    pasal = kinds["pasal"]
+    assert pasal.quote.startswith("(1) Pengawasan") and pasal.quote.endswith("hari kerja.")
+    assert _verify(chunks["Pasal 35"], pasal).citations[0].path == "PP 34/2021 › Pasal 35"
+
+
+def test_a_definition_entry_is_an_item_of_the_definitions_list_cited_to_its_angka(chunks):
+    article = chunks["Pasal 1"]
+    entries = [c for c in _candidates(article) if c.kind == "item"]
+    assert [c.position for c in entries] == [1, 2, 3]
+    tka = entries[0]
+    assert entry_of(tka.body[3:]).keys == ("tenaga kerja asing", "tka")
+    menteri = entries[2]
+    claim = _verify(article, menteri)
+    assert claim.status == "supported"
+    assert claim.citations[-1].path == "PP 34/2021 › Pasal 1 › angka 3"
+    assert [label for label, _ in entries_in(article.text, article.spans)] == [
+        "Pasal 1 angka 1", "Pasal 1 angka 2", "Pasal 1 angka 3"]
+
+
+def test_a_unit_that_misquotes_one_piece_fails_the_quote_gate(chunks):
+    pasal = chunks["Pasal 35"]
+    (b,) = [c for c in _candidates(pasal) if c.kind == "item" and c.position == 2]
+    forged = type(b)(b.item, b.index, b.kind, b.segments, (b.quotes[0], b.quotes[1].replace("imigrasi", "pajak")))
+    claim = _verify(pasal, forged)
+    assert claim.status == "unsupported" and any(r.startswith("quote_not_found") for r in claim.reasons)
+
+
+PREMISE = """Pasal 35
+(1) Pengawasan penggunaan TKA dilaksanakan oleh:
+a. Pengawas Ketenagakerjaan, dan/atau
+b. Pejabat imigrasi.
+(2) Pengawas Ketenagakerjaan tidak melakukan pengawasan keimigrasian."""
+
+
+@pytest.mark.parametrize("claim,entailed", [
+    ("Pengawasan penggunaan TKA dilaksanakan oleh: [...] b. Pejabat imigrasi.", True),
+    # what is left out is an ayat, not sibling items
+    ("Pengawasan penggunaan TKA dilaksanakan oleh: [...] Pengawas Ketenagakerjaan tidak melakukan pengawasan "
+     "keimigrasian.", False),
+    # a piece cut out of its line
+    ("Pengawasan penggunaan TKA [...] b. Pejabat imigrasi.", False),
+    # pieces out of order
+    ("b. Pejabat imigrasi. [...] Pengawasan penggunaan TKA dilaksanakan oleh:", False),
+    # a piece not in the paragraph at all
+    ("Pengawasan penggunaan TKA dilaksanakan oleh: [...] c. Polisi.", False),
+    ("Pengawasan penggunaan TKA dilaksanakan oleh:", False),  # one piece: the plain verbatim rule's business
+])
+def test_the_verbatim_judge_accepts_only_whole_sibling_items_left_out(claim, entailed):
+    assert elided_verbatim(claim, PREMISE) is entailed
+
+
+@pytest.mark.parametrize("question,term", [
+    ("Apa yang dimaksud dengan RPTKA?", "rptka"), ("Apa yang dimaksud Dampak Negatif?", "dampak negatif"),
+    ("Apa pengertian upah menurut PP 35/2021?", "upah"), ("Apa itu PKWT?", "pkwt"),
+    ("What is meant by foreign worker?", "foreign worker"), ("What does JKK mean?", "jkk"),
+    ("Upah adalah apa?", "upah"), ("Berapa lama PKWT dapat dibuat?", None), ("Siapa yang mengawasi TKA?", None),
+])
+def test_the_term_a_question_asks_the_meaning_of(question, term):
+    assert asked_term(question) == term
+
+
+def test_a_definition_entry_names_its_long_and_short_form():
+    e = entry_of("Daerah otonom, selanjutnya disebut daerah, adalah kesatuan masyarakat hukum")
+    assert e.keys == ("daerah otonom", "daerah") and e.short == "daerah"
+    assert entry_of("Pengawasan penggunaan TKA dilaksanakan oleh Menteri.") is None
