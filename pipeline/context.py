@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
 from .analysis import QueryAnalyzer
+from .definitions import asked_term, term_key
 from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex, Reranker, SparseIndex
 from .query import Part, QueryPlanner
 from .retrieval import HybridRetriever, order_versions
@@ -24,6 +25,8 @@ from .types import Candidate, Chunk, ContextLink, Document, QueryPlan
 
 if TYPE_CHECKING:
     from .config import Route, Settings
+
+MAX_DEFINITIONS = 3  # passages defining the asked term read beyond the context's usual size
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class ContextBuilder:
         self.settings = settings
         self.chunks = chunks
         self.reranker = reranker
+        self.analyzer = analyzer
         self.planner = QueryPlanner(analyzer, lexical)
         self.retriever = HybridRetriever(embedder, dense, lexical, chunks, settings.retrieval, sparse)
         self.model_names = {"embedder": embedder.name, "reranker": reranker.name}
@@ -105,6 +109,7 @@ class ContextBuilder:
         if restrict is not None:  # the question asked within named documents: nothing else may answer
             retrieved = [c if c.dropped or c.chunk.doc_id in restrict
                          else replace(c, dropped="outside the document(s) the question names") for c in retrieved]
+        retrieved = await self._with_definitions(plan, retrieved, restrict)
         timings["retrieve"] = _ms(t)
         live = [c for c in retrieved if not c.dropped]
         t = time.perf_counter()
@@ -113,6 +118,9 @@ class ContextBuilder:
         reranked = order_versions(reranked, self.settings.reranker.authority_values)
         timings["rerank"] = _ms(t)
         top = reranked[: self.settings.retrieval.context_size * widen]
+        # the passages that define the asked term are read wherever the reranker put them
+        defining = tuple(c for c in reranked[len(top):] if c.defines)[:MAX_DEFINITIONS]
+        top = (*top, *defining)
         links = await self.chunks.references([c.chunk.chunk_id for c in top]) if top else {}
         referenced = await self._follow_references(top, links, {c.chunk.chunk_id: c for c in reranked})
         context = (*top, *referenced)
@@ -125,6 +133,33 @@ class ContextBuilder:
             referenced=tuple(c.chunk.chunk_id for c in referenced),
             context=context, paragraphs=dict(zip((c.chunk.chunk_id for c in context), paragraphs)),
             links={cid: got for cid, got in links.items() if got}, timings_ms=timings)
+
+    async def _with_definitions(self, plan: QueryPlan, retrieved: list[Candidate],
+                                restrict: tuple[str, ...] | None) -> list[Candidate]:
+        """When the question asks what a term means, every passage that defines it (definitions.py),
+        marked `defines`: kept though a cap or a near-duplicate would drop it (two regulations that
+        define a term alike are both sources), fetched when retrieval did not find it."""
+        asked = asked_term(plan.text)
+        if not asked:
+            return retrieved
+        keys = [asked]
+        if plan.lang == "en":  # an English term through the glossary ("foreign worker" -> "tenaga kerja asing")
+            keys += [term_key(t) for t in self.analyzer.glossary.en_to_id.get(asked, ())]
+        found: dict[str, str] = {}
+        for key in dict.fromkeys(keys):
+            for cid, label in await self.chunks.definitions(key):
+                found.setdefault(cid, label)
+        if not found:
+            return retrieved
+        have = {c.chunk.chunk_id for c in retrieved}
+        fetched = await self.chunks.get([cid for cid in found if cid not in have])
+        inside = (lambda doc_id: True) if restrict is None else (lambda doc_id: doc_id in restrict)
+        out = [replace(c, defines=found[c.chunk.chunk_id], dropped=None)
+               if c.chunk.chunk_id in found and inside(c.chunk.doc_id) else c for c in retrieved]
+        for cid, chunk in fetched.items():
+            if inside(chunk.doc_id):
+                out.append(Candidate(chunk=chunk, defines=found[cid]))
+        return out
 
     async def _follow_references(self, context: Sequence[Candidate], links: dict[str, list[ContextLink]],
                                  ranked: dict[str, Candidate]) -> tuple[Candidate, ...]:

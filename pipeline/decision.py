@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Sequence
 from .audit import LOCAL_KEY
 from .citations import cite_path
 from .config import Route
+from .definitions import asked_term
 from .numbers import extract_figures
 from .retrieval import jaccard
 from .trace import PartTrace
@@ -157,6 +158,38 @@ def find_conflicts(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
     return out
 
 
+_REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
+
+
+def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
+                   lang: str) -> list[Conflict]:
+    """Supported claims drawn from two or more regulations, for a question that names none: each
+    regulation answers it (a term defined in several, a duty set by several), so the answer says so
+    and shows each with its regulation instead of letting the first stand for all. Only the
+    claims' own provisions count (a citation a claim follows by cross-reference does not)."""
+    by_doc: dict[str, list[int]] = {}
+    for i, c in enumerate(claims):
+        if c.status != "supported" or not c.citations:
+            continue
+        chunk = chunks.get(c.citations[0].chunk_id)
+        if chunk is None or not _REGULATION_UNIT.match(chunk.location):
+            continue
+        by_doc.setdefault(chunk.doc_id, []).append(i)
+    if len(by_doc) < 2:
+        return []
+    firsts = [idx[0] for idx in by_doc.values()]
+    where = "; ".join(claims[i].citations[-1].path or claims[i].citations[0].document or "" for i in firsts)
+    term = asked_term(question)
+    n = len(by_doc)
+    if term:
+        detail = (f"«{term}» didefinisikan dalam {n} peraturan: {where}" if lang == "id"
+                  else f"«{term}» is defined in {n} regulations: {where}")
+    else:
+        detail = f"Dijawab oleh {n} peraturan: {where}" if lang == "id" else f"Answered by {n} regulations: {where}"
+    chunk_ids = tuple(dict.fromkeys(x.chunk_id for i in firsts for x in claims[i].citations))
+    return [Conflict(kind="ambiguous", detail=detail, claims=tuple(firsts), chunk_ids=chunk_ids)]
+
+
 def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400) -> list[NearestRecord]:
     """The best records retrieval did find, so a refusal points somewhere."""
     out = []
@@ -190,6 +223,10 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
             chunks.update({c.chunk.chunk_id: c.chunk for c in a.candidates})
     claims.sort(key=lambda c: c.status != "supported")  # stable: supported first, in generator order
     conflicts = tuple(find_conflicts(claims, chunks, tokens, min_overlap))
+    # a question that names its regulation is not ambiguous; records whose figures disagree are already shown
+    # side by side, each with its regulation
+    if not any(doc_id for _, doc_id in named) and not conflicts:
+        conflicts += tuple(find_ambiguity(claims, chunks, question, lang))
     outcomes = tuple(p.outcome for p in parts)
     retried = any(len(p.attempts) > 1 for p in parts)
     refused = [p for p in parts if not p.outcome.answered]

@@ -82,6 +82,11 @@ class ChunkSource(Protocol):
         """For each chunk, its resolved cross-references: where each stands and the chunk it points at."""
         ...
 
+    async def definitions(self, term: str) -> list[tuple[str, str]]:
+        """The definition entries of a term (a `definitions.term_key`): [(chunk id, span label)], every
+        document's that defines it."""
+        ...
+
     async def documents(self) -> list[Document]:
         """Every ingested document (what a question naming a regulation is checked against)."""
         ...

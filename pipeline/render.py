@@ -13,6 +13,7 @@ LABELS = {
         "band": {"TINGGI": "TINGGI", "SEDANG": "SEDANG", "RENDAH": "RENDAH"},
         "unsupported": "Klaim tidak didukung (tidak ditampilkan sebagai jawaban)",
         "example": "CONTOH/ILUSTRASI — bukan ketentuan", "conflict": "Rekaman saling bertentangan",
+        "ambiguous": "Lebih dari satu peraturan menjawab",
         "missing": "Kategori bukti yang tidak ditemukan", "nearest": "Rekaman terdekat yang ditemukan",
         "judge": "penilai", "no_verdict": "tanpa putusan (keyakinan dibatasi di bawah TINGGI)",
         "confidence": "keyakinan", "trace": "Jejak",
@@ -27,6 +28,7 @@ LABELS = {
         "band": {"TINGGI": "HIGH", "SEDANG": "MEDIUM", "RENDAH": "LOW"},
         "unsupported": "Claims not supported (not shown as an answer)",
         "example": "EXAMPLE/ILLUSTRATION — not a requirement", "conflict": "Records disagree",
+        "ambiguous": "More than one regulation answers",
         "missing": "Evidence categories not found", "nearest": "Nearest records found",
         "judge": "judge", "no_verdict": "no verdict (confidence capped below HIGH)",
         "confidence": "confidence", "trace": "Trace",
@@ -89,7 +91,7 @@ def render_text(r: Result, lang: str | None = None) -> str:
             lines.append(f"     {L['judge']}: {verdict} · {L['confidence']}: {arithmetic}")
     for cf in r.conflicts:
         lines.append("")
-        lines.append(_wrap(f"⚠ {L['conflict']}: {cf.detail}", "  "))
+        lines.append(_wrap(f"⚠ {L['ambiguous' if cf.kind == 'ambiguous' else 'conflict']}: {cf.detail}", "  "))
     if demoted:
         lines.append("")
         lines.append(f"{L['unsupported']}:")

@@ -91,7 +91,7 @@ class Claim(_Out):
 
 
 class ConflictOut(_Out):
-    kind: Literal["figures"]
+    kind: Literal["figures", "ambiguous"]  # records disagree on a figure / several regulations answer the question
     detail: str            # both sides, with document, location and date
     claims: list[int]      # indexes into the answer's claims
     chunk_ids: list[str]

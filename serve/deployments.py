@@ -277,6 +277,11 @@ class _LockedChunks(_Locked):
             self.col.need()
             return await self.col.chunks.references(chunk_ids)
 
+    async def definitions(self, term: str) -> list[tuple[str, str]]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.chunks.definitions(term)
+
     async def documents(self) -> list[Document]:
         async with self.col.lock:
             self.col.need()

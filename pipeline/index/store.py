@@ -12,6 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from ..definitions import DEFINITIONS_UNIT, entries_in
 from ..types import Chunk, ContextLink, Document, Span
 
 _SCHEMA = """
@@ -102,6 +103,7 @@ class ChunkStore:
                 if name not in have:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
         self._db.commit()
+        self._definitions: tuple[int, dict[str, list[tuple[str, str]]]] | None = None
 
     def close(self) -> None:
         self._db.close()
@@ -238,6 +240,25 @@ class ChunkStore:
         rows = self._db.execute("SELECT data FROM chunks WHERE unit = ? ORDER BY ordinal", (unit,))
         return [_chunk_from_json(d) for (d,) in rows]
 
+    def definitions(self) -> dict[str, list[tuple[str, str]]]:
+        """Every term the corpus's definitions articles define (pipeline/definitions.py), by key:
+        [(chunk id, the entry's span label)]. Read from the chunks of each "Pasal 1" once, and again
+        when the chunk count changes."""
+        count = self.count()
+        if self._definitions is None or self._definitions[0] != count:
+            index: dict[str, list[tuple[str, str]]] = {}
+            rows = self._db.execute("SELECT chunk_id, unit, data FROM chunks WHERE unit LIKE '%1' "
+                                    "ORDER BY doc_id, ordinal")
+            for cid, unit, data in rows:
+                if not DEFINITIONS_UNIT.search(unit):
+                    continue
+                chunk = _chunk_from_json(data)
+                for label, entry in entries_in(chunk.text, chunk.spans):
+                    for key in entry.keys:
+                        index.setdefault(key, []).append((cid, label))
+            self._definitions = (count, index)
+        return self._definitions[1]
+
     def all_tokens(self) -> tuple[list[str], list[list[str]]]:
         """Chunk ids and their analysed tokens, in a stable order: what bm25s is built from."""
         rows = self._db.execute("SELECT chunk_id, tokens FROM chunks ORDER BY doc_id, ordinal").fetchall()
@@ -270,6 +291,9 @@ class StoreChunkSource:
 
     async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
         return self.store.referenced_chunks(chunk_ids)
+
+    async def definitions(self, term: str) -> list[tuple[str, str]]:
+        return list(self.store.definitions().get(term, ()))
 
     async def documents(self) -> list[Document]:
         return [d for d, _ in self.store.documents()]

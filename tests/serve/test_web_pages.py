@@ -172,6 +172,19 @@ def test_the_answer_page_shows_the_apis_answer_with_bands_breakdowns_and_receipt
     assert page.select_one("a#trace-link")["href"] == where.replace("/answers/", "/traces/")
 
 
+def test_a_term_two_regulations_define_is_shown_from_both_under_its_own_heading(app, site) -> None:
+    """Both illustrative regulations define "Wajib Pajak" (Pasal 1 huruf a): neither is picked silently."""
+    where = ask(app, site, "Apa yang dimaksud dengan Wajib Pajak?")
+    page = html(site.get(app.base + where))
+    section = page.select_one("#ambiguous")
+    assert section is not None and section.select_one("h2").get_text(strip=True) == labels("id")["ambiguous"]
+    sides = section.select(".side-by-side .side")
+    paths = [[a.get_text(strip=True) for a in side.select("a.citation")] for side in sides]
+    assert len(sides) == 2 and {p[0].split(" › ")[0] for p in paths} == {"PMI 7/2025", "PMI 3/2022"}
+    assert all(any(x.endswith("Pasal 1 › huruf a") for x in p) for p in paths)  # each cited to its entry
+    assert page.select_one("#conflicts") is None  # not records that disagree on a figure
+
+
 def test_a_citation_opens_the_document_at_the_quote_highlighted(app, site, answered) -> None:
     _, page = answered
     link = page.select_one("#claims li.claim a.citation")

@@ -1,0 +1,98 @@
+"""Definitions: the terms a regulation defines, and the term a question asks the meaning of.
+
+A regulation defines its terms in its first article: "Dalam Peraturan Pemerintah ini yang
+dimaksud dengan: … 4. Rencana Penggunaan Tenaga Kerja Asing yang selanjutnya disingkat
+RPTKA adalah …". Each entry defines a term under its long form and, when it says so, a short
+form ("disingkat", "disebut"). A question asks for a definition as "Apa yang dimaksud dengan
+RPTKA?", "Apa itu …", "Apa pengertian …", "What is meant by …".
+
+The context builder looks the asked term up among the collection's definitions (so the entry
+is read even when a hundred passages mention the term), the reader checks that a candidate
+defines the very term asked (not a longer one that contains it, "Disiplin PNS" for "PNS"),
+and the decision shows every regulation that defines it. One module, so the three agree.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable
+
+# "Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah …": the term before the copula
+ENTRY = re.compile(r"^\W*(?:\d{1,3}[a-z]?\.\s*)?(?P<term>[^.;:]{2,200}?)\s*,?\s+(?:adalah|ialah|merupakan|means|is\s+defined"
+                   r"\s+as|shall\s+mean)\b", re.IGNORECASE)
+SHORT = re.compile(r"^(?P<long>.+?)\s*,?\s*(?:yang\s+)?(?:selanjutnya|hereinafter)\s+(?:dapat\s+)?(?:disingkat|disebut|"
+                   r"dalam\s+[\w\s]{2,40}?\s+ini\s+disebut|referred\s+to\s+as|abbreviated\s+as)(?:\s+dengan)?\s+(?P<short>.+?)"
+                   r"\s*,?$", re.IGNORECASE)
+# "Pasal 1", and in an amending regulation the amended "Pasal I angka 1 › Pasal 1"
+DEFINITIONS_UNIT = re.compile(r"(?:^|#|› )(?:Pasal|Article)\s+1$")
+
+# the phrase after the cue, up to where the question names a source or ends
+_ASKS = re.compile(
+    r"(?:\bapa(?:kah)?\s+(?:yang\s+)?(?:dimaksud|diartikan|disebut)\s+(?:dengan\s+)?|\bapa(?:kah)?\s+(?:itu|arti(?:nya)?|"
+    r"pengertian(?:\s+dari)?|definisi(?:\s+dari)?|makna(?:\s+dari)?|kepanjangan(?:\s+dari)?)\s+|\byang\s+dimaksud\s+dengan\s+|"
+    r"\b(?:jelaskan\s+)?(?:pengertian|definisi)\s+(?:dari\s+)?|\bwhat\s+(?:is|are)\s+(?:meant\s+by|the\s+(?:meaning|definition)"
+    r"\s+of)\s+|\bwhat\s+does\s+|\bdefin(?:e|ition\s+of)\s+|\bmeaning\s+of\s+)(?P<term>.+)", re.IGNORECASE)
+_ASKS_AFTER = re.compile(r"^(?P<term>.{1,80}?)\s+(?:adalah|itu)\s+apa\b", re.IGNORECASE)
+_SOURCE_TAIL = re.compile(r"\s*(?:,|\bmenurut\b|\bdalam\b|\bdi\s+dalam\b|\bberdasarkan\b|\bpada\b|\bsesuai\b|\bin\b|\bunder\b|"
+                          r"\baccording\b|\bas\s+used\b|\bmean\b|\bstand\s+for\b|\brefer\s+to\b).*$", re.IGNORECASE)
+_PUNCT = re.compile(r"[^\w\s/]", re.UNICODE)
+_WS = re.compile(r"\s+")
+
+
+def term_key(text: str) -> str:
+    """How terms compare: NFKC, case-folded, punctuation as space ("Pekerja/Buruh" keeps its slash)."""
+    return _WS.sub(" ", _PUNCT.sub(" ", unicodedata.normalize("NFKC", text).casefold())).strip()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One definition: the forms it defines ("rencana penggunaan tenaga kerja asing", "rptka")."""
+
+    keys: tuple[str, ...]
+    term: str                 # the term as written, long form
+    short: str | None = None  # its short form as written ("RPTKA"), when the entry gives one
+
+
+def entry_of(text: str) -> Entry | None:
+    """The definition a text states at its start, if it is one ("X (yang selanjutnya disingkat Y) adalah …")."""
+    m = ENTRY.match(text)
+    if not m:
+        return None
+    term = m.group("term").strip()
+    short = SHORT.match(term)
+    forms = [short.group("long"), short.group("short")] if short else [term]
+    keys = tuple(dict.fromkeys(k for k in (term_key(f) for f in forms) if k and len(k.split()) <= 12))
+    if not keys:
+        return None
+    return Entry(keys, (short.group("long") if short else term).strip(), short.group("short").strip() if short else None)
+
+
+def asked_term(question: str) -> str | None:
+    """The term a question asks the meaning of, as a key ("Apa yang dimaksud dengan RPTKA?" → "rptka")."""
+    q = unicodedata.normalize("NFKC", question).strip()
+    m = _ASKS.search(q) or _ASKS_AFTER.search(q)
+    if not m:
+        return None
+    term = _SOURCE_TAIL.sub("", m.group("term").rstrip(" ?!.")).strip()
+    key = term_key(term)
+    return key if key and len(key.split()) <= 10 else None
+
+
+def defines(entry: Entry | None, asked: str | None) -> bool:
+    """The entry defines exactly the asked term (one of its forms is the asked key)."""
+    return bool(entry and asked and asked in entry.keys)
+
+
+def entries_in(text: str, spans: Iterable) -> list[tuple[str, Entry]]:
+    """The definition entries of a definitions article's chunk: (span label, entry), one per item span."""
+    out = []
+    for s in spans:
+        label = getattr(s, "label", "")
+        if not re.search(r"\b(?:angka|huruf|point|letter)\s+\w+$", label):
+            continue
+        body = text[s.start:s.end]
+        e = entry_of(body)
+        if e:
+            out.append((label, e))
+    return out

@@ -1,0 +1,111 @@
+"""Regulation answers end to end, through the real orchestrator, extractive generator, trained
+reader, gates and decision (the fake embedder keeps ingest fast; everything else is real).
+
+Two fictional regulations (written for this test) both define TKA and mention it everywhere:
+a definition question reads both definitions wherever retrieval ranked them, and shows both,
+each with its regulation; a list question is answered by the item with its lead-in, cited to
+the huruf.
+"""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pipeline.backends.fakes import FakeHashEmbedder
+from pipeline.corpus import Corpus
+
+pytestmark = pytest.mark.integration
+
+_FILLER = "\n".join(
+    f"Pasal {n}\n(1) Pemberi Kerja TKA wajib menyampaikan laporan penggunaan TKA ke-{n} kepada Menteri.\n"
+    f"(2) Laporan penggunaan TKA sebagaimana dimaksud pada ayat (1) memuat jumlah TKA dan jabatan TKA."
+    for n in range(3, 15))
+
+FIRST = f"""---
+title: Peraturan Pemerintah Nomor 91 Tahun 2031 tentang Penggunaan Tenaga Kerja Asing (fiktif, untuk pengujian)
+cite_as: PP 91/2031
+---
+PERATURAN PEMERINTAH REPUBLIK INDONESIA NOMOR 91 TAHUN 2031
+
+Pasal 1
+Dalam Peraturan Pemerintah ini yang dimaksud dengan:
+1. Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah warga negara asing pemegang visa dengan maksud bekerja di wilayah Indonesia.
+2. Pemberi Kerja TKA adalah badan hukum yang mempekerjakan TKA dengan membayar upah atau imbalan dalam bentuk lain.
+3. Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan.
+
+Pasal 2
+(1) Pengawasan penggunaan TKA dilaksanakan oleh:
+a. Pengawas Ketenagakerjaan pada kementerian yang menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan; dan
+b. pejabat imigrasi yang bertugas di bidang pengawasan dan penindakan keimigrasian.
+(2) Hasil pengawasan penggunaan TKA dilaporkan kepada Menteri.
+
+{_FILLER}
+"""
+
+SECOND = f"""---
+title: Undang-Undang Nomor 92 Tahun 2031 tentang Ketenagakerjaan (fiktif, untuk pengujian)
+cite_as: UU 92/2031
+---
+UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 92 TAHUN 2031
+
+Pasal 1
+Dalam Undang-Undang ini yang dimaksud dengan:
+1. Pekerja adalah setiap orang yang bekerja dengan menerima upah.
+2. Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah warga negara asing pemegang visa yang bekerja di Indonesia.
+
+{_FILLER.replace("Pemberi Kerja TKA", "Perusahaan")}
+"""
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, profile):
+    src = tmp_path_factory.mktemp("two-regs")
+    (src / "pp-91-2031.md").write_text(FIRST, encoding="utf-8")
+    (src / "uu-92-2031.md").write_text(SECOND, encoding="utf-8")
+    corpus = Corpus(tmp_path_factory.mktemp("two-regs-data"), profile, embedder=FakeHashEmbedder())
+    report = corpus.ingest([src])
+    assert not report.errors and report.total_documents == 2
+    yield corpus
+    corpus.close()
+
+
+def _ask(corpus, question):
+    return asyncio.run(corpus.orchestrator().run(question))
+
+
+def test_a_definition_question_reads_every_definition_of_the_term(corpus):
+    result, trace = _ask(corpus, "Apa yang dimaksud dengan TKA?")
+    first = trace.parts[0].attempts[0]
+    defining = {c.chunk.doc_id: c.defines for c in first.candidates if c.defines}
+    assert defining == {"pp-91-2031": "Pasal 1 angka 1", "uu-92-2031": "Pasal 1 angka 2"}
+    # read by the generator wherever the reranker put them among the passages that mention TKA
+    assert {c.chunk.chunk_id for c in first.candidates if c.defines} <= set(first.context)
+
+
+def test_a_term_defined_in_two_regulations_is_shown_from_both(corpus):
+    result, _ = _ask(corpus, "Apa yang dimaksud dengan TKA?")
+    assert result.outcome == "answer"
+    shown = [c for c in result.claims if c.status == "supported"]
+    paths = {x.path for c in shown for x in c.citations}
+    assert "PP 91/2031 › Pasal 1 › angka 1" in paths and "UU 92/2031 › Pasal 1 › angka 2" in paths
+    (ambiguous,) = [k for k in result.conflicts if k.kind == "ambiguous"]
+    assert "«tka»" in ambiguous.detail and "2 peraturan" in ambiguous.detail
+    assert {result.claims[i].citations[0].doc_id for i in ambiguous.claims} == {"pp-91-2031", "uu-92-2031"}
+
+
+def test_naming_the_regulation_leaves_one_definition_and_no_ambiguity(corpus):
+    result, _ = _ask(corpus, "Menurut UU 92/2031, apa yang dimaksud dengan TKA?")
+    assert result.outcome == "answer"
+    docs = {c.citations[0].doc_id for c in result.claims if c.status == "supported"}
+    assert docs == {"uu-92-2031"} and not [k for k in result.conflicts if k.kind == "ambiguous"]
+
+
+def test_a_list_item_is_answered_with_its_lead_in_and_cited_to_the_huruf(corpus):
+    result, _ = _ask(corpus, "Menurut PP 91/2031, pejabat mana yang melaksanakan pengawasan penggunaan TKA di bidang "
+                             "keimigrasian?")
+    assert result.outcome == "answer"
+    top = next(c for c in result.claims if c.status == "supported")
+    assert top.text.startswith("Pengawasan penggunaan TKA dilaksanakan oleh: [...] b. pejabat imigrasi")
+    assert top.citations[-1].path == "PP 91/2031 › Pasal 2 › ayat (1) › huruf b"
+    assert top.verdict.label == "entailed"
