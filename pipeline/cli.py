@@ -103,6 +103,10 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--out", type=Path, help="report directory (default: eval-runs/<folder>-<file name>)")
     p.add_argument("--corpus", type=Path, metavar="DATA_DIR",
                    help="ask an existing corpus instead of ingesting the dataset's passages")
+    p.add_argument("--leave-out", metavar="LAW",
+                   help="build the dataset's corpus without the documents cited as LAW (e.g. \"PP 35/2021\"), in "
+                        "OUT/corpus-without-<law>, and ask only the questions whose gold reference is LAW: refused, "
+                        "or answered from another regulation? (needs a dataset with references; not with --corpus)")
     p.add_argument("--adversarial", action="store_true", help="run the adversarial gate suite instead")
     p.add_argument("--reviews", action="store_true",
                    help="replay reviewers' rejected claims instead (no dataset): exit 0 none is shown today, "
@@ -156,15 +160,17 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     _common(p, collection=False)
 
     p = sub.add_parser("train", help="rebuild trained weights: `train reader` (the extractive generator's reader)",
-                       description="reader: learn P(sentence answers question) from the IDK-MRC and TyDi-ID train "
-                                   "splits, compare logistic regression with boosted trees on the validation splits, "
-                                   "write the better one (deterministic: the same data gives the same file) and print "
-                                   "its validation figures.")
+                       description="reader: learn P(candidate answers question) from the IDK-MRC and TyDi-ID train "
+                                   "splits and from questions mined from the laws of peraturan/uu.tar.xz, compare "
+                                   "logistic regression with boosted trees on the validation sets, write the better "
+                                   "one (deterministic: the same data gives the same file) and print its validation "
+                                   "figures.")
     p.add_argument("what", choices=["reader"])
     p.add_argument("--data", type=Path, default=Path("../shared/data"),
-                   help="the shared data directory (idk_mrc/, tydiqa_id/; default: ../shared/data)")
+                   help="the shared data directory (idk_mrc/, tydiqa_id/, peraturan/uu.tar.xz; default: ../shared/data)")
     p.add_argument("--out", type=Path, help="weights file (default: the profile's reader in pipeline/reader/weights/)")
-    p.add_argument("--limit", type=int, help="the first N passages of each file (a quick, smaller model)")
+    p.add_argument("--limit", type=int, help="the first N passages of each file and N laws spread over the archive "
+                                             "(a quick, smaller model)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
 
@@ -343,6 +349,10 @@ def cmd_eval(args) -> int:
 
     profile = load_profile(args.profile)
     say = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    if args.leave_out is not None and (args.reviews or args.adversarial or args.corpus):
+        print("saksi: --leave-out goes with a DATASET whose questions carry a 'reference'; not with --reviews, "
+              "--adversarial or --corpus (it builds the dataset's corpus without the law itself)", file=sys.stderr)
+        return 2
     if args.reviews:
         return _eval_reviews(args, profile, say)
     if args.data_dir or args.collection:
@@ -363,8 +373,14 @@ def cmd_eval(args) -> int:
         return 2
     from .eval.runner import run_eval
 
-    out = args.out or Path("eval-runs") / "-".join(x for x in (args.dataset.parent.name, args.dataset.stem) if x)
-    report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=args.corpus, progress=say)
+    from .eval.receipts import law_slug
+
+    name = [x for x in (args.dataset.parent.name, args.dataset.stem) if x]
+    if args.leave_out is not None:
+        name.append(f"without-{law_slug(args.leave_out)}")
+    out = args.out or Path("eval-runs") / "-".join(name)
+    report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=args.corpus, progress=say,
+                      leave_out=args.leave_out)
     print(json.dumps(json_view(report), ensure_ascii=False, indent=1) if args.json else eval_text(report, out))
     return 0 if all(report["contract"].values()) else 1
 
@@ -487,12 +503,13 @@ def cmd_train(args) -> int:
     out = args.out or (WEIGHTS_DIR / f"{name}.json" if name and "/" not in name else DEFAULT_WEIGHTS)
     train = [args.data / "idk_mrc" / "train.json", args.data / "tydiqa_id" / "train.json"]
     valid = [args.data / "idk_mrc" / "valid.json", args.data / "tydiqa_id" / "valid.json"]
-    missing = [str(p) for p in (*train, *valid) if not p.is_file()]
+    laws = args.data / "peraturan" / "uu.tar.xz"
+    missing = [str(p) for p in (*train, *valid, laws) if not p.is_file()]
     if missing:
         print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR)", file=sys.stderr)
         return 2
     spec = train_reader(train, valid, profile, out, limit=args.limit,
-                        progress=lambda m: print(m, file=sys.stderr), bar=progress_bar)
+                        progress=lambda m: print(m, file=sys.stderr), bar=progress_bar, laws=laws, law_limit=args.limit)
     print(validation_text(spec, out))
     return 0
 

@@ -1,17 +1,28 @@
-"""`saksi train reader`: rebuild the reader's weights from open reading-comprehension data.
+"""`saksi train reader`: rebuild the reader's weights from open reading-comprehension data
+and from question/answer pairs mined from real laws.
 
 Each training question is asked of a small context shaped like the one the generator
 reads at run time: its own passage among the passages bm25 finds nearest to it in the
 same dataset (for an unanswerable question, its own passage is the near miss it was
-written against). Every candidate sentence of that context (the generator's own
-candidate rules, coverage pre-filter included) becomes one example, labelled 1 when it
-contains a gold answer.
+written against). Every candidate answer of that context (reader/answers.py: the
+generator's own candidate rules, coverage pre-filter included) becomes one example.
 
-Two models are fitted on 80% of the training questions (chosen by a hash of the id, so
-the split never changes): logistic regression and gradient-boosted trees (LightGBM).
-Each is calibrated (Platt scaling) on the other 20%, then both are compared on the
-validation splits in the same setting; the better truthfulness wins. Everything is
-single-threaded and seeded: the same data gives the same weights, byte for byte.
+- **Prose** (the IDK-MRC and TyDi-ID train splits): a candidate is labelled 1 when it
+  contains a gold answer.
+- **Regulations** (reader/mining.py: questions mined from the laws of `peraturan/uu.tar.xz`,
+  each asked of its own chunk among the five chunks of all the laws bm25 finds nearest): 1 for
+  the unit the question was mined from; a sentence candidate's question is also answered by
+  a unit no more than half as long again that holds it; a larger unit holding the answer is 0
+  (the list when one entry was asked: a lawyer cites the innermost unit); the same words in
+  another law are left out (neither right nor wrong); everything else is 0.
+  The laws are split by a hash of their name: 70% to fit, 20% to calibrate, 10% to validate.
+
+Two models are fitted on the fitting questions (prose: 80%, by a hash of the id): logistic
+regression and gradient-boosted trees (LightGBM). Each is calibrated (Platt scaling) per
+domain — prose on the other 20% of the prose questions, regulations on the calibration laws
+— then both are compared on the validation sets in the same setting; the better mean
+truthfulness wins. Everything is single-threaded and seeded: the same data gives the same
+weights, byte for byte.
 """
 from __future__ import annotations
 
@@ -27,13 +38,15 @@ import numpy as np
 from ..analysis import query_analyzer, weigh, bm25_idf
 from ..config import Profile
 from ..errors import SaksiError
-from ..eval.datasets import EvalSet, contains_answer, load_dataset
+from ..eval.datasets import EvalSet, answer_key, contains_answer, load_dataset
 from ..ingest.categories import CategoryTagger
+from ..ingest.chunker import Chunker
 from ..progress import ProgressBar
 from ..types import ContextItem
-from .features import FEATURES, Featurizer, SentenceView
-from .model import ReaderModel, digest
-from .sentences import candidate_sentences
+from .answers import AnswerCandidate, answer_candidates
+from .features import FEATURES, Featurizer, answer_view
+from .mining import PATTERNS, Law, MinedQuestion, Translator, context_item, mine_law, read_laws
+from .model import DOMAINS, ReaderModel, competition, digest
 
 log = logging.getLogger(__name__)
 
@@ -50,29 +63,47 @@ class Examples:
     question: np.ndarray       # row -> question number
     qids: list[str] = field(default_factory=list)
     answerable: list[bool] = field(default_factory=list)
+    doc: np.ndarray | None = None  # row -> its document, numbered within its question (a rival is the same document's)
 
     def rows(self, mask_questions: np.ndarray) -> "Examples":
         keep = mask_questions[self.question]
-        return Examples(self.x[keep], self.y[keep], self.question[keep], self.qids, self.answerable)
+        return Examples(self.x[keep], self.y[keep], self.question[keep], self.qids, self.answerable,
+                        None if self.doc is None else self.doc[keep])
+
+
+def _bm25_index(tokens: list[list[str]]):
+    """A bm25 index of analysed passages (Lucene's BM25, as the lexical lane), their idf, the highest idf."""
+    import bm25s
+
+    index = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    index.index(tokens, show_progress=False)
+    df: dict[str, int] = {}
+    for toks in tokens:
+        for t in set(toks):
+            df[t] = df.get(t, 0) + 1
+    idf = {t: bm25_idf(d, len(tokens)) for t, d in df.items()}
+    return index, idf, max(idf.values(), default=1.0)
+
+
+def _with_own(picked: list, own, k: int) -> list:
+    """The k+1 nearest, the question's own passage among them. When bm25 missed it, it takes a place
+    chosen by a hash of it, not always the last: a reader must not learn that the last passage of a
+    context is the one that answers (at run time the reranker, not bm25, orders the context)."""
+    if own is None or own in picked[: k + 1]:
+        return picked[: k + 1]
+    at = int(hashlib.sha256(f"place:{own}".encode()).hexdigest(), 16) % (min(k, len(picked)) + 1)
+    out = picked[:k]
+    out.insert(at, own)
+    return out
 
 
 class _Pool:
     """A dataset's passages as a bm25 index, and the corpus statistics term weights come from."""
 
     def __init__(self, evalset: EvalSet, analyzer):
-        import bm25s
-
         self.ids = [p.pid for p in evalset.passages]
         self.text = {p.pid: p.text for p in evalset.passages}
-        tokens = [analyzer.tokens(p.text) for p in evalset.passages]
-        self._bm25 = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
-        self._bm25.index(tokens, show_progress=False)
-        df: dict[str, int] = {}
-        for toks in tokens:
-            for t in set(toks):
-                df[t] = df.get(t, 0) + 1
-        self.idf = {t: bm25_idf(d, len(tokens)) for t, d in df.items()}
-        self.max_idf = max(self.idf.values(), default=1.0)
+        self._bm25, self.idf, self.max_idf = _bm25_index([analyzer.tokens(p.text) for p in evalset.passages])
 
     def nearest(self, tokens: Sequence[str], own: str | None, k: int) -> list[str]:
         known = [t for t in tokens if t in self.idf]
@@ -81,9 +112,7 @@ class _Pool:
         scores = self._bm25.get_scores(known)
         order = np.lexsort((np.arange(len(scores)), -scores))[: k + 1]
         picked = [self.ids[i] for i in order if scores[i] > 0]
-        if own and own not in picked:
-            picked = picked[:k] + [own]
-        return picked[: k + 1]
+        return _with_own(picked, own, k)
 
 
 def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None = None,
@@ -93,7 +122,7 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
     g = profile.settings.generator
     tagger = CategoryTagger(profile.categories)
     featurizer = Featurizer(analyzer.all_tokens, g.label_credit, g.passage_credit)
-    xs, ys, qs, qids, answerable = [], [], [], [], []
+    xs, ys, qs, ds, qids, answerable = [], [], [], [], [], []
     for path in datasets:
         evalset = load_dataset(path, limit)
         progress = bar(len(evalset.questions), f"{path.parent.name}/{path.stem} questions") if bar else None
@@ -105,8 +134,9 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
             items = tuple(ContextItem(pid, "", "", pool.text[pid], False, "id", 0.0)
                           for pid in pool.nearest(tokens, q.passage, DISTRACTORS))
             route = profile.routes.route(q.question)
-            cands = candidate_sentences(items, g.min_sentence_chars, g.max_quote_chars, tagger, tuple(route.required))
-            views = [SentenceView(c.quote, c.item, c.index, items[c.item].text, "") for c in cands]
+            cands = answer_candidates(items, g.min_sentence_chars, g.max_quote_chars, tagger, tuple(route.required),
+                                      g.max_unit_chars)
+            views = [answer_view(c, items[c.item]) for c in cands]
             x, keep = featurizer.matrix(q.question, terms, views, g.min_coverage)
             n = len(qids)
             qids.append(q.qid)
@@ -116,15 +146,218 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
                 ys.append(np.array([q.answerable and contains_answer(cands[i].quote, q.golds) for i in keep],
                                    dtype=np.float64))
                 qs.append(np.full(len(keep), n))
+                ds.append(np.array([cands[i].item for i in keep], dtype=np.int64))  # each passage its own document
             if progress:
                 progress(1)
     if not xs:
-        return Examples(np.zeros((0, len(FEATURES))), np.zeros(0), np.zeros(0, np.int64), qids, answerable)
-    return Examples(np.vstack(xs), np.concatenate(ys), np.concatenate(qs).astype(np.int64), qids, answerable)
+        return Examples(np.zeros((0, len(FEATURES))), np.zeros(0), np.zeros(0, np.int64), qids, answerable,
+                        np.zeros(0, np.int64))
+    return Examples(np.vstack(xs), np.concatenate(ys), np.concatenate(qs).astype(np.int64), qids, answerable,
+                    np.concatenate(ds))
 
 
 def _in_calibration(qid: str) -> bool:
     return int(hashlib.sha256(qid.encode()).hexdigest(), 16) % CALIBRATION_SHARE == 0
+
+
+# --- regulations: questions mined from laws ------------------------------------------------
+
+LAW_PARTS = (("fit", 7), ("calibrate", 2), ("validate", 1))  # tenths of the laws, by a hash of the law's name
+LAW_LICENCE = "Indonesian statutes: not subject to copyright (UU 28/2014, Art. 42)"
+
+
+def law_part(name: str) -> str:
+    """Which part of the training a law serves: fit, calibrate or validate (fixed by its name)."""
+    k = int(hashlib.sha256(f"law:{name}".encode()).hexdigest(), 16) % 10
+    for part, tenths in LAW_PARTS:
+        if k < tenths:
+            return part
+        k -= tenths
+    return LAW_PARTS[-1][0]
+
+
+class _ChunkPool:
+    """Every chunk of the laws read as a bm25 index (title, heading, location and text, as ingest
+    indexes them), and the corpus statistics term weights come from."""
+
+    def __init__(self, laws: Sequence[Law], analyzer):
+        self.chunks = [c for law in laws for c in law.chunks]
+        self.where = {c.chunk_id: i for i, c in enumerate(self.chunks)}
+        self._bm25, self.idf, self.max_idf = _bm25_index(
+            [analyzer.tokens(f"{c.title} {c.heading} {c.location} {c.text}") for c in self.chunks])
+
+    def context(self, tokens: Sequence[str], own: str, k: int) -> list[int]:
+        """The k chunks bm25 ranks first, the question's own among them (last when bm25 misses it)."""
+        known = [t for t in tokens if t in self.idf]
+        picked: list[int] = []
+        if known:
+            scores = self._bm25.get_scores(known)
+            top = np.argpartition(-scores, min(k + 1, len(scores) - 1))[: k + 1]
+            top = sorted(top.tolist(), key=lambda i: (-scores[i], i))
+            picked = [i for i in top if scores[i] > 0]
+        return _with_own(picked, self.where[own], k)
+
+
+def _mined_label(c: AnswerCandidate, item: ContextItem, q: MinedQuestion, core: str) -> float | None:
+    """1: the unit the question was mined from (for a sentence's question, also a unit at most half
+    as long again that holds it); 0: a larger unit that holds it (the list when one entry was asked,
+    the Pasal when one ayat was: a lawyer cites the innermost unit), and everything else; None: the
+    same words in another chunk (a law that restates another: neither right nor wrong)."""
+    same = item.chunk_id == q.chunk_id
+    if same and c.segments == q.segments:
+        return 1.0
+    if core not in f" {answer_key(c.quote)} ":
+        return 0.0
+    if not same:
+        return None
+    return 1.0 if q.kind in ("sentence", "ayat") and len(c.quote) <= 1.5 * len(q.answer) else 0.0
+
+
+def _answer_core(q: MinedQuestion, text: str) -> str:
+    """What a candidate must hold to answer: an item's own words (its second piece, after the
+    lead-in), else the whole unit (a chapter question has none: its label reads the heading)."""
+    if not q.segments:
+        return " "
+    a, b = q.segments[1] if q.kind == "item" and len(q.segments) > 1 else (q.segments[0][0], q.segments[-1][1])
+    return f" {answer_key(text[a:b])} "
+
+
+class _LawQuestions:
+    """What asking one mined question needs: the pool, the analysers, the candidate rules. Built once,
+    then read by worker processes forked from the builder (so each question is worked out the same way
+    whichever process asks it)."""
+
+    def __init__(self, profile: Profile, pool: "_ChunkPool"):
+        self.profile = profile
+        self.g = profile.settings.generator
+        self.analyzer = query_analyzer(profile)
+        self.tagger = CategoryTagger(profile.categories)
+        self.featurizer = Featurizer(self.analyzer.all_tokens, self.g.label_credit, self.g.passage_credit)
+        self.pool = pool
+
+    def rows(self, q: MinedQuestion) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+        """(language, features, labels, documents) of one question's candidates (rows left out of training dropped)."""
+        a, g, pool = self.analyzer, self.g, self.pool
+        lang = a.language(q.question)
+        terms = weigh(a.term_groups(a.normalise(q.question), lang), pool.idf, pool.max_idf)
+        tokens = [tok for t in terms for alt in t.alternatives for tok in alt]
+        chunks = [pool.chunks[i] for i in pool.context(tokens, q.chunk_id, DISTRACTORS)]
+        items = tuple(context_item(c) for c in chunks)
+        own = next(c for c in chunks if c.chunk_id == q.chunk_id)
+        core = _answer_core(q, own.text)
+        route = self.profile.routes.route(q.question)
+        cands = answer_candidates(items, g.min_sentence_chars, g.max_quote_chars, self.tagger, tuple(route.required),
+                                  g.max_unit_chars)
+        views = [answer_view(c, items[c.item]) for c in cands]
+        x, keep_rows = self.featurizer.matrix(q.question, terms, views, g.min_coverage)
+        if q.kind == "chapter":  # any provision of the chapter answers a question about the chapter
+            labels = [float(items[cands[i].item].document == own.title
+                            and items[cands[i].item].heading.split(" › ")[0] == q.answer) for i in keep_rows]
+        else:
+            labels = [_mined_label(cands[i], items[cands[i].item], q, core) for i in keep_rows]
+        used = [k for k, y in enumerate(labels) if y is not None]
+        codes: dict[str, int] = {}
+        docs = np.array([codes.setdefault(items[cands[keep_rows[k]].item].document, len(codes)) for k in used],
+                        dtype=np.int64)
+        return lang, x[used], np.array([labels[k] for k in used], dtype=np.float64), docs
+
+
+_ASKER: _LawQuestions | None = None  # the forked workers' copy
+
+
+def _ask_batch(batch: list[MinedQuestion]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    return [_ASKER.rows(q) for q in batch]
+
+
+def law_examples(archive: Path, profile: Profile, limit: int | None = None,
+                 bar: Callable[[int, str], Callable[[int], None]] | None = None,
+                 say: Callable[[str], None] | None = None, workers: int | None = None) -> tuple[dict[str, Examples], dict]:
+    """Mined regulation questions as examples, by part of the training (fit, calibrate, validate),
+    and a description of what was mined (counts per pattern and language, five examples each).
+    The questions are asked in `workers` forked processes (default: the CPUs this process may use);
+    the rows come back in question order, so the result does not depend on how many."""
+    global _ASKER
+    import multiprocessing
+    import os
+
+    chunker = Chunker(profile.settings.chunking.max_chars)
+    keep = None
+    if limit is not None:  # a slice spread over the years: every n-th law of the archive
+        import tarfile
+
+        with tarfile.open(archive, "r:*") as tar:
+            names = sorted(m.name for m in tar.getmembers() if m.isfile() and m.name.endswith(".md"))
+        step = max(1, len(names) // max(1, limit))
+        chosen = set(names[::step][:limit])
+        keep = chosen.__contains__
+    laws = list(read_laws(archive, chunker, keep=keep))
+    (say or log.info)(f"{len(laws)} laws read, {sum(len(x.chunks) for x in laws)} chunks")
+    analyzer = query_analyzer(profile)
+    pool = _ChunkPool(laws, analyzer.analyzers["id"])
+    tr = Translator(profile.glossary, analyzer.analyzers["id"])
+    mined = [(law_part(law.name), q) for law in laws for q in mine_law(law, profile, tr)]
+    _ASKER = _LawQuestions(profile, pool)
+    questions = [q for _, q in mined]
+    batches = [questions[i:i + 50] for i in range(0, len(questions), 50)]
+    progress = bar(len(mined), "mined law questions") if bar else None
+    workers = workers or len(os.sched_getaffinity(0))
+    answered: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
+    if workers > 1 and len(batches) > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as procs:
+            for got in procs.imap(_ask_batch, batches):
+                answered.extend(got)
+                if progress:
+                    progress(len(got))
+    else:
+        for b in batches:
+            answered.extend(_ask_batch(b))
+            if progress:
+                progress(len(b))
+    _ASKER = None
+    rows: dict[str, tuple[list, list, list, list, list, list]] = {p: ([], [], [], [], [], []) for p, _ in LAW_PARTS}
+    counts: dict[str, dict[str, int]] = {}
+    samples: dict[str, list[dict]] = {}
+    for (part, q), (lang, x, y, docs) in zip(mined, answered):
+        counts.setdefault(q.pattern, {}).setdefault(lang, 0)
+        counts[q.pattern][lang] += 1
+        xs, ys, qs, ds, qids, answerable = rows[part]
+        n = len(qids)
+        qids.append(q.qid)
+        answerable.append(True)
+        if len(y):
+            xs.append(x)
+            ys.append(y)
+            qs.append(np.full(len(y), n))
+            ds.append(docs)
+        if len(samples.setdefault(q.pattern, [])) < 5 and part == "fit" and \
+                int(hashlib.sha256(q.qid.encode()).hexdigest(), 16) % 7 == 0:
+            samples[q.pattern].append({"question": q.question, "law": q.law, "kind": q.kind, "answer": q.answer[:300]})
+    out = {}
+    for part, (xs, ys, qs, ds, qids, answerable) in rows.items():
+        if xs:
+            out[part] = Examples(np.vstack(xs), np.concatenate(ys), np.concatenate(qs).astype(np.int64), qids,
+                                 answerable, np.concatenate(ds))
+        else:
+            out[part] = Examples(np.zeros((0, len(FEATURES))), np.zeros(0), np.zeros(0, np.int64), qids, answerable,
+                                 np.zeros(0, np.int64))
+    info = {"laws": len(laws), "laws_by_part": {p: sum(law_part(x.name) == p for x in laws) for p, _ in LAW_PARTS},
+            "questions": len(mined), "questions_by_part": {p: len(rows[p][4]) for p, _ in LAW_PARTS},
+            "by_pattern": {p: counts.get(p, {}) for p in PATTERNS}, "examples": samples}
+    return out, info
+
+
+def merge(*parts: Examples) -> Examples:
+    """Several example sets as one (question numbers kept apart)."""
+    xs, ys, qs, ds, qids, answerable = [], [], [], [], [], []
+    for ex in parts:
+        xs.append(ex.x)
+        ys.append(ex.y)
+        qs.append(ex.question + len(qids))
+        ds.append(ex.doc if ex.doc is not None else ex.x[:, FEATURES.index("item_rank")].astype(np.int64))
+        qids.extend(ex.qids)
+        answerable.extend(ex.answerable)
+    return Examples(np.vstack(xs), np.concatenate(ys), np.concatenate(qs).astype(np.int64), qids, answerable,
+                    np.concatenate(ds))
 
 
 # --- the two models ----------------------------------------------------------------------
@@ -190,19 +423,19 @@ def _r(a: np.ndarray) -> list[float]:
 
 
 def calibrate(model: ReaderModel, ex: Examples) -> dict:
-    """A smooth, increasing map from raw probability to the observed answer rate on held-out
-    questions (Platt scaling on the raw log-odds), tabulated so inference is one np.interp."""
+    """The share of candidates that answer, on held-out questions, as a logistic over the raw
+    log-odds and the candidate's lead over the best candidate of the other passages of its own
+    document (Platt scaling with the competition beside the score): smooth, increasing in the score."""
     from sklearn.linear_model import LogisticRegression
 
     if len(set(ex.y.tolist())) < 2:  # a tiny slice: nothing to calibrate against, keep the raw probability
         return {"x": [0.0, 1.0], "y": [0.0, 1.0], "method": "identity (calibration set holds one class)"}
     raw = np.clip(model.raw_probability(ex.x), 1e-6, 1 - 1e-6)
-    logit = np.log(raw / (1 - raw)).reshape(-1, 1)
-    platt = LogisticRegression(C=1e6, max_iter=1000).fit(logit, ex.y)
-    xs = np.linspace(0.0, 1.0, 201)
-    grid = np.log(np.clip(xs, 1e-6, 1 - 1e-6) / (1 - np.clip(xs, 1e-6, 1 - 1e-6))).reshape(-1, 1)
-    return {"x": _r(xs), "y": _r(platt.predict_proba(grid)[:, 1]), "method": "platt",
-            "slope": round(float(platt.coef_[0][0]), 6), "intercept": round(float(platt.intercept_[0]), 6)}
+    logit = np.log(raw / (1 - raw))
+    margin = competition(raw, ex.x[:, FEATURES.index("item_rank")], ex.question, ex.doc)
+    fit = LogisticRegression(C=1e6, max_iter=1000).fit(np.column_stack([logit, margin]), ex.y)
+    return {"method": "platt-margin", "coef": [round(float(v), 6) for v in fit.coef_[0]],
+            "intercept": round(float(fit.intercept_[0]), 6), "rows": int(len(ex.y))}
 
 
 # --- question-level figures in the training setting ----------------------------------
@@ -227,35 +460,58 @@ def question_figures(p: np.ndarray, ex: Examples, threshold: float) -> dict:
 
 def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile, out: Path,
                  limit: int | None = None, progress: Callable[[str], None] | None = None,
-                 bar: Callable[[int, str], Callable[[int], None]] | None = None) -> dict:
-    """Build examples, fit both models, calibrate, compare on validation, write the better one."""
+                 bar: Callable[[int, str], Callable[[int], None]] | None = None, laws: Path | None = None,
+                 law_limit: int | None = None, workers: int | None = None) -> dict:
+    """Build examples; per domain (prose, regulation) fit both models on its questions, calibrate, compare
+    on its validation sets and keep the better; write both domains' scorers.
+    `laws`: a `uu.tar.xz` to mine regulation questions from (None: prose only), asked in `workers`
+    processes (the weights do not depend on how many)."""
     say = progress or log.info
-    say(f"reading {len(train)} training and {len(valid)} validation file(s)")
+    say(f"reading {len(train)} training and {len(valid)} validation file(s)"
+        + (f" and the laws of {laws}" if laws else ""))
     ex = examples_from(train, profile, limit, bar)
     vex = [examples_from([v], profile, limit, bar) for v in valid]
     cal_q = np.array([_in_calibration(q) for q in ex.qids])
-    fit, held = ex.rows(~cal_q), ex.rows(cal_q)
-    say(f"{len(fit.y)} training sentences ({int(fit.y.sum())} answer), {len(held.y)} calibration sentences")
-    if len(set(fit.y.tolist())) < 2:
-        raise SaksiError(f"too little training data: {len(fit.y)} candidate sentences, {int(fit.y.sum())} holding an "
-                         "answer; use more passages (a larger --limit)")
-    results = []
-    for fitter in (fit_logistic, fit_trees):
-        spec = {"features": list(FEATURES), **fitter(fit), "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}
-        spec["calibration"] = calibrate(ReaderModel(spec, "training"), held)
-        model = ReaderModel(spec, "training")
-        figures = {v.parent.name: {t: question_figures(model.probability(e.x), e, t) for t in (0.3, 0.4, 0.5, 0.6)}
-                   for v, e in zip(valid, vex)}
-        score = float(np.mean([f[0.5]["truthfulness"] for f in figures.values()]))
-        say(f"{spec['kind']}: mean validation truthfulness at 0.5 = {score:.4f}")
-        results.append((score, spec, figures))
-    score, spec, figures = max(results, key=lambda r: r[0])
+    prose_fit, prose_cal = ex.rows(~cal_q), ex.rows(cal_q)
+    regulation, mined = (law_examples(laws, profile, law_limit, bar, say, workers) if laws else ({}, None))
+    fits = {"prose": prose_fit, "regulation": regulation["fit"] if regulation else prose_fit}
+    held = {"prose": prose_cal, "regulation": regulation["calibrate"] if regulation else prose_cal}
+    validation = {"prose": [(v.parent.name, e) for v, e in zip(valid, vex)],
+                  "regulation": [("uu", regulation["validate"])] if regulation else []}
+    say(", ".join(f"{d}: {len(e.y)} training candidates ({int(e.y.sum())} answer), {len(held[d].y)} calibrating"
+                  for d, e in fits.items()))
+    for d, e in fits.items():
+        if len(set(e.y.tolist())) < 2:
+            raise SaksiError(f"too little {d} training data: {len(e.y)} candidate answers, {int(e.y.sum())} holding "
+                             "an answer; use more passages (a larger --limit)")
+    domains, compared, figures = {}, {}, {}
+    for d in DOMAINS:  # each domain's scorer: both models fitted on its questions, the better one kept
+        results = []
+        for fitter in (fit_logistic, fit_trees):
+            part = {**fitter(fits[d]), "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}
+            part["calibration"] = calibrate(ReaderModel({"features": list(FEATURES), **part}, "training"), held[d])
+            model = ReaderModel({"features": list(FEATURES), **part}, "training")
+            got = {name: {t: question_figures(model.probability(e.x, e.question, e.doc), e, t)
+                          for t in (0.3, 0.4, 0.5, 0.6, 0.7)} for name, e in validation[d]}
+            score = float(np.mean([f[0.5]["truthfulness"] for f in got.values()])) if got else 0.0
+            say(f"{d} {part['kind']}: mean validation truthfulness at 0.5 = {score:.4f}")
+            results.append((score, part, got))
+        score, part, got = max(results, key=lambda r: r[0])
+        domains[d] = part
+        compared[d] = {r[1]["kind"]: r[0] for r in results}
+        figures.update(got)
+    spec = {"features": list(FEATURES), "domains": domains}
     spec["digest"] = digest(spec)
+    data = [{"file": f"{p.parent.name}/{p.name}", "sha256": _sha(p)} for p in train]
+    licences = {"idk_mrc": "CC BY-SA 4.0", "tydiqa_id": "Apache-2.0"}
+    if laws:
+        data.append({"file": f"{laws.parent.name}/{laws.name}", "sha256": _sha(laws)})
+        licences["peraturan"] = LAW_LICENCE
     spec["training"] = {
-        "data": [{"file": f"{p.parent.name}/{p.name}", "sha256": _sha(p)} for p in train],
-        "licences": {"idk_mrc": "CC BY-SA 4.0", "tydiqa_id": "Apache-2.0"},
-        "questions": len(ex.qids), "sentences": len(ex.y), "answer_sentences": int(ex.y.sum()), "limit": limit,
-        "compared": {r[1]["kind"]: r[0] for r in results},
+        "data": data, "licences": licences,
+        "questions": {d: len(e.qids) for d, e in fits.items()}, "sentences": {d: len(e.y) for d, e in fits.items()},
+        "answer_sentences": {d: int(e.y.sum()) for d, e in fits.items()}, "limit": limit,
+        "law_limit": law_limit, "mined": mined, "compared": compared,
         "validation": {name: {str(t): f for t, f in per.items()} for name, per in figures.items()},
     }
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -283,11 +539,11 @@ def progress_bar(total: int, what: str) -> Callable[[int], None]:
 
 def validation_text(spec: dict, out: Path) -> str:
     t = spec["training"]
-    lines = [f"reader weights: {out} ({spec['kind']}, digest {spec['digest']}, {out.stat().st_size / 1e6:.2f} MB)",
-             f"trained on {t['questions']} questions, {t['sentences']} candidate sentences "
-             f"({t['answer_sentences']} hold an answer)",
-             "compared on validation (mean truthfulness at threshold 0.5): "
-             + ", ".join(f"{k} {v:.4f}" for k, v in t["compared"].items()),
+    kinds = ", ".join(f"{d} {part['kind']}" for d, part in spec["domains"].items())
+    lines = [f"reader weights: {out} ({kinds}; digest {spec['digest']}, {out.stat().st_size / 1e6:.2f} MB)",
+             *(f"{d}: trained on {t['questions'][d]} questions, {t['sentences'][d]} candidate answers "
+               f"({t['answer_sentences'][d]} answer); compared on validation (mean truthfulness at threshold 0.5): "
+               + ", ".join(f"{k} {v:.4f}" for k, v in t["compared"][d].items()) for d in spec["domains"]),
              "validation, each question asked of its passage and its nearest passages (`saksi eval` asks the whole "
              "corpus):",
              f"  {'set':<10} {'threshold':>9} {'answered':>8} {'correct':>7} {'precision':>9} {'attributed':>10} "
@@ -296,4 +552,10 @@ def validation_text(spec: dict, out: Path) -> str:
         for thr, f in per.items():
             lines.append(f"  {name:<10} {thr:>9} {f['answered']:>8} {f['correct']:>7} {f['answer_precision']:>9.3f} "
                          f"{f['attributed_accuracy']:>10.3f} {f['truthfulness']:>12.3f}")
+    mined = t.get("mined")
+    if mined:
+        lines.append(f"questions mined from {mined['laws']} laws: {mined['questions']} "
+                     f"(fit / calibrate / validate: {', '.join(str(v) for v in mined['questions_by_part'].values())})")
+        for pattern, by_lang in mined["by_pattern"].items():
+            lines.append(f"  {pattern:<12} " + ", ".join(f"{lang} {n}" for lang, n in sorted(by_lang.items())))
     return "\n".join(lines)

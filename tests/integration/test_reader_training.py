@@ -18,6 +18,7 @@ pytestmark = pytest.mark.integration
 
 IDK_TRAIN = SHARED_DATA / "idk_mrc" / "train.json"
 IDK_VALID = SHARED_DATA / "idk_mrc" / "valid.json"
+LAWS = SHARED_DATA / "peraturan" / "uu.tar.xz"
 
 
 @pytest.fixture(scope="module")
@@ -28,13 +29,21 @@ def data():
 
 
 def test_training_twice_gives_the_same_weights_byte_for_byte(data, profile, tmp_path):
+    """Prose and mined law questions both; the second run asks the law questions in one process, the
+    first in two: the weights do not depend on it."""
+    if not LAWS.is_file():
+        pytest.fail(f"shared laws not found at {LAWS} (set SAKSI_SHARED_DATA)")
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    train_reader([data], [IDK_VALID], profile, a, limit=60)
-    train_reader([data], [IDK_VALID], profile, b, limit=60)
+    train_reader([data], [IDK_VALID], profile, a, limit=40, laws=LAWS, law_limit=25, workers=2)
+    train_reader([data], [IDK_VALID], profile, b, limit=40, laws=LAWS, law_limit=25, workers=1)
     assert a.read_bytes() == b.read_bytes()
     spec = json.loads(a.read_text())
-    assert spec["features"] == list(FEATURES) and set(spec["training"]["compared"]) == {"logistic", "trees"}
+    assert spec["features"] == list(FEATURES) and set(spec["domains"]) == {"prose", "regulation"}
+    assert all(set(c) == {"logistic", "trees"} for c in spec["training"]["compared"].values())
     assert spec["training"]["data"][0]["sha256"] and spec["training"]["validation"]["idk_mrc"]
+    mined = spec["training"]["mined"]
+    assert mined["laws"] == 25 and mined["questions"] > 50 and spec["training"]["validation"]["uu"]
+    assert spec["training"]["licences"]["peraturan"]
 
 
 def _auc(score: np.ndarray, y: np.ndarray) -> float:
@@ -69,6 +78,7 @@ def test_the_command_prints_validation_figures(data, tmp_path, capsys):
     assert main(["train", "reader", "--data", str(SHARED_DATA), "--limit", "15", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert out.is_file() and "truthfulness" in printed and "idk_mrc" in printed and "tydiqa_id" in printed
+    assert "questions mined from 15 laws" in printed and "definition" in printed
 
 
 def test_missing_training_data_is_a_clear_error(tmp_path, capsys):
