@@ -20,6 +20,7 @@ from .retrieval import jaccard
 from .trace import PartTrace
 from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Result, Sufficiency, VerifiedClaim
 
+_ITEM_LABEL = re.compile(r"(?:^|\n|\[\.\.\.\])\s*\(?$")  # a label opens a quoted piece
 _REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|nomor|no\.)\s*\(?$", re.IGNORECASE)
 
 # refusal reason codes
@@ -129,6 +130,8 @@ def find_conflicts(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
         for f in extract_figures(c.text):
             if f.kind == "number" and _REFERENCE.search(c.text[max(0, f.start - 12):f.start]):
                 continue  # "Pasal 4 ayat (1)" points somewhere; it is not a quantity that can disagree
+            if f.kind == "number" and _ITEM_LABEL.search(c.text[:f.start]) and c.text[f.end:f.end + 1] in ".)":
+                continue  # "2. Tenaga Kerja Asing …": a list item's label, not a quantity
             figs.setdefault((f.kind, f.unit), {}).setdefault(f.value, f.text)
         prepared[i] = (words, figs, {x.chunk_id for x in c.citations})
     for (i, a), (j, b) in combinations(supported, 2):
@@ -177,8 +180,16 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
         by_doc.setdefault(chunk.doc_id, []).append(i)
     if len(by_doc) < 2:
         return []
-    firsts = [idx[0] for idx in by_doc.values()]
-    where = "; ".join(claims[i].citations[-1].path or claims[i].citations[0].document or "" for i in firsts)
+    # newest first, each with its date: a later regulation may replace an earlier one, and the reader
+    # decides which is in force from what the regulations say (the collection records no revocations)
+    firsts = sorted((idx[0] for idx in by_doc.values()),
+                    key=lambda i: chunks[claims[i].citations[0].chunk_id].published or "", reverse=True)
+
+    def side(i: int) -> str:
+        published = chunks[claims[i].citations[0].chunk_id].published
+        return (claims[i].citations[-1].path or claims[i].citations[0].document or "") + (f" ({published})"
+                                                                                          if published else "")
+    where = "; ".join(side(i) for i in firsts)
     term = asked_term(question)
     n = len(by_doc)
     if term:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 # "Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah …": the term before the copula
-ENTRY = re.compile(r"^\W*(?:\d{1,3}[a-z]?\.\s*)?(?P<term>[^.;:]{2,200}?)\s*,?\s+(?:adalah|ialah|merupakan|means|is\s+defined"
+ENTRY = re.compile(r"^\W*(?:(?:\d{1,3}[a-z]?|[a-z]{1,2})\.\s*)?(?P<term>[^.;:]{2,200}?)\s*,?\s+(?:adalah|ialah|merupakan|means|is\s+defined"
                    r"\s+as|shall\s+mean)\b", re.IGNORECASE)
 SHORT = re.compile(r"^(?P<long>.+?)\s*,?\s*(?:yang\s+)?(?:selanjutnya|hereinafter)\s+(?:dapat\s+)?(?:disingkat|disebut|"
                    r"dalam\s+[\w\s]{2,40}?\s+ini\s+disebut|referred\s+to\s+as|abbreviated\s+as)(?:\s+dengan)?\s+(?P<short>.+?)"

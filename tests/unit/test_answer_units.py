@@ -167,3 +167,9 @@ def test_a_definition_entry_names_its_long_and_short_form():
     e = entry_of("Daerah otonom, selanjutnya disebut daerah, adalah kesatuan masyarakat hukum")
     assert e.keys == ("daerah otonom", "daerah") and e.short == "daerah"
     assert entry_of("Pengawasan penggunaan TKA dilaksanakan oleh Menteri.") is None
+
+
+@pytest.mark.parametrize("item", ["a. Wajib Pajak adalah orang pribadi atau badan.",  # Pasal 1 huruf a
+                                  "12. Wajib Pajak adalah orang pribadi atau badan.", "Wajib Pajak adalah orang pribadi."])
+def test_a_definition_entry_is_read_under_a_letter_or_number_label(item):
+    assert entry_of(item).keys == ("wajib pajak",)

@@ -111,6 +111,19 @@ def test_article_references_alone_do_not_make_a_conflict():
     assert find_conflicts(claims, chunks, _tokens, 0.3) == []
 
 
+def test_list_item_labels_are_not_figures_that_conflict():
+    """Two regulations' definitions of one term quoted as lead-in [...] item: '1.' and '2.' are labels."""
+    chunks = {"a": chunk("a", "d1", []), "b": chunk("b", "d2", [])}
+    claims = [supported("Dalam Peraturan ini yang dimaksud dengan: [...] 1. TKA adalah warga negara asing.", "a"),
+              supported("Dalam Undang-Undang ini yang dimaksud dengan: [...] 2. TKA adalah warga negara asing.", "b")]
+    assert find_conflicts(claims, chunks, _tokens, 0.3) == []
+    # the same claims with differing quantities still conflict
+    claims = [supported("Dalam Peraturan ini yang dimaksud dengan: [...] 1. Denda adalah 10 hari upah.", "a"),
+              supported("Dalam Undang-Undang ini yang dimaksud dengan: [...] 2. Denda adalah 12 hari upah.", "b")]
+    (conflict,) = find_conflicts(claims, chunks, _tokens, 0.3)
+    assert conflict.detail.startswith("10 (") and " ≠ 12 (" in conflict.detail  # the labels are not listed
+
+
 def test_same_sentence_with_a_different_day_is_a_conflict():
     chunks = {"a": chunk("a", "d1", []), "b": chunk("b", "d2", [])}
     claims = [supported("Pajak wajib disetor paling lambat tanggal 15 bulan berikutnya.", "a"),
