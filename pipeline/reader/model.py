@@ -16,7 +16,8 @@ A weights file is one JSON document (`pipeline/reader/weights/`):
   (a file with one top-level model and `calibration` instead of `domains` serves both domains);
 - `training`: what it was trained on and the figures it reached, for the record.
 
-`ReaderModel.probability(X)` is P(this candidate answers the question), by its domain's scorer.
+`ReaderModel.probability(X)` is P(this candidate answers the question), by its domain's scorer (a
+regulation's sentence: the larger of both scorers' readings).
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ from .features import FEATURES
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 DOMAINS = ("prose", "regulation")  # calibrated apart: a regulation's candidates are not Wikipedia's
 _REGULATION = FEATURES.index("regulation")
+_SENTENCE = FEATURES.index("k_sentence")
+_ENGLISH = FEATURES.index("q_english")
 _ITEM = FEATURES.index("item_rank")  # the candidate's context item: competitors are the other items' candidates
 MARGIN_CAP = 12.0  # log-odds; a candidate with no competitor in another item stands this far ahead
 
@@ -167,6 +170,18 @@ class ReaderModel:
         for domain, rows in (("prose", ~regulation), ("regulation", regulation)):
             if rows.any():
                 out[rows] = calibrated(self._cal[domain], raw[rows], margin[rows])
+        both = regulation & (x[:, _SENTENCE] > 0.5) & (x[:, _ENGLISH] < 0.5)
+        if both.any():
+            # a regulation's sentence is a sentence: the prose scorer (which learned from questions people
+            # wrote) reads it too, as if in prose, and it is claimed at the larger of the two readings.
+            # The regulation scorer learned from questions mined from the text itself, and a person's
+            # wording ("tarif PPh" for "Pajak Penghasilan") reads as less sure to it (docs/evaluation.md).
+            # Not for an English question: the prose scorer never saw one
+            as_prose = x.copy()
+            as_prose[:, _REGULATION] = 0.0
+            raw_p = self._scorers["prose"].raw(as_prose)
+            margin_p = competition(raw_p, x[:, _ITEM], np.zeros(len(raw), np.int64) if groups is None else groups, docs)
+            out[both] = np.maximum(out[both], calibrated(self._cal["prose"], raw_p[both], margin_p[both]))
         return out
 
 

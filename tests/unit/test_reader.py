@@ -8,6 +8,7 @@ import pytest
 
 from pipeline.analysis import QueryAnalyzer, build_analyzers
 from pipeline.reader import FEATURES, AnswerView, Featurizer, load_reader, question_type
+from pipeline.reader.answers import KINDS
 from pipeline.reader.model import DEFAULT_WEIGHTS, ReaderModel
 from pipeline.reader.training import _flatten
 
@@ -99,6 +100,29 @@ def test_the_committed_weights_load_fit_the_features_and_stay_small():
     assert p.shape == (3,) and ((0 <= p) & (p <= 1)).all()
     x[:, FEATURES.index("regulation")] = 1.0  # the same features, read by the other domain's scorer
     assert not np.allclose(model.probability(x), p)
+
+
+def test_a_regulation_sentence_is_claimed_at_the_larger_of_both_scorers_readings_unless_asked_in_english():
+    from pipeline.reader.model import _ITEM, calibrated, competition
+
+    model = load_reader()
+    rng = np.random.default_rng(7)
+    x = rng.random((6, len(FEATURES)))
+    x[:, FEATURES.index("regulation")] = 1.0
+    x[:, [FEATURES.index(f"k_{k}") for k in KINDS]] = 0.0
+    x[:, FEATURES.index("k_sentence")] = 1.0
+    x[:, FEATURES.index("q_english")] = 0.0
+    x[:, _ITEM] = np.arange(6)
+    raw = model.raw_probability(x)
+    alone = calibrated(model._cal["regulation"], raw, competition(raw, x[:, _ITEM], np.zeros(6, np.int64)))
+    prose = x.copy()
+    prose[:, FEATURES.index("regulation")] = 0.0
+    assert np.allclose(model.probability(x), np.maximum(alone, model.probability(prose)))
+    english = x.copy()
+    english[:, FEATURES.index("q_english")] = 1.0
+    raw = model.raw_probability(english)
+    assert np.allclose(model.probability(english),
+                       calibrated(model._cal["regulation"], raw, competition(raw, x[:, _ITEM], np.zeros(6, np.int64))))
 
 
 def test_a_candidate_with_a_close_rival_elsewhere_is_less_probable_than_one_alone():
