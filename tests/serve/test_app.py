@@ -317,7 +317,9 @@ def test_without_a_judge_answers_are_capped_or_refused_never_uncapped(app, serve
             _no_claim_uncapped_without_a_verdict(b)  # … but never in the top band
         for c in shown:  # no verdict, and it says why
             assert c["verdict"]["label"] is None and c["verdict"]["score"] is None
-            assert c["confidence_breakdown"]["cap"] == 0.79
+            # capped at 0.79 for want of a verdict, or lower still by the reader's own probability
+            b = c["confidence_breakdown"]
+            assert b["cap"] == pytest.approx(min(0.79, b["generator"]), abs=1e-4)
     finally:
         serve.delete("nojudge")
 
