@@ -51,6 +51,15 @@ _HARD_BREAK = re.compile(r"\n\s*\n|\n\s*(?=\(\d{1,2}[a-z]?\)\s|[a-z]\.\s|\d{1,2}
 _ABBREV = re.compile(r"(?:\b(?:Rp|No|Nomor|Jl|dll|dsb|dst|tsb|Yth|Bpk|Ibu|Sdr|Prof|Dr|Ir|hlm|psl|ayat|huruf|angka|e\.g|i\.e|etc|vs|cf|Mr|Mrs|Ms|St|Co|Inc|Ltd|Tbk)\.|\b[A-Za-z]\.)$")
 
 
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) of text without its leading and trailing whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def split_sentences(text: str, min_chars: int = 1) -> list[Sentence]:
     """Cut text into sentences, returning exact slices so quotes stay verbatim.
 

@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..citations import chunk_path
-from ..text import split_sentences
+from ..text import split_sentences, trim_span
 from ..types import Chunk, Document, Span
 from .blocks import read_blocks
 from .regulation import is_regulation, read_regulation
@@ -61,7 +61,7 @@ class Chunker:
         for unit in self.units(text, body_start, document.lang):
             unit_key = f"{document.doc_id}#{unit.location}"
             for location, start, end, spans in self._split(unit, text, labels):
-                start, end = _trim(text, start, end)
+                start, end = trim_span(text, start, end)
                 if start >= end:
                     continue
                 body = text[start:end]
@@ -158,9 +158,3 @@ def _span_range(first: str, last: str) -> str:
     return f"{first}–{' '.join(b[same:])}"
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end

@@ -32,7 +32,7 @@ from typing import Sequence
 
 from ..ingest.categories import CategoryTagger
 from ..instructions import instruction_spans
-from ..text import split_sentences
+from ..text import split_sentences, trim_span
 from ..types import ContextItem, Span
 
 ELISION = " [...] "  # joins the quoted pieces of one answer, as an omission is marked in a legal quotation (ASCII:
@@ -140,14 +140,6 @@ def _tree(text: str, spans: Sequence[Span]) -> _Node:
     return _Node("", body, body, len(text), "root", build(body, len(text), [s for s in ordered if s.start >= body]))
 
 
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
-
-
 def _has_words(text: str, a: int, b: int, n: int = 2) -> bool:
     return len(_WORDS.findall(text[a:b])) >= n
 
@@ -157,7 +149,7 @@ def _segments(text: str, pieces: Sequence[tuple[int, int]], join: bool = True) -
     An item stays apart from its lead-in even when they touch, so each is cited to its own span."""
     out: list[tuple[int, int]] = []
     for a, b in pieces:
-        a, b = _trim(text, a, b)
+        a, b = trim_span(text, a, b)
         if a >= b:
             continue
         if join and out and not text[out[-1][1]:a].strip():
@@ -177,8 +169,8 @@ def _units(text: str, spans: Sequence[Span], location: str) -> list[tuple[str, t
         kids = node.children
         lists = [k for k in kids if k.kind in _LIST_KINDS]
         if lists and len(lists) == len(kids):  # an enumeration: lead-in, items, closing words
-            la, lb = _trim(text, node.content, kids[0].start)
-            ta, tb = _trim(text, kids[-1].end, node.end)
+            la, lb = trim_span(text, node.content, kids[0].start)
+            ta, tb = trim_span(text, kids[-1].end, node.end)
             tail = (ta, tb) if _has_words(text, ta, tb) else None
             if _has_words(text, la, lb):
                 lead = text[la:lb]
@@ -188,13 +180,13 @@ def _units(text: str, spans: Sequence[Span], location: str) -> list[tuple[str, t
                     segs = _segments(text, [(la, lb), (k.start, k.end)] + ([tail] if tail else []), join=False)
                     out.append(("item", segs, lead, text[k.start:k.end], len(kids), n))
         if node.kind == "ayat" and not lists:
-            a, b = _trim(text, node.content, node.end)
+            a, b = trim_span(text, node.content, node.end)
             if len(split_sentences(text[a:b], 20)) > 1:
                 out.append(("ayat", ((a, b),), "", text[a:b], 0, 0))
         if node.kind == "root" and _WHOLE_PASAL.match(location or ""):
             ayat = [k for k in kids if k.kind == "ayat"]
             if len(ayat) >= 2:
-                a, b = _trim(text, node.start, node.end)
+                a, b = trim_span(text, node.start, node.end)
                 out.append(("pasal", ((a, b),), "", text[a:b], 0, 0))
         for k in kids:
             visit(k)
