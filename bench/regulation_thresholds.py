@@ -15,6 +15,15 @@ Printed: answered rate and Pasal precision per threshold over all questions; the
 the lowest threshold whose precision reaches --target on the *other* regulations (at least 10 answered),
 and what that threshold gives on the held-out one; the same for the TINGGI boundary. The pooled held-out
 figures are what a new regulation of the same kind can expect.
+
+    .venv/bin/python bench/regulation_thresholds.py RUN_DIR --agreement LEAVE_OUT_RUN_DIR
+
+`--agreement` asks whether *agreement* should raise a regulation answer's confidence: the reader's best
+candidate lies in the passage the retrieval ranked first. It fits P(right Pasal) as a logistic over the
+reader's log-odds and agreement, leave-one-regulation-out, on RUN_DIR's questions together with those of a
+`saksi eval --leave-out LAW` run (LEAVE_OUT_RUN_DIR: their regulation is gone, so every answer there is
+from another regulation), and prints what each threshold on that confidence gives on the held-out
+regulation, with the share of the left-out law's questions it would answer from another regulation.
 """
 from __future__ import annotations
 
@@ -22,6 +31,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -48,7 +59,7 @@ def _points(run: Path) -> list[dict]:
         attempt = trace["parts"][0]["attempts"][0]
         chunks = {c["chunk"]["chunk_id"]: c for c in attempt["candidates"]}
         scores = (attempt.get("generator_output") or {}).get("scores") or []
-        point = {"id": row["id"], "law": ref.law, "p": 0.0, "conf": 0.0, "hit": False}
+        point = {"id": row["id"], "law": ref.law, "p": 0.0, "read": 0.0, "conf": 0.0, "hit": False, "agree": False}
         if scores and scores[0]["probability"] is not None:
             best = scores[0]
             cand = chunks.get(best["chunk_id"])
@@ -59,7 +70,10 @@ def _points(run: Path) -> list[dict]:
                 r = cand.get("rerank_score") or 0.0
                 p = best["probability"]
                 composite = w["judge"] * 1.0 + w["retrieval"] * r + w["generator"] * p
-                point.update(p=p, conf=min(composite, p), hit=hit)
+                # the reader's own probability, before a configured agreement calibration re-read it
+                read = best.get("read") if best.get("read") is not None else p
+                point.update(p=p, read=read, conf=min(composite, p), hit=hit,
+                             agree=bool(attempt["context"]) and best["chunk_id"] == attempt["context"][0])
         out.append(point)
     return out
 
@@ -100,11 +114,55 @@ def _loro(points: list[dict], target: float, key: str, grid: list[float]) -> dic
             "all_laws": _choose(points, target, key, grid)}
 
 
+def _agreement_fit(points: list[dict]) -> "np.ndarray":
+    """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, 1)."""
+    x, y = _agreement_x(points), np.array([float(q["hit"]) for q in points])
+    w = np.zeros(3)
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-x @ w))
+        w -= np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + 0.1 * np.eye(3), x.T @ (p - y) + 0.1 * w)
+    return w
+
+
+def _agreement_x(points: list[dict]) -> "np.ndarray":
+    p = np.clip([q["read"] for q in points], 1e-4, 1 - 1e-4)
+    return np.column_stack([np.log(p / (1 - p)), [float(q["agree"]) for q in points], np.ones(len(points))])
+
+
+def _agreement(points: list[dict], absent: list[dict]) -> None:
+    """Held-out figures of the agreement confidence, each regulation scored by a fit on the others; then the
+    fit on all of them (what configs/lite.yaml's generator.agreement holds)."""
+    print(f"agreement (reader's best in the retrieval's first passage): {sum(q['agree'] for q in points)} of "
+          f"{len(points)} questions, Pasal precision {sum(q['hit'] for q in points if q['agree']) / max(1, sum(q['agree'] for q in points)):.3f}")
+    scored = []
+    for law in sorted({q["law"] for q in points}):
+        train = [q for q in points + absent if not same_law(q["law"], law)]
+        w = _agreement_fit(train)
+        mine = [q for q in points if same_law(q["law"], law)]
+        gone = [q for q in absent if same_law(q["law"], law)]
+        for group, qs in (("present", mine), ("absent", gone)):
+            if qs:  # the larger of the reader's own reading and the agreement reading (reader/model.with_agreement)
+                again = 1 / (1 + np.exp(-_agreement_x(qs) @ w))
+                scored += [(group, q, max(q["read"], float(v))) for q, v in zip(qs, again)]
+    n_present = sum(1 for g, _, _ in scored if g == "present")
+    n_absent = sum(1 for g, _, _ in scored if g == "absent")
+    print("  leave one regulation out, confidence t -> answered, Pasal precision; left-out law answered from another")
+    for t in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9):
+        got = [q for g, q, v in scored if g == "present" and v >= t]
+        wrong = sum(1 for g, _, v in scored if g == "absent" and v >= t)
+        print(f"  t {t:.2f}: {len(got):>4} ({len(got) / max(1, n_present):6.1%})  "
+              f"{sum(q['hit'] for q in got) / max(1, len(got)):.3f};  {wrong}/{n_absent}")
+    w = _agreement_fit(points + absent)
+    print(f"  fitted on all: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, intercept: {w[2]:.3f}}}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path)
     ap.add_argument("--target", type=float, default=0.95, help="Pasal precision to reach (default 0.95)")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--agreement", type=Path, metavar="LEAVE_OUT_RUN_DIR",
+                    help="also fit the agreement confidence (see above) with this leave-out run's questions")
     args = ap.parse_args()
     points = _points(args.run)
     if not points:
@@ -126,6 +184,8 @@ def main() -> int:
             print(f"  {law:<12} chosen on the others {r['threshold']}: answered {r.get('answered')}/"
                   f"{r.get('questions')}, precision {r.get('precision')}")
         print(f"  pooled held-out: {res['pooled']}; chosen on all: {res['all_laws']}")
+    if args.agreement:
+        _agreement(points, _points(args.agreement))
     if args.out:
         args.out.write_text(json.dumps({"run": str(args.run), "target": args.target, "curve": curve,
                                         "answer_threshold": answer, "tinggi_boundary": bands}, indent=1) + "\n")

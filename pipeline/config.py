@@ -151,6 +151,17 @@ class LocalLLMSettings(_Strict):
                                                              "runtime's request_timeout_s")
 
 
+class AgreementCalibration(_Strict):
+    """A regulation answer's probability of citing the right Pasal, from the reader's log-odds and whether its
+    best candidate lies in the passage the retrieval ranked first (two independent readings that agree):
+    sigmoid(logit * log-odds + agree * [agreement] + intercept), or the reader's own probability where that is
+    larger. Fitted on human-written questions (bench/regulation_thresholds.py --agreement)."""
+
+    logit: float = Field(gt=0, description="weight of the reader's log-odds (> 0: increasing in the reader's reading)")
+    agree: float = Field(ge=0, description="what agreement adds, in log-odds")
+    intercept: float
+
+
 class GeneratorSettings(_Strict):
     backend: Literal["extractive", "openai", "vllm", "transformers"] = "extractive"
     openai: OpenAICompatSettings | None = None
@@ -178,6 +189,14 @@ class GeneratorSettings(_Strict):
         0.5, description="extractive with a reader: a candidate is claimed only when its answer probability reaches "
                          "this; one value, or one per domain ({prose: …, regulation: …}: a regulation's candidates "
                          "are read by their own calibrated scorer, and their threshold is chosen on their own data)")
+    answer_at: float | None = Field(
+        None, ge=0, le=1, description="extractive with a reader: regulation candidates are claimed only when the best "
+                                      "of them reaches this; then every one at the regulation answer_threshold is, so "
+                                      "a second regulation that says otherwise is heard beside the answer (None: no "
+                                      "such gate)")
+    agreement: AgreementCalibration | None = Field(
+        None, description="extractive with a reader: a regulation candidate's probability re-read with the "
+                          "retrieval's agreement (see AgreementCalibration); None keeps the reader's own")
 
     def threshold_for(self, regulation: bool) -> float:
         """The answer threshold of a candidate's domain."""
@@ -197,6 +216,8 @@ class GeneratorSettings(_Strict):
             raise ValueError(f"generator backend {self.backend!r} needs a generator.local section (model, …)")
         if self.reader is not None and self.backend != "extractive":
             raise ValueError("generator.reader is read by the extractive generator only")
+        if self.agreement is not None and self.reader is None:
+            raise ValueError("generator.agreement re-reads the reader's probability: it needs generator.reader")
         if self.rewrite == "generator" and self.backend == "extractive":
             raise ValueError("generator.rewrite 'generator' needs an LLM generator backend")
         return self
@@ -250,6 +271,9 @@ class ConfidenceSettings(_Strict):
     weights: dict[str, float] = Field(
         default_factory=lambda: {"judge": 0.45, "retrieval": 0.35, "generator": 0.20})
     high: float = Field(0.80, gt=0, le=1)
+    high_regulation: float | None = Field(None, gt=0, le=1, description="the top band's boundary for a claim quoting "
+                                                                        "a regulation's unit (its chunk has ayat/huruf "
+                                                                        "spans); None: `high`")
     medium: float = Field(0.55, gt=0, le=1)
     no_verdict_cap: float = Field(0.79, ge=0, le=1)
     answerability_cap: bool = Field(False, description="the generator term is a calibrated probability that the quote "
@@ -264,10 +288,11 @@ class ConfidenceSettings(_Strict):
             raise ValueError("confidence weights must be exactly judge, retrieval, generator")
         if abs(sum(self.weights.values()) - 1.0) > 1e-9:
             raise ValueError("confidence weights must sum to 1")
-        if not self.medium < self.high:
-            raise ValueError("band thresholds must satisfy medium < high")
-        if not self.no_verdict_cap < self.high:
-            raise ValueError("no_verdict_cap must lie below the top band")
+        for high in (self.high, self.high_regulation or self.high):
+            if not self.medium < high:
+                raise ValueError("band thresholds must satisfy medium < high (and medium < high_regulation)")
+            if not self.no_verdict_cap < high:
+                raise ValueError("no_verdict_cap must lie below the top band (high and high_regulation)")
         return self
 
 

@@ -50,8 +50,10 @@ def premise_hash(premise: str) -> str:
     return hashlib.sha256(normalise(premise).encode("utf-8")).hexdigest()
 
 
-def band_for(value: float, settings: ConfidenceSettings) -> Band:
-    if value >= settings.high:
+def band_for(value: float, settings: ConfidenceSettings, regulation: bool = False) -> Band:
+    """The band of a confidence; a claim quoting a regulation's unit has its own top boundary."""
+    high = settings.high_regulation if regulation and settings.high_regulation is not None else settings.high
+    if value >= high:
         return "TINGGI"
     if value >= settings.medium:
         return "SEDANG"
@@ -59,7 +61,7 @@ def band_for(value: float, settings: ConfidenceSettings) -> Band:
 
 
 def compute_confidence(verdict: Verdict | None, retrieval: float, generator: float,
-                       settings: ConfidenceSettings) -> Confidence:
+                       settings: ConfidenceSettings, regulation: bool = False) -> Confidence:
     """judge 45% + retrieval 35% + generator 20% (per profile), then the caps: without a verdict
     the result stays below the top band (it cannot claim what nobody checked); with
     `answerability_cap` it never exceeds the generator's calibrated probability that the
@@ -78,7 +80,7 @@ def compute_confidence(verdict: Verdict | None, retrieval: float, generator: flo
     value = round(min(raw, cap) if cap is not None else raw, 4)
     return Confidence(judge=judge, retrieval=round(retrieval, 4), generator=round(generator, 4), weights=dict(w),
                       raw=round(raw, 4), cap=round(cap, 4) if cap is not None else None, value=value,
-                      band=band_for(value, settings), capped_by=capped_by if cap is not None and raw > cap else None)
+                      band=band_for(value, settings, regulation), capped_by=capped_by if cap is not None and raw > cap else None)
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,9 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
         return Verification(claims=(), judge_calls=(), parse_error=e.reason, parse_detail=e.detail)
     checked = [_check_claim(claim, parsed.self_assessment, context) for claim in parsed.claims]
     verdicts, calls = await _judge(checked, context, paragraphs, judge)
-    claims = tuple(_decide(c, verdicts.get(i), retrieval_scores, judge_settings, confidence_settings, part)
-                   for i, c in enumerate(checked))
+    regulation = frozenset(cid for cid, chunk in context.items() if chunk.spans)
+    claims = tuple(_decide(c, verdicts.get(i), retrieval_scores, judge_settings, confidence_settings, part,
+                           regulation) for i, c in enumerate(checked))
     return Verification(claims=claims, judge_calls=tuple(calls))
 
 
@@ -172,8 +175,10 @@ async def _judge(checked: Sequence[_Checked], context: Mapping[str, Chunk], para
 
 
 def _decide(c: _Checked, verdict: Verdict | None, retrieval_scores: Mapping[str, float],
-            judge_settings: JudgeSettings, confidence_settings: ConfidenceSettings, part: int) -> VerifiedClaim:
-    """Supported with its confidence, or not supported with every reason (never scored)."""
+            judge_settings: JudgeSettings, confidence_settings: ConfidenceSettings, part: int,
+            regulation: frozenset[str] = frozenset()) -> VerifiedClaim:
+    """Supported with its confidence, or not supported with every reason (never scored). `regulation`: the
+    context's chunks that are a regulation's (their claims are banded by high_regulation)."""
     reasons = list(c.reasons)
     if verdict is not None and verdict.label is not None:
         if verdict.label == "contradicted":
@@ -187,7 +192,8 @@ def _decide(c: _Checked, verdict: Verdict | None, retrieval_scores: Mapping[str,
     if reasons:
         return VerifiedClaim(status="unsupported", reasons=tuple(reasons), **shown)
     retrieval = max(retrieval_scores.get(x.chunk_id, 0.0) for x in c.citations)
-    conf = compute_confidence(verdict, retrieval, c.self_score or 0.0, confidence_settings)
+    conf = compute_confidence(verdict, retrieval, c.self_score or 0.0, confidence_settings,
+                              regulation=c.citations[0].chunk_id in regulation)
     if conf.value < confidence_settings.min_supported:
         return VerifiedClaim(status="unsupported", reasons=(f"{CONFIDENCE_BELOW_MINIMUM}: {conf.value:.3f} < "
                                                             f"{confidence_settings.min_supported}",), **shown)

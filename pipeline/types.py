@@ -196,6 +196,7 @@ class SentenceScore:
     claimed: bool                  # emitted as a claim
     referenced: tuple[str, ...] = ()  # chunk ids of the spans read with it (its subject by reference)
     kind: str = "sentence"         # the answer unit (reader/answers.py KINDS): sentence, item, enumeration, ayat, pasal
+    read: float | None = None      # the reader's own probability when generator.agreement re-read it (regulations)
 
 
 # --- verification ---------------------------------------------------------------------

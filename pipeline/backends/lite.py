@@ -26,6 +26,7 @@ from ..ingest.categories import CategoryTagger
 from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
+from ..reader.model import with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
 
@@ -305,8 +306,10 @@ class ExtractiveGenerator:
         return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
                                  request.required, s.max_unit_chars)
 
-    def _score(self, request: GenerationRequest) -> list[tuple[AnswerCandidate, tuple[int, ...], float, float | None]]:
-        """(candidate, referenced items, coverage, probability) for every candidate reaching min_coverage."""
+    def _score(self, request: GenerationRequest
+               ) -> list[tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None]]:
+        """(candidate, referenced items, coverage, probability, the reader's own probability when the agreement
+        calibration re-read it) for every candidate reaching min_coverage."""
         s = self.settings
         ctx = request.context
         cands = self.candidates(request)
@@ -318,7 +321,15 @@ class ExtractiveGenerator:
         docs: dict[str, int] = {}
         doc_of = np.array([docs.setdefault(ctx[cands[i].item].document, len(docs)) for i in keep], dtype=np.int64)
         probs = self.reader.probability(x, docs=doc_of) if self.reader is not None and len(keep) else None
-        return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None)
+        read = None
+        if probs is not None and s.agreement is not None:
+            regulation = x[:, FEATURES.index("regulation")] > 0.5
+            read = np.where(regulation, probs, np.nan)
+            a = s.agreement
+            probs = with_agreement(probs, regulation, x[:, FEATURES.index("item_rank")] == 0, a.logit, a.agree,
+                                   a.intercept)
+        return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
+                 float(read[k]) if read is not None and not np.isnan(read[k]) else None)
                 for k, i in enumerate(keep)]
 
     def _referenced_quote(self, request: GenerationRequest, item: int, have: frozenset[str]) -> str | None:
@@ -346,13 +357,19 @@ class ExtractiveGenerator:
         scored.sort(key=lambda r: (-value(r), -ctx[r[0].item].retrieval_score, len(r[0].quote), r[0].item,
                                    r[0].index))
         eligible = [r for r in scored if value(r) >= floor(r)]
+        if self.reader is not None and s.answer_at is not None:
+            # regulations answer only when their best candidate reaches answer_at; then the others at their
+            # threshold are claimed beside it, so a second regulation that says otherwise is still heard
+            best_regulation = max((value(r) for r in scored if ctx[r[0].item].spans), default=0.0)
+            if best_regulation < s.answer_at:
+                eligible = [r for r in eligible if not ctx[r[0].item].spans]
         # every document first gets its best answer, so records that disagree are both heard
         firsts, rest, seen_docs = [], [], set()
         for r in eligible:
             (rest if ctx[r[0].item].document in seen_docs else firsts).append(r)
             seen_docs.add(ctx[r[0].item].document)
         claims, per_chunk, claimed = [], {}, set()
-        for c, refs, cov, prob in firsts + rest:
+        for c, refs, cov, prob, _ in firsts + rest:
             cid = ctx[c.item].chunk_id
             if len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
                 continue
@@ -370,8 +387,9 @@ class ExtractiveGenerator:
         raw = json.dumps({"claims": claims, "self_assessment": round(best, 4)}, ensure_ascii=False)
         record = tuple(SentenceScore(ctx[c.item].chunk_id, c.quote, round(cov, 4),
                                      round(prob, 4) if prob is not None else None, (c.item, c.segments) in claimed,
-                                     tuple(ctx[i].chunk_id for i in refs), c.kind)
-                       for c, refs, cov, prob in scored[: self.RECORDED])
+                                     tuple(ctx[i].chunk_id for i in refs), c.kind,
+                                     round(read, 4) if read is not None else None)
+                       for c, refs, cov, prob, read in scored[: self.RECORDED])
         return GenerationOutput(raw=raw, model=self.name, scores=record)
 
 

@@ -74,6 +74,21 @@ def calibrated(cal: dict, raw: np.ndarray, margin: np.ndarray) -> np.ndarray:
 DEFAULT_WEIGHTS = WEIGHTS_DIR / "reader-lite.json"
 
 
+def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndarray, logit: float, agree: float,
+                   intercept: float) -> np.ndarray:
+    """Regulation candidates' probabilities re-read with agreement (config.AgreementCalibration): the reader's
+    best candidate agrees when it lies in the context's first passage, the retrieval's own best; every
+    other regulation candidate is re-read without it. Each keeps the larger of its two readings (a reader
+    sure of a passage the retrieval ranked second is not made less sure); prose candidates keep the reader's."""
+    if len(p) == 0 or not regulation.any():
+        return p
+    agrees = np.zeros(len(p))
+    best = int(np.argmax(p))
+    agrees[best] = float(first_passage[best])
+    out = 1.0 / (1.0 + np.exp(-(logit * _logit(p) + agree * agrees + intercept)))
+    return np.where(regulation, np.maximum(out, p), p)
+
+
 @dataclass(frozen=True)
 class _Forest:
     feature: np.ndarray    # (trees, nodes) int

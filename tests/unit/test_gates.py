@@ -228,6 +228,19 @@ def test_confidence_composite_and_bands(judge, retrieval, generator, value, band
         assert c.cap == pytest.approx(0.79) and c.value < 0.80
 
 
+def test_a_regulation_s_claim_has_its_own_top_band_boundary():
+    """high_regulation: a claim quoting a regulation's unit is TINGGI only from its own boundary; a prose
+    claim at the same value keeps `high`. The boundary must lie above medium and the no-verdict cap."""
+    settings = ConfidenceSettings(high=0.85, medium=0.65, high_regulation=0.9)
+    v = Verdict("entailed", 1.0, "j")
+    assert compute_confidence(v, 0.7, 0.88, settings).band == "TINGGI"  # 0.871
+    assert compute_confidence(v, 0.7, 0.88, settings, regulation=True).band == "SEDANG"
+    assert compute_confidence(v, 1.0, 0.95, settings, regulation=True).band == "TINGGI"
+    assert compute_confidence(v, 0.7, 0.88, ConfidenceSettings(high=0.85, medium=0.65), regulation=True).band == "TINGGI"
+    with pytest.raises(ValueError, match="medium < high"):
+        ConfidenceSettings(high=0.85, medium=0.65, high_regulation=0.6)
+
+
 def test_no_verdict_is_capped_even_with_a_generous_weighting():
     settings = ConfidenceSettings(weights={"judge": 0.0, "retrieval": 0.5, "generator": 0.5})
     c = compute_confidence(Verdict(None, None, "j"), 1.0, 1.0, settings)

@@ -192,3 +192,52 @@ def test_below_the_threshold_nothing_is_claimed(qa, profile):
     strict = ExtractiveGenerator(settings, qa, CategoryTagger(profile.categories), gen.reader)
     out = asyncio.run(strict.generate(request(qa, "Berapa tarif pajak penghasilan atas persewaan tanah?")))
     assert json.loads(out.raw)["claims"] == [] and out.scores and not any(s.claimed for s in out.scores)
+
+
+class _FakeReader:
+    """A test double for the trained reader: P(answers) = the candidate's passage's given value (by item rank),
+    so a test chooses which passage the reader prefers."""
+
+    name = "reader-fake"
+
+    def __init__(self, by_item: dict[int, float]):
+        self.by_item = by_item
+
+    def probability(self, x, groups=None, docs=None):
+        import numpy as np
+
+        from pipeline.reader import FEATURES
+        return np.array([self.by_item[int(i)] for i in x[:, FEATURES.index("item_rank")]])
+
+
+def _regulations(qa):
+    """Two regulations' rate ayat, each chunk with its ayat spans (so both are the regulation domain)."""
+    from pipeline.types import Span
+
+    req = request(qa, "Berapa tarif pajak penghasilan atas persewaan tanah?")
+    spans = lambda text: (Span("ayat (1)", text.index("(1)"), len(text)),)  # noqa: E731
+    context = tuple(ContextItem(c.chunk_id, c.document, c.location, c.text, False, "id", c.retrieval_score, c.heading,
+                                spans=spans(c.text)) for c in req.context[:2])
+    return GenerationRequest(question=req.question, lang="id", context=context, terms=req.terms)
+
+
+@pytest.mark.parametrize("by_item, claimed", [
+    ({0: 0.6, 1: 0.7}, []),                # the reader prefers the second passage: no agreement, nobody reaches 0.8
+    ({0: 0.6, 1: 0.3}, ["new"]),           # it prefers the retrieval's first: agreement lifts it past 0.8
+    ({0: 0.02, 1: 0.01}, []),              # agreement, but the reader barely reads it as an answer
+    ({0: 0.75, 1: 0.7}, ["new", "old"]),   # agreement answers; the other regulation, at its threshold, is heard beside it
+])
+def test_agreement_answers_regulations_when_reader_and_retrieval_choose_the_same_passage(qa, profile, by_item,
+                                                                                          claimed):
+    from pipeline.config import AgreementCalibration
+
+    # the opt-in operating point docs/evaluation.md measures: agreement on, regulations answer from 0.8
+    settings = profile.settings.generator.model_copy(update={
+        "min_coverage": 0.3, "answer_at": 0.8,
+        "agreement": AgreementCalibration(logit=0.647, agree=2.036, intercept=-0.264)})
+    gen = ExtractiveGenerator(settings, qa, None, _FakeReader(by_item))
+    out = asyncio.run(gen.generate(_regulations(qa)))
+    got = [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]]
+    assert got == claimed
+    for s in out.scores:  # the reader's own reading is kept beside the re-read one
+        assert s.read == by_item[0 if s.chunk_id == "new" else 1]

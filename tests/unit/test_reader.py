@@ -84,6 +84,34 @@ def test_numpy_trees_reproduce_lightgbm(tmp_path):
     assert np.allclose(ours, booster.predict(x), atol=1e-6)
 
 
+def test_agreement_lifts_only_the_reader_s_best_when_the_retrieval_ranked_its_passage_first():
+    """generator.agreement: the reader's best regulation candidate, in the retrieval's first passage, is
+    re-read with the agreement term; every other regulation candidate without it (same order among them);
+    prose candidates keep the reader's probability."""
+    from pipeline.reader.model import with_agreement
+
+    p = np.array([0.4, 0.3, 0.2, 0.6])
+    regulation = np.array([True, True, True, False])
+    first = np.array([True, True, False, False])
+    out = with_agreement(p, regulation, first, logit=0.7, agree=2.0, intercept=-0.2)
+    assert out[3] == 0.6  # prose: unchanged, although it is the best of all
+    assert (out >= p).all()  # each keeps the larger of its two readings: nobody is made less sure
+    # the best is the prose candidate, so no regulation candidate agrees: a monotone re-reading only
+    assert out[0] > out[1] > out[2] and out[0] < 0.5
+    p[3] = 0.1  # now the best is regulation candidate 0, in the first passage: it agrees
+    lifted = with_agreement(p, regulation, first, logit=0.7, agree=2.0, intercept=-0.2)
+    assert lifted[0] > 0.8 and np.isclose(lifted[1], out[1]) and lifted[3] == 0.1
+    first[0] = False  # its passage is not the retrieval's first: no agreement
+    assert with_agreement(p, regulation, first, logit=0.7, agree=2.0, intercept=-0.2)[0] == out[0]
+
+
+def test_agreement_needs_a_reader(profile):
+    from pipeline.config import GeneratorSettings
+
+    with pytest.raises(ValueError, match="needs generator.reader"):
+        GeneratorSettings(backend="extractive", agreement={"logit": 0.7, "agree": 2.0, "intercept": 0.0})
+
+
 def test_the_committed_weights_load_fit_the_features_and_stay_small():
     assert DEFAULT_WEIGHTS.stat().st_size <= 30_000_000
     spec = json.loads(DEFAULT_WEIGHTS.read_text())
