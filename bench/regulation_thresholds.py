@@ -132,8 +132,9 @@ def _agreement_x(points: list[dict]) -> "np.ndarray":
 def _agreement(points: list[dict], absent: list[dict]) -> None:
     """Held-out figures of the agreement confidence, each regulation scored by a fit on the others; then the
     fit on all of them (what configs/lite.yaml's generator.agreement holds)."""
-    print(f"agreement (reader's best in the retrieval's first passage): {sum(q['agree'] for q in points)} of "
-          f"{len(points)} questions, Pasal precision {sum(q['hit'] for q in points if q['agree']) / max(1, sum(q['agree'] for q in points)):.3f}")
+    agreeing = [q for q in points if q["agree"]]
+    print(f"agreement (reader's best in the retrieval's first passage): {len(agreeing)} of {len(points)} questions, "
+          f"Pasal precision {sum(q['hit'] for q in agreeing) / max(1, len(agreeing)):.3f}")
     scored = []
     for law in sorted({q["law"] for q in points}):
         train = [q for q in points + absent if not same_law(q["law"], law)]

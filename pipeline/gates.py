@@ -80,7 +80,8 @@ def compute_confidence(verdict: Verdict | None, retrieval: float, generator: flo
     value = round(min(raw, cap) if cap is not None else raw, 4)
     return Confidence(judge=judge, retrieval=round(retrieval, 4), generator=round(generator, 4), weights=dict(w),
                       raw=round(raw, 4), cap=round(cap, 4) if cap is not None else None, value=value,
-                      band=band_for(value, settings, regulation), capped_by=capped_by if cap is not None and raw > cap else None)
+                      band=band_for(value, settings, regulation),
+                      capped_by=capped_by if cap is not None and raw > cap else None)
 
 
 @dataclass(frozen=True)

@@ -236,7 +236,8 @@ def test_a_regulation_s_claim_has_its_own_top_band_boundary():
     assert compute_confidence(v, 0.7, 0.88, settings).band == "TINGGI"  # 0.871
     assert compute_confidence(v, 0.7, 0.88, settings, regulation=True).band == "SEDANG"
     assert compute_confidence(v, 1.0, 0.95, settings, regulation=True).band == "TINGGI"
-    assert compute_confidence(v, 0.7, 0.88, ConfidenceSettings(high=0.85, medium=0.65), regulation=True).band == "TINGGI"
+    no_own_boundary = ConfidenceSettings(high=0.85, medium=0.65)
+    assert compute_confidence(v, 0.7, 0.88, no_own_boundary, regulation=True).band == "TINGGI"
     with pytest.raises(ValueError, match="medium < high"):
         ConfidenceSettings(high=0.85, medium=0.65, high_regulation=0.6)
 

@@ -225,7 +225,7 @@ def _regulations(qa):
     ({0: 0.6, 1: 0.7}, []),                # the reader prefers the second passage: no agreement, nobody reaches 0.8
     ({0: 0.6, 1: 0.3}, ["new"]),           # it prefers the retrieval's first: agreement lifts it past 0.8
     ({0: 0.02, 1: 0.01}, []),              # agreement, but the reader barely reads it as an answer
-    ({0: 0.75, 1: 0.7}, ["new", "old"]),   # agreement answers; the other regulation, at its threshold, is heard beside it
+    ({0: 0.75, 1: 0.7}, ["new", "old"]),   # agreement answers; the other regulation, at its threshold, is heard
 ])
 def test_agreement_answers_regulations_when_reader_and_retrieval_choose_the_same_passage(qa, profile, by_item,
                                                                                           claimed):
