@@ -165,6 +165,10 @@ def main() -> int:
     ap.add_argument("--agreement", type=Path, metavar="LEAVE_OUT_RUN_DIR",
                     help="also fit the agreement confidence (see above) with this leave-out run's questions")
     args = ap.parse_args()
+    for run in (args.run, args.agreement):
+        if run is not None and not (run / "questions.jsonl").is_file():
+            print(f"regulation_thresholds: {run} is not a `saksi eval` output (no questions.jsonl)", file=sys.stderr)
+            return 2
     points = _points(args.run)
     if not points:
         print(f"regulation_thresholds: no referenced questions with traces in {args.run}", file=sys.stderr)
