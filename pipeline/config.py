@@ -155,7 +155,8 @@ class AgreementCalibration(_Strict):
     """A regulation answer's probability of citing the right Pasal, from the reader's log-odds and whether its
     best candidate lies in the passage the retrieval ranked first (two independent readings that agree):
     sigmoid(logit * log-odds + agree * [agreement] + intercept), or the reader's own probability where that is
-    larger. Fitted on human-written questions (bench/regulation_thresholds.py --agreement)."""
+    larger. Fitted on human-written questions (bench/regulation_thresholds.py --agreement). The operator's own
+    records are judged among themselves: an API upload cannot be the first passage for them (backends/lite.py)."""
 
     logit: float = Field(gt=0, description="weight of the reader's log-odds (> 0: increasing in the reader's reading)")
     agree: float = Field(ge=0, description="what agreement adds, in log-odds")
@@ -288,7 +289,7 @@ class ConfidenceSettings(_Strict):
             raise ValueError("confidence weights must be exactly judge, retrieval, generator")
         if abs(sum(self.weights.values()) - 1.0) > 1e-9:
             raise ValueError("confidence weights must sum to 1")
-        for high in (self.high, self.high_regulation or self.high):
+        for high in (self.high, *((self.high_regulation,) if self.high_regulation is not None else ())):
             if not self.medium < high:
                 raise ValueError("band thresholds must satisfy medium < high (and medium < high_regulation)")
             if not self.no_verdict_cap < high:

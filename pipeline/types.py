@@ -163,6 +163,7 @@ class ContextItem:
     heading: str = ""
     links: tuple[ContextLink, ...] = ()  # its resolved references whose targets are also in the context
     spans: tuple[Span, ...] = ()  # its ayat/huruf/angka (offsets in `text`): the units an answer may quote
+    uploaded_by: str | None = None  # its document's provenance: "local" (the operator's), "key:<id>" (an API upload)
 
 
 @dataclass(frozen=True)

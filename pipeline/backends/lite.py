@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from typing import Sequence
@@ -20,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from ..analysis import QueryAnalyzer
+from ..audit import LOCAL_KEY
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
@@ -301,6 +303,15 @@ class ExtractiveGenerator:
                                    if any(a <= ln.start and ln.end <= b for a, b in c.segments)
                                    and ln.target in where and where[ln.target] != c.item))
 
+    @staticmethod
+    def _trusted(ctx: Sequence[ContextItem]) -> list[int]:
+        """The context items a record of the operator's own (`saksi ingest`, or from before provenance was
+        kept) is read among: the operator's records, or every item when the context holds none of them.
+        An API upload is read among everything, but cannot crowd, outrank or out-agree the operator's record."""
+        own = [i for i, it in enumerate(ctx) if it.uploaded_by in (None, LOCAL_KEY)]
+        return own or list(range(len(ctx)))
+
+
     def candidates(self, request: GenerationRequest) -> list[AnswerCandidate]:
         s = self.settings
         return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
@@ -316,21 +327,41 @@ class ExtractiveGenerator:
         where = {x.chunk_id: i for i, x in enumerate(ctx)}
         linked = [self._linked(ctx[c.item], c, where) for c in cands]
         views = [answer_view(c, ctx[c.item], "\n".join(ctx[i].text for i in refs)) for c, refs in zip(cands, linked)]
-        x, keep = self.featurizer.matrix(request.question, request.terms, views, s.min_coverage)
+        x, keep, probs = self._read(request, cands, views)
+        trusted = self._trusted(ctx)
+        if probs is not None and len(trusted) < len(ctx):
+            # the operator's records read among themselves, ranked among themselves: look-alike uploads
+            # retrieved beside them change neither their features nor their competition
+            rank = {item: r for r, item in enumerate(trusted)}
+            own = [j for j, c in enumerate(cands) if c.item in rank]
+            x_own, keep_own, p_own = self._read(request, [cands[j] for j in own],
+                                                [dataclasses.replace(views[j], item=rank[cands[j].item]) for j in own])
+            at = {i: k for k, i in enumerate(keep)}
+            for r, j in enumerate(keep_own):
+                x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
         cov = x[:, FEATURES.index("coverage")]
-        docs: dict[str, int] = {}
-        doc_of = np.array([docs.setdefault(ctx[cands[i].item].document, len(docs)) for i in keep], dtype=np.int64)
-        probs = self.reader.probability(x, docs=doc_of) if self.reader is not None and len(keep) else None
         read = None
         if probs is not None and s.agreement is not None:
-            regulation = x[:, FEATURES.index("regulation")] > 0.5
+            regulation = np.array([bool(ctx[cands[i].item].spans) for i in keep])
             read = np.where(regulation, probs, np.nan)
+            pool = set(trusted)  # agreement: the reader's best among the trusted, in the best trusted passage
             a = s.agreement
-            probs = with_agreement(probs, regulation, x[:, FEATURES.index("item_rank")] == 0, a.logit, a.agree,
-                                   a.intercept)
+            probs = with_agreement(probs, regulation, np.array([cands[i].item == trusted[0] for i in keep]), a.logit,
+                                   a.agree, a.intercept, np.array([cands[i].item in pool for i in keep]))
         return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
                  float(read[k]) if read is not None and not np.isnan(read[k]) else None)
                 for k, i in enumerate(keep)]
+
+    def _read(self, request: GenerationRequest, cands: Sequence[AnswerCandidate], views: Sequence
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The candidates' features (those reaching min_coverage, and their indices) and the reader's
+        probabilities, each candidate read against its rivals in its own document."""
+        x, keep = self.featurizer.matrix(request.question, request.terms, views, self.settings.min_coverage)
+        docs: dict[str, int] = {}
+        doc_of = np.array([docs.setdefault(request.context[cands[i].item].document, len(docs)) for i in keep],
+                          dtype=np.int64)
+        probs = self.reader.probability(x, docs=doc_of) if self.reader is not None and len(keep) else None
+        return x, keep, probs
 
     def _referenced_quote(self, request: GenerationRequest, item: int, have: frozenset[str]) -> str | None:
         """The sentence of a referenced span that states most of what the claim's own quote does not."""

@@ -241,3 +241,33 @@ def test_agreement_answers_regulations_when_reader_and_retrieval_choose_the_same
     assert got == claimed
     for s in out.scores:  # the reader's own reading is kept beside the re-read one
         assert s.read == by_item[0 if s.chunk_id == "new" else 1]
+
+
+def test_an_upload_retrieved_above_the_operators_record_does_not_change_its_reading(qa, profile):
+    """The operator's records are read among themselves (ExtractiveGenerator._trusted): a look-alike upload
+    ranked first neither crowds nor outranks them, nor takes the agreement from them (the lite profile reads
+    regulations with agreement)."""
+    import dataclasses
+
+    from pipeline.backends import make_generator
+
+    reader = make_generator(profile, qa).reader
+    settings = profile.settings.generator.model_copy(update={"min_coverage": 0.3})
+    gen = ExtractiveGenerator(settings, qa, None, reader)
+    req = _regulations(qa)
+    own = dataclasses.replace(req.context[1], uploaded_by="local")
+    look_alike = dataclasses.replace(req.context[0], uploaded_by="key:someone")
+
+    def readings(*context):
+        out = asyncio.run(gen.generate(dataclasses.replace(req, context=context)))
+        return {(s.chunk_id, s.quote): s.probability for s in out.scores}
+
+    alone = readings(own)
+    crowded = readings(look_alike, own)
+    assert alone and all(crowded[k] == p for k, p in alone.items())
+    assert any(k[0] == look_alike.chunk_id for k in crowded)  # the upload is read too, among everything
+    # the same record, were the upload the operator's own, is read against it: the rule above is what holds it
+    as_own = readings(dataclasses.replace(look_alike, uploaded_by="local"), own)
+    assert any(as_own[k] != p for k, p in alone.items())
+    assert ExtractiveGenerator._trusted((look_alike, own)) == [1]
+    assert ExtractiveGenerator._trusted((look_alike,)) == [0]  # only uploads: each read among all

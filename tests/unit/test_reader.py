@@ -103,6 +103,12 @@ def test_agreement_lifts_only_the_reader_s_best_when_the_retrieval_ranked_its_pa
     assert lifted[0] > 0.8 and np.isclose(lifted[1], out[1]) and lifted[3] == 0.1
     first[0] = False  # its passage is not the retrieval's first: no agreement
     assert with_agreement(p, regulation, first, logit=0.7, agree=2.0, intercept=-0.2)[0] == out[0]
+    # the best is taken within the pool (the operator's records): candidate 0 is outside it, so candidate 1,
+    # the best inside and in the first passage, agrees although an outsider reads higher
+    first[0] = True
+    pooled = with_agreement(p, regulation, first, logit=0.7, agree=2.0, intercept=-0.2,
+                            pool=np.array([False, True, True, True]))
+    assert pooled[1] > 0.7 and pooled[0] == out[0]
 
 
 def test_agreement_needs_a_reader(profile):
