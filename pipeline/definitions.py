@@ -84,6 +84,25 @@ def defines(entry: Entry | None, asked: str | None) -> bool:
     return bool(entry and asked and asked in entry.keys)
 
 
+def resolve_asked(asked: str | None, entries: Iterable[tuple[Entry, str]]) -> str | None:
+    """The asked term as the given definitions know it ((entry, its text) pairs): the term itself when an
+    entry defines it; otherwise the longest entry term it starts with whose entry states every word left
+    over — a qualifier the definition carries itself ("Pelanggaran Disiplin PNS" asked, "Pelanggaran
+    Disiplin adalah … perbuatan PNS …" defined). Nothing found: the term as asked."""
+    if not asked:
+        return asked
+    entries = list(entries)
+    if any(asked in e.keys for e, _ in entries):
+        return asked
+    words = asked.split()
+    for k in range(len(words) - 1, 0, -1):
+        key, rest = " ".join(words[:k]), words[k:]
+        for e, text in entries:
+            if key in e.keys and set(rest) <= set(term_key(text).split()):
+                return key
+    return asked
+
+
 def entries_in(text: str, spans: Iterable) -> list[tuple[str, Entry]]:
     """The definition entries of a definitions article's chunk: (span label, entry), one per item span."""
     out = []

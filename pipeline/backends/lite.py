@@ -327,7 +327,8 @@ class ExtractiveGenerator:
         where = {x.chunk_id: i for i, x in enumerate(ctx)}
         linked = [self._linked(ctx[c.item], c, where) for c in cands]
         views = [answer_view(c, ctx[c.item], "\n".join(ctx[i].text for i in refs)) for c, refs in zip(cands, linked)]
-        x, keep, probs = self._read(request, cands, views)
+        asked = self.featurizer.asked_in(request.question, views)
+        x, keep, probs = self._read(request, cands, views, asked)
         trusted = self._trusted(ctx)
         if probs is not None and len(trusted) < len(ctx):
             # the operator's records read among themselves, ranked among themselves: look-alike uploads
@@ -335,7 +336,8 @@ class ExtractiveGenerator:
             rank = {item: r for r, item in enumerate(trusted)}
             own = [j for j, c in enumerate(cands) if c.item in rank]
             x_own, keep_own, p_own = self._read(request, [cands[j] for j in own],
-                                                [dataclasses.replace(views[j], item=rank[cands[j].item]) for j in own])
+                                                [dataclasses.replace(views[j], item=rank[cands[j].item]) for j in own],
+                                                asked)
             at = {i: k for k, i in enumerate(keep)}
             for r, j in enumerate(keep_own):
                 x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
@@ -352,11 +354,11 @@ class ExtractiveGenerator:
                  float(read[k]) if read is not None and not np.isnan(read[k]) else None)
                 for k, i in enumerate(keep)]
 
-    def _read(self, request: GenerationRequest, cands: Sequence[AnswerCandidate], views: Sequence
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _read(self, request: GenerationRequest, cands: Sequence[AnswerCandidate], views: Sequence,
+              asked: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The candidates' features (those reaching min_coverage, and their indices) and the reader's
         probabilities, each candidate read against its rivals in its own document."""
-        x, keep = self.featurizer.matrix(request.question, request.terms, views, self.settings.min_coverage)
+        x, keep = self.featurizer.matrix(request.question, request.terms, views, self.settings.min_coverage, asked)
         docs: dict[str, int] = {}
         doc_of = np.array([docs.setdefault(request.context[cands[i].item].document, len(docs)) for i in keep],
                           dtype=np.int64)

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..definitions import asked_term, entry_of
+from ..definitions import asked_term, entry_of, resolve_asked
 from ..text import detect_language
 from ..types import ContextItem, Term
 from .answers import KINDS, AnswerCandidate
@@ -233,7 +233,8 @@ class _Question:
     english: bool      # asked in English (of Indonesian text, its words meet the text through the glossary)
 
     @classmethod
-    def of(cls, question: str, terms: Sequence[Term], tokens: Callable[[str], frozenset[str]]) -> "_Question":
+    def of(cls, question: str, terms: Sequence[Term], tokens: Callable[[str], frozenset[str]],
+           asked: str | None = None) -> "_Question":
         # what the question says includes what its terms translate to: an English question's "wage" is the
         # text's "upah", so "upah" is not a word the answer adds (features must not need shared words)
         said = tokens(question) | frozenset(tok for t in terms for alt in t.alternatives for tok in alt)
@@ -241,7 +242,8 @@ class _Question:
                    frozenset(w.casefold() for w in _WORD.findall(question)),
                    np.array([_is_name(t.term, question) for t in terms], dtype=bool),
                    bool(_NEGATION.search(question)), bool(_EXCLUSION.search(question)),
-                   bool(_ASKS_LIST.search(question)), bool(_ASKS_COUNT.search(question)), asked_term(question),
+                   bool(_ASKS_LIST.search(question)), bool(_ASKS_COUNT.search(question)),
+                   asked or asked_term(question),
                    detect_language(question) == "en")
 
 
@@ -287,14 +289,26 @@ class Featurizer:
         weights, _, credit = self._match(terms, v)
         return self._coverage(weights, credit)
 
+    @staticmethod
+    def asked_in(question: str, views: Sequence[AnswerView]) -> str | None:
+        """The term a definition question asks, as the candidates' definition entries know it
+        (definitions.resolve_asked: "Pelanggaran Disiplin PNS" is asked of "Pelanggaran Disiplin adalah
+        … PNS …"); None when the question asks no term."""
+        asked = asked_term(question)
+        if not asked:
+            return None
+        bodies = (_LIST_LABEL.sub("", v.body or v.text) for v in views)
+        return resolve_asked(asked, ((e, b) for b in bodies if (e := entry_of(b)) is not None))
+
     def matrix(self, question: str, terms: Sequence[Term], views: Sequence[AnswerView],
-               min_coverage: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+               min_coverage: float = 0.0, asked: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The FEATURES rows of the candidates whose coverage reaches `min_coverage`, and their
-        indices in `views`. The context features compare each with every candidate."""
+        indices in `views`. The context features compare each with every candidate. `asked`: the
+        term a definition question asks, when the caller resolved it (asked_in); else as written."""
         matched = [self._match(terms, v) for v in views]
         cov = np.array([self._coverage(w, c) for w, _, c in matched], dtype=np.float64)
         keep = np.flatnonzero(cov >= min_coverage)
-        q = _Question.of(question, terms, self.tokens)
+        q = _Question.of(question, terms, self.tokens, asked)
         rows = [self._row(q, views[i], matched[i]) for i in keep]
         x = np.asarray(rows, dtype=np.float64).reshape(len(keep), len(FEATURES) - _CONTEXT_FEATURES)
         return np.hstack([x, self._context(x, cov, keep, views)]), keep

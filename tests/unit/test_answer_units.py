@@ -173,3 +173,34 @@ def test_a_definition_entry_names_its_long_and_short_form():
                                   "12. Wajib Pajak adalah orang pribadi atau badan.", "Wajib Pajak adalah orang pribadi."])
 def test_a_definition_entry_is_read_under_a_letter_or_number_label(item):
     assert entry_of(item).keys == ("wajib pajak",)
+
+
+def test_an_asked_term_with_a_qualifier_its_definition_carries_is_that_definitions_term():
+    from pipeline.definitions import resolve_asked
+
+    text = "Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan."
+    entries = [(entry_of(text), text)]
+    assert resolve_asked("menteri ketenagakerjaan", entries) == "menteri"  # the entry says "ketenagakerjaan"
+    assert resolve_asked("menteri keuangan", entries) == "menteri keuangan"  # it does not say "keuangan"
+    assert resolve_asked(None, entries) is None
+    longer = "Menteri Ketenagakerjaan adalah menteri yang membidangi ketenagakerjaan."
+    both = entries + [(entry_of(longer), longer)]
+    assert resolve_asked("menteri ketenagakerjaan", both) == "menteri ketenagakerjaan"  # an exact entry wins
+
+
+def test_the_reader_credits_the_entry_a_qualified_term_resolves_to(chunks):
+    from pipeline.reader import FEATURES, Featurizer, answer_view
+
+    item = _item(chunks["Pasal 1"])
+    views = [answer_view(c, item) for c in answer_candidates([item], 30, 700, max_unit_chars=1200)]
+    f = Featurizer(lambda t: frozenset(t.casefold().split()), 0.5, 0.5)
+    question = "Apa yang dimaksud dengan Menteri ketenagakerjaan?"
+    asked = f.asked_in(question, views)
+    assert asked == "menteri"
+    col = FEATURES.index("defines_asked")
+    x, keep = f.matrix(question, (), views, 0.0, asked)
+    credited = [views[i].text for k, i in enumerate(keep) if x[k, col] == 1.0]
+    assert credited and all(t.lstrip("0123456789. ").startswith("Menteri adalah") or "3. Menteri adalah" in t
+                            for t in credited)
+    x_plain, _ = f.matrix(question, (), views, 0.0)  # the term as written: no entry defines it
+    assert not x_plain[:, col].any()
