@@ -291,13 +291,14 @@ class Featurizer:
 
     @staticmethod
     def asked_in(question: str, views: Sequence[AnswerView]) -> str | None:
-        """The term a definition question asks, as the candidates' definition entries know it
+        """The term a definition question asks, as the regulation candidates' definition entries know it
         (definitions.resolve_asked: "Pelanggaran Disiplin PNS" is asked of "Pelanggaran Disiplin adalah
-        … PNS …"); None when the question asks no term."""
+        … PNS …"); None when the question asks no term. Prose sentences that read "X adalah …" are not
+        a regulation's definitions: they resolve nothing."""
         asked = asked_term(question)
         if not asked:
             return None
-        bodies = (_LIST_LABEL.sub("", v.body or v.text) for v in views)
+        bodies = (_LIST_LABEL.sub("", v.body or v.text) for v in views if v.regulation)
         return resolve_asked(asked, ((e, b) for b in bodies if (e := entry_of(b)) is not None))
 
     def matrix(self, question: str, terms: Sequence[Term], views: Sequence[AnswerView],

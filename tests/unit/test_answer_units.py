@@ -204,3 +204,6 @@ def test_the_reader_credits_the_entry_a_qualified_term_resolves_to(chunks):
                             for t in credited)
     x_plain, _ = f.matrix(question, (), views, 0.0)  # the term as written: no entry defines it
     assert not x_plain[:, col].any()
+    import dataclasses
+    prose = [dataclasses.replace(v, regulation=False) for v in views]  # "X adalah …" in prose defines nothing
+    assert f.asked_in(question, prose) == "menteri ketenagakerjaan"
