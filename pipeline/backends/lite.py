@@ -311,7 +311,6 @@ class ExtractiveGenerator:
         own = [i for i, it in enumerate(ctx) if it.uploaded_by in (None, LOCAL_KEY)]
         return own or list(range(len(ctx)))
 
-
     def candidates(self, request: GenerationRequest) -> list[AnswerCandidate]:
         s = self.settings
         return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
