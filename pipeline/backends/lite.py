@@ -388,7 +388,9 @@ class ExtractiveGenerator:
         # best first; among equals, the smaller unit (the innermost citation), then context order
         scored.sort(key=lambda r: (-value(r), -ctx[r[0].item].retrieval_score, len(r[0].quote), r[0].item,
                                    r[0].index))
-        eligible = [r for r in scored if value(r) >= floor(r)]
+        eligible = [r for r in scored if value(r) >= floor(r)
+                    # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer
+                    and not (ctx[r[0].item].spans and excluded_phrase(request.question, r[0].quote))]
         if self.reader is not None and s.answer_at is not None:
             # regulations answer only when their best candidate reaches answer_at; then the others at their
             # threshold are claimed beside it, so a second regulation that says otherwise is still heard
@@ -457,6 +459,28 @@ def polarity_flip(claim: str, premise: str) -> str | None:
             n_sent = sum(1 for w in sw[max(0, lo - 1):hi + 1] if w in NEGATORS)
             if (n_claim - n_sent) % 2:
                 return sent.text
+    return None
+
+
+# what turns a phrase into its complement: "bukan penerima Upah", "non PNS", "selain penyelenggara negara"
+EXCLUDERS = frozenset({"bukan", "non", "selain", "except"})
+_FUNCTION = frozenset({"yang", "dan", "atau", "dari", "bagi", "untuk", "dalam", "pada", "oleh", "dengan", "ke", "di",
+                       "the", "and", "for", "of", "to", "in", "on", "by", "with"})
+
+
+def excluded_phrase(question: str, text: str) -> str | None:
+    """A two-word phrase of the question that the text states only as its complement ("penerima upah" asked,
+    "Peserta bukan penerima Upah" stated): the text speaks of the others, not of what was asked. None when
+    the question itself asks of the complement, or the text also states the phrase plainly."""
+    qw, tw = _words(question), _words(text)
+    for a, b in zip(qw, qw[1:]):
+        if a in _FUNCTION or b in _FUNCTION or a in EXCLUDERS or len(a) < 3 or len(b) < 3:
+            continue
+        at = [i for i in range(len(tw) - 1) if tw[i] == a and tw[i + 1] == b]
+        if not at or any(qw[i - 1] in EXCLUDERS for i in range(1, len(qw) - 1) if (qw[i], qw[i + 1]) == (a, b)):
+            continue
+        if all(i > 0 and tw[i - 1] in EXCLUDERS for i in at):
+            return f"{a} {b}"
     return None
 
 

@@ -231,7 +231,7 @@ def test_agreement_answers_regulations_when_reader_and_retrieval_choose_the_same
                                                                                           claimed):
     from pipeline.config import AgreementCalibration
 
-    # the opt-in operating point docs/evaluation.md measures: agreement on, regulations answer from 0.8
+    # the lite operating point (configs/lite.yaml; docs/evaluation.md): agreement on, regulations answer from 0.8
     settings = profile.settings.generator.model_copy(update={
         "min_coverage": 0.3, "answer_at": 0.8,
         "agreement": AgreementCalibration(logit=0.647, agree=2.036, intercept=-0.264)})
@@ -271,3 +271,37 @@ def test_an_upload_retrieved_above_the_operators_record_does_not_change_its_read
     assert any(as_own[k] != p for k, p in alone.items())
     assert ExtractiveGenerator._trusted((look_alike, own)) == [1]
     assert ExtractiveGenerator._trusted((look_alike,)) == [0]  # only uploads: each read among all
+
+
+@pytest.mark.parametrize("question, text, phrase", [
+    ("Bagaimana mekanisme iuran JKK bagi peserta penerima upah?",
+     "(1) Iuran JKK bagi Peserta bukan penerima Upah didasarkan pada nilai nominal", "penerima upah"),
+    ("Apa kewajiban pemberi kerja penyelenggara negara?",
+     "Pemberi Kerja selain penyelenggara negara wajib mendaftarkan Pekerjanya", "penyelenggara negara"),
+    ("Bagaimana mekanisme iuran JKK bagi peserta penerima upah?",
+     "Iuran JKK bagi Peserta penerima Upah dibayar oleh Pemberi Kerja", None),       # stated plainly
+    ("Siapa peserta penerima upah?", "Peserta terdiri atas: a. penerima Upah; b. bukan penerima Upah", None),
+    ("Berapa iuran peserta bukan penerima upah?", "Iuran Peserta bukan penerima Upah sebesar", None),  # asked so
+    ("Apakah PNS wajib melapor?", "PNS tidak wajib melapor", None),  # a negated verb is an answer, not a complement
+])
+def test_a_phrase_stated_only_as_its_complement(question, text, phrase):
+    from pipeline.backends.lite import excluded_phrase
+
+    assert excluded_phrase(question, text) == phrase
+
+
+def test_a_regulation_unit_about_the_complement_of_what_was_asked_is_not_claimed(qa, profile):
+    from pipeline.types import Span
+
+    others = "Pasal 20\n(1) Iuran JKK bagi Peserta bukan penerima Upah sebesar 1% (satu persen) dari penghasilan."
+    asked = "Pasal 16\n(1) Iuran JKK bagi Peserta penerima Upah sebesar 0,24% (nol koma dua puluh empat persen)."
+    question = "Berapa iuran JKK bagi peserta penerima upah?"
+    ayat = lambda text: (Span("ayat (1)", text.index("(1)"), len(text)),)  # noqa: E731
+    context = (ContextItem("others", "PP 44/2015", "Pasal 20", others, False, "id", 0.9, spans=ayat(others)),
+               ContextItem("asked", "PP 44/2015", "Pasal 16", asked, False, "id", 0.8, spans=ayat(asked)))
+    req = GenerationRequest(question=question, lang="id", context=context,
+                            terms=tuple(qa.term_groups(qa.normalise(question), "id")))
+    settings = profile.settings.generator.model_copy(update={"min_coverage": 0.3, "agreement": None, "answer_at": None})
+    out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.95, 1: 0.7})).generate(req))
+    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == ["asked"]
+    assert any(s.chunk_id == "others" and s.probability == 0.95 and not s.claimed for s in out.scores)
