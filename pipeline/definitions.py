@@ -92,7 +92,7 @@ def resolve_asked(asked: str | None, entries: Iterable[tuple[Entry, str]]) -> st
     if not asked:
         return asked
     entries = list(entries)
-    if any(asked in e.keys for e, _ in entries):
+    if any(defines(e, asked) for e, _ in entries):
         return asked
     words = asked.split()
     for k in range(len(words) - 1, 0, -1):

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..definitions import asked_term, entry_of, resolve_asked
+from ..definitions import asked_term, defines, entry_of, resolve_asked
 from ..text import detect_language
 from ..types import ContextItem, Term
 from .answers import KINDS, AnswerCandidate
@@ -389,7 +389,7 @@ class Featurizer:
             float(weights[by_lead].sum()) / total if n else 0.0, float(weights[by_body].sum()) / total if n else 0.0,
             float(weights[by_body & ~by_lead].sum()) / total if n else 0.0,
             float(bool(entry)), float(weights[by_term].sum()) / total if (entry and n) else 0.0,
-            float(bool(entry and q.asked and q.asked in entry.keys)),
+            float(defines(entry, q.asked)),
             float(np.log1p(v.items)), (v.position / v.items) if v.items else 0.0,
             float(bool(v.items) and v.position == v.items), float(q.asks_list), float(q.asks_count),
             float(bool(_PASAL_ONE.match(v.location))), float(q.english),
