@@ -44,6 +44,7 @@ class ContextRequest:
     previous: QueryPlan | None = None
     rewrite: str | None = None
     rewritten_by: str | None = None
+    named: tuple[str, ...] = ()  # the held documents the question names: their passages are not capped per source
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class ContextBuilder:
         t = time.perf_counter()
         plan = await self._plan(request)
         planned = _ms(t)
-        ctx = await self._build(plan, request.route, request.widen, request.restrict)
+        ctx = await self._build(plan, request.route, request.widen, request.restrict, request.named)
         # the trace's stage timings: planning, and the whole build where it runs (served: in the Retriever)
         return replace(ctx, timings_ms={"plan": planned, **ctx.timings_ms, "context": _ms(t)})
 
@@ -100,12 +101,14 @@ class ContextBuilder:
             return await self.planner.rewrite_from(r.previous, r.part, r.rewrite, f"rewritten by {r.rewritten_by}")
         return await self.planner.rewrite(r.previous, r.part)
 
-    async def _build(self, plan: QueryPlan, route: "Route", widen: int,
-                     restrict: tuple[str, ...] | None) -> AttemptContext:
-        """Retrieve, rerank, take the top of it and the passages its references point at."""
+    async def _build(self, plan: QueryPlan, route: "Route", widen: int, restrict: tuple[str, ...] | None,
+                     named: tuple[str, ...] = ()) -> AttemptContext:
+        """Retrieve, rerank, take the top of it and the passages its references point at. A document the
+        question names is what it asks about ("When does PMK 99/2025 take effect?"): every passage of it
+        retrieval finds goes to the reranker, not only the first `per_source_cap`."""
         timings: dict[str, float] = {}
         t = time.perf_counter()
-        retrieved = await self.retriever.retrieve(plan, widen)
+        retrieved = await self.retriever.retrieve(plan, widen, named)
         if restrict is not None:  # the question asked within named documents: nothing else may answer
             retrieved = [c if c.dropped or c.chunk.doc_id in restrict
                          else replace(c, dropped="outside the document(s) the question names") for c in retrieved]

@@ -148,7 +148,7 @@ class Orchestrator:
     async def _part(self, index: int, part: Part, q_lang: str, scope: Scope) -> PartTrace:
         route = self.profile.routes.route(part.text)
         asked = replace(part, text=scope.without_names(part.text)) if scope.strip else part
-        request = ContextRequest(asked, q_lang, route, 1, scope.restrict)
+        request = ContextRequest(asked, q_lang, route, 1, scope.restrict, named=scope.held)
         first = await self._attempt(0, request, index)
         attempts = [first]
         if not first.summary.ok:

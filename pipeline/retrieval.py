@@ -9,7 +9,7 @@ import asyncio
 import datetime as dt
 import re
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from .config import RerankerSettings, RetrievalSettings
 from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex, SparseEmbedder, SparseIndex
@@ -40,8 +40,10 @@ def jaccard(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
-def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source: int) -> list[Candidate]:
-    """Mark near-duplicates of a better candidate, and candidates past a document's cap.
+def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source: int,
+                  uncapped: Collection[str] = ()) -> list[Candidate]:
+    """Mark near-duplicates of a better candidate, and candidates past a document's cap (not for the
+    documents in `uncapped`: those a question names, whose passages it is about).
 
     A near-duplicate in the same document is dropped; one in another document is the same
     provision in another version or regulation, so both stay citable and it is only marked
@@ -59,7 +61,7 @@ def dedup_and_cap(candidates: Sequence[Candidate], threshold: float, per_source:
             continue
         if dup is not None:
             c = replace(c, near_duplicate_of=dup.chunk.chunk_id)
-        if per_doc.get(c.chunk.doc_id, 0) >= per_source:
+        if per_doc.get(c.chunk.doc_id, 0) >= per_source and c.chunk.doc_id not in uncapped:
             out.append(replace(c, dropped=f"per-source cap ({per_source}) for {c.chunk.doc_id}"))
             continue
         per_doc[c.chunk.doc_id] = per_doc.get(c.chunk.doc_id, 0) + 1
@@ -116,8 +118,9 @@ class HybridRetriever:
         self.settings = settings
         self.sparse = sparse
 
-    async def retrieve(self, plan: QueryPlan, widen: int = 1) -> list[Candidate]:
-        """Fused candidates, best first; dropped ones (duplicates, over the cap) are marked."""
+    async def retrieve(self, plan: QueryPlan, widen: int = 1, uncapped: Collection[str] = ()) -> list[Candidate]:
+        """Fused candidates, best first; dropped ones (duplicates, over the cap) are marked. `uncapped`: the
+        documents the question names, whose passages the per-source cap does not limit."""
         s = self.settings
         weights: dict[int, float] = {}
         if self.sparse is not None:
@@ -159,4 +162,4 @@ class HybridRetriever:
                       rrf_score=round(fused[i], 8))
             for i in order if i in chunks
         ]
-        return dedup_and_cap(candidates, s.dedup_jaccard, s.per_source_cap)
+        return dedup_and_cap(candidates, s.dedup_jaccard, s.per_source_cap, uncapped)

@@ -6,7 +6,8 @@ names are not content an answer must cover, and a named document the corpus lack
 nothing to answer from. A document merely mentioned is only recorded, so an answer drawn
 from other records is never taken for its. Document names are read with the same grammar
 ingest uses for cross-references (`ingest/xrefs.py`), so a question and a regulation name
-a document alike.
+a document alike. Any named document the corpus holds is also exempt from retrieval's per-source
+cap: the question is about its passages, so all of them it finds go to the reranker.
 """
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ class Scope:
     named: tuple[tuple[str, str | None], ...] = ()  # (document label, ingested doc id or None)
     restrict: tuple[str, ...] | None = None          # doc ids retrieval is limited to; None: unrestricted
     strip: tuple[str, ...] = ()                      # the scoping names, left out of the terms to cover
+
+    @property
+    def held(self) -> tuple[str, ...]:
+        """The ids of the named documents the corpus holds."""
+        return tuple(dict.fromkeys(d for _, d in self.named if d))
 
     def without_names(self, text: str) -> str:
         """The text with the scoping document names taken out (they scope the search)."""

@@ -350,6 +350,10 @@ def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_
     assert {x.doc_id for c in held.claims for x in c.citations} == {"pmk-098-2025"}
     trace = load_trace(Path(held.trace_path))
     assert trace.named_documents == (("PMK 98/2025", "pmk-098-2025"),) and trace.scoped_to == ("pmk-098-2025",)
+    # the named document's passages are what the question is about: the per-source cap does not cut them
+    inside = [c for c in trace.parts[0].attempts[0].candidates if c.chunk.doc_id == "pmk-098-2025"]
+    assert len([c for c in inside if not c.dropped]) > corpus.profile.settings.retrieval.per_source_cap
+    assert not any(c.dropped and "per-source cap" in c.dropped for c in inside)
 
     other = asyncio.run(orchestrator.answer(f"Menurut PMK 99/2025, {ask}"))  # held, but says nothing of it
     assert other.outcome == "refusal"

@@ -159,6 +159,22 @@ def test_per_source_cap_marks_extras_and_keeps_order():
             assert "per-source cap" in c.dropped and c.dropped.split()[-1] == c.chunk.doc_id
 
 
+def test_a_named_document_is_not_capped_and_the_others_still_are():
+    texts = [TEXT_A, TEXT_B, TEXT_C, "Peraturan ini mulai berlaku pada tanggal diundangkan dan wajib diketahui.",
+             "Ketentuan lebih lanjut mengenai tata cara pemotongan diatur dengan Peraturan Direktur Jenderal."]
+    cands = []
+    for i, t in enumerate(texts):
+        cands.append(_cand(f"x{i}", "docX", t))
+        cands.append(_cand(f"y{i}", "docY", t + " (versi lain dokumen Y dengan kata kata berbeda sama sekali)"))
+    out = dedup_and_cap(cands, threshold=1.0, per_source=2, uncapped={"docX"})
+    assert [c.chunk.chunk_id for c in out if c.dropped is None] == ["x0", "y0", "x1", "y1", "x2", "x3", "x4"]
+    assert all("per-source cap" in c.dropped for c in out if c.chunk.chunk_id in ("y2", "y3", "y4"))
+    # near-duplicates within the named document are still dropped
+    dup = dedup_and_cap([_cand("a", "docX", TEXT_A), _cand("a-dup", "docX", TEXT_A)], threshold=0.9, per_source=2,
+                        uncapped={"docX"})
+    assert _dup_of(dup[1]) == "a"
+
+
 def test_duplicates_do_not_use_up_the_cap():
     cands = [_cand("a", "d1", TEXT_A), _cand("a-dup", "d1", TEXT_A), _cand("b", "d1", TEXT_B),
              _cand("c", "d1", TEXT_C)]
