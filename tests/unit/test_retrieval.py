@@ -143,13 +143,19 @@ def test_threshold_governs_near_duplicates():
     assert _dup_of(loose[1]) == "a"
 
 
-def test_per_source_cap_marks_extras_and_keeps_order():
+def _two_documents() -> list[Candidate]:
+    """Five distinct passages from docX and five from docY, interleaved x0, y0, x1, y1, …"""
     texts = [TEXT_A, TEXT_B, TEXT_C, "Peraturan ini mulai berlaku pada tanggal diundangkan dan wajib diketahui.",
              "Ketentuan lebih lanjut mengenai tata cara pemotongan diatur dengan Peraturan Direktur Jenderal."]
     cands = []
     for i, t in enumerate(texts):
         cands.append(_cand(f"x{i}", "docX", t))
         cands.append(_cand(f"y{i}", "docY", t + " (versi lain dokumen Y dengan kata kata berbeda sama sekali)"))
+    return cands
+
+
+def test_per_source_cap_marks_extras_and_keeps_order():
+    cands = _two_documents()
     out = dedup_and_cap(cands, threshold=1.0, per_source=2)
     assert [c.chunk.chunk_id for c in out] == [c.chunk.chunk_id for c in cands]  # nothing removed, order kept
     kept = [c.chunk.chunk_id for c in out if c.dropped is None]
@@ -160,13 +166,7 @@ def test_per_source_cap_marks_extras_and_keeps_order():
 
 
 def test_a_named_document_is_not_capped_and_the_others_still_are():
-    texts = [TEXT_A, TEXT_B, TEXT_C, "Peraturan ini mulai berlaku pada tanggal diundangkan dan wajib diketahui.",
-             "Ketentuan lebih lanjut mengenai tata cara pemotongan diatur dengan Peraturan Direktur Jenderal."]
-    cands = []
-    for i, t in enumerate(texts):
-        cands.append(_cand(f"x{i}", "docX", t))
-        cands.append(_cand(f"y{i}", "docY", t + " (versi lain dokumen Y dengan kata kata berbeda sama sekali)"))
-    out = dedup_and_cap(cands, threshold=1.0, per_source=2, uncapped={"docX"})
+    out = dedup_and_cap(_two_documents(), threshold=1.0, per_source=2, uncapped={"docX"})
     assert [c.chunk.chunk_id for c in out if c.dropped is None] == ["x0", "y0", "x1", "y1", "x2", "x3", "x4"]
     assert all("per-source cap" in c.dropped for c in out if c.chunk.chunk_id in ("y2", "y3", "y4"))
     # near-duplicates within the named document are still dropped
