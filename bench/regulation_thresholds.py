@@ -19,8 +19,9 @@ figures are what a new regulation of the same kind can expect.
     .venv/bin/python bench/regulation_thresholds.py RUN_DIR --agreement LEAVE_OUT_RUN_DIR
 
 `--agreement` asks whether *agreement* should raise a regulation answer's confidence: the reader's best
-candidate lies in the passage the retrieval ranked first. It fits P(right Pasal) as a logistic over the
-reader's log-odds and agreement, leave-one-regulation-out, on RUN_DIR's questions together with those of a
+candidate lies in the passage the retrieval ranked first; and *consensus* besides: that passage was ranked
+first by the dense and by the lexical search alike (trace candidates' `dense_rank` and `lexical_rank`). It fits
+P(right Pasal) as a logistic over the reader's log-odds, agreement and consensus, leave-one-regulation-out, on RUN_DIR's questions together with those of a
 `saksi eval --leave-out LAW` run (LEAVE_OUT_RUN_DIR: their regulation is gone, so every answer there is
 from another regulation), and prints what each threshold on that confidence gives on the held-out
 regulation, with the share of the left-out law's questions it would answer from another regulation.
@@ -59,7 +60,8 @@ def _points(run: Path) -> list[dict]:
         attempt = trace["parts"][0]["attempts"][0]
         chunks = {c["chunk"]["chunk_id"]: c for c in attempt["candidates"]}
         scores = (attempt.get("generator_output") or {}).get("scores") or []
-        point = {"id": row["id"], "law": ref.law, "p": 0.0, "read": 0.0, "conf": 0.0, "hit": False, "agree": False}
+        point = {"id": row["id"], "law": ref.law, "p": 0.0, "read": 0.0, "conf": 0.0, "hit": False, "agree": False,
+                 "consensus": False}
         if scores and scores[0]["probability"] is not None:
             best = scores[0]
             cand = chunks.get(best["chunk_id"])
@@ -72,8 +74,9 @@ def _points(run: Path) -> list[dict]:
                 composite = w["judge"] * 1.0 + w["retrieval"] * r + w["generator"] * p
                 # the reader's own probability, before a configured agreement calibration re-read it
                 read = best.get("read") if best.get("read") is not None else p
-                point.update(p=p, read=read, conf=min(composite, p), hit=hit,
-                             agree=bool(attempt["context"]) and best["chunk_id"] == attempt["context"][0])
+                agree = bool(attempt["context"]) and best["chunk_id"] == attempt["context"][0]
+                point.update(p=p, read=read, conf=min(composite, p), hit=hit, agree=agree,
+                             consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1)
         out.append(point)
     return out
 
@@ -115,18 +118,19 @@ def _loro(points: list[dict], target: float, key: str, grid: list[float]) -> dic
 
 
 def _agreement_fit(points: list[dict]) -> "np.ndarray":
-    """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, 1)."""
+    """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, consensus, 1)."""
     x, y = _agreement_x(points), np.array([float(q["hit"]) for q in points])
-    w = np.zeros(3)
+    w = np.zeros(x.shape[1])
     for _ in range(50):
         p = 1 / (1 + np.exp(-x @ w))
-        w -= np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + 0.1 * np.eye(3), x.T @ (p - y) + 0.1 * w)
+        w -= np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + 0.1 * np.eye(len(w)), x.T @ (p - y) + 0.1 * w)
     return w
 
 
 def _agreement_x(points: list[dict]) -> "np.ndarray":
     p = np.clip([q["read"] for q in points], 1e-4, 1 - 1e-4)
-    return np.column_stack([np.log(p / (1 - p)), [float(q["agree"]) for q in points], np.ones(len(points))])
+    return np.column_stack([np.log(p / (1 - p)), [float(q["agree"]) for q in points],
+                            [float(q["consensus"]) for q in points], np.ones(len(points))])
 
 
 def _agreement(points: list[dict], absent: list[dict]) -> None:
@@ -135,6 +139,9 @@ def _agreement(points: list[dict], absent: list[dict]) -> None:
     agreeing = [q for q in points if q["agree"]]
     print(f"agreement (reader's best in the retrieval's first passage): {len(agreeing)} of {len(points)} questions, "
           f"Pasal precision {sum(q['hit'] for q in agreeing) / max(1, len(agreeing)):.3f}")
+    both = [q for q in points if q["consensus"]]
+    print(f"consensus (that passage first in the dense and the lexical search alike): {len(both)} questions, "
+          f"Pasal precision {sum(q['hit'] for q in both) / max(1, len(both)):.3f}")
     scored = []
     for law in sorted({q["law"] for q in points}):
         train = [q for q in points + absent if not same_law(q["law"], law)]
@@ -148,13 +155,14 @@ def _agreement(points: list[dict], absent: list[dict]) -> None:
     n_present = sum(1 for g, _, _ in scored if g == "present")
     n_absent = sum(1 for g, _, _ in scored if g == "absent")
     print("  leave one regulation out, confidence t -> answered, Pasal precision; left-out law answered from another")
-    for t in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9):
+    for t in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9):
         got = [q for g, q, v in scored if g == "present" and v >= t]
         wrong = sum(1 for g, _, v in scored if g == "absent" and v >= t)
         print(f"  t {t:.2f}: {len(got):>4} ({len(got) / max(1, n_present):6.1%})  "
               f"{sum(q['hit'] for q in got) / max(1, len(got)):.3f};  {wrong}/{n_absent}")
     w = _agreement_fit(points + absent)
-    print(f"  fitted on all: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, intercept: {w[2]:.3f}}}")
+    print(f"  fitted on all: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
+          f"intercept: {w[3]:.3f}}}")
 
 
 def main() -> int:

@@ -155,12 +155,14 @@ class LocalLLMSettings(_Strict):
 class AgreementCalibration(_Strict):
     """A regulation answer's probability of citing the right Pasal, from the reader's log-odds and whether its
     best candidate lies in the passage the retrieval ranked first (two independent readings that agree):
-    sigmoid(logit * log-odds + agree * [agreement] + intercept), or the reader's own probability where that is
-    larger. Fitted on human-written questions (bench/regulation_thresholds.py --agreement). The operator's own
+    sigmoid(logit * log-odds + agree * [agreement] + consensus * [agreement, and the dense and the lexical search
+    both ranked that passage first] + intercept), or the reader's own probability where that is larger. Fitted on human-written questions (bench/regulation_thresholds.py --agreement). The operator's own
     records are judged among themselves: an API upload cannot be the first passage for them (backends/lite.py)."""
 
     logit: float = Field(gt=0, description="weight of the reader's log-odds (> 0: increasing in the reader's reading)")
     agree: float = Field(ge=0, description="what agreement adds, in log-odds")
+    consensus: float = Field(0.0, ge=0, description="what it adds besides, in log-odds, when that first passage was "
+                                                   "ranked first by the dense and the lexical search alike")
     intercept: float
 
 

@@ -194,7 +194,8 @@ class Orchestrator:
                 question=plan.text, lang=plan.lang, terms=plan.terms, required=tuple(route.required),
                 context=tuple(ContextItem(c.chunk.chunk_id, c.chunk.title, c.chunk.location, c.chunk.text,
                                           c.chunk.is_example, c.chunk.lang, c.rerank_score or 0.0, c.chunk.heading,
-                                          ctx.links.get(c.chunk.chunk_id, ()), c.chunk.spans, c.chunk.uploaded_by)
+                                          ctx.links.get(c.chunk.chunk_id, ()), c.chunk.spans, c.chunk.uploaded_by,
+                                          c.dense_rank == 1 and c.lexical_rank == 1)
                               for c in ctx.context))
             generator = self.components.generator
             t = time.perf_counter()

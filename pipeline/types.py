@@ -164,6 +164,7 @@ class ContextItem:
     links: tuple[ContextLink, ...] = ()  # its resolved references whose targets are also in the context
     spans: tuple[Span, ...] = ()  # its ayat/huruf/angka (offsets in `text`): the units an answer may quote
     uploaded_by: str | None = None  # its document's provenance: "local" (the operator's), "key:<id>" (an API upload)
+    first_in_both: bool = False  # the dense and the lexical search each ranked it first: two searches agree on it
 
 
 @dataclass(frozen=True)

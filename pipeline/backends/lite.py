@@ -348,7 +348,8 @@ class ExtractiveGenerator:
             pool = set(trusted)  # agreement: the reader's best among the trusted, in the best trusted passage
             a = s.agreement
             probs = with_agreement(probs, regulation, np.array([cands[i].item == trusted[0] for i in keep]), a.logit,
-                                   a.agree, a.intercept, np.array([cands[i].item in pool for i in keep]))
+                                   a.agree, a.intercept, np.array([cands[i].item in pool for i in keep]),
+                                   np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus)
         return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
                  float(read[k]) if read is not None and not np.isnan(read[k]) else None)
                 for k, i in enumerate(keep)]

@@ -54,6 +54,25 @@ def test_lite_pipeline_answers_with_receipts_and_surfaces_the_conflicting_versio
     assert candidate.dense_score is not None and candidate.lexical_score is not None  # every lane's score
 
 
+def test_the_generator_is_told_which_passage_both_searches_ranked_first(lite_corpus):
+    """ContextItem.first_in_both (the consensus the lite reader's agreement reads): set exactly on the context
+    items whose candidate the dense and the lexical search each ranked first, and kept in the trace."""
+    fake = FakeScriptedGenerator(lambda req: {"claims": [exact_tariff_claim(req)]})
+    _, trace = ask(lite_corpus, generator=fake)
+    attempt = trace.parts[0].attempts[0]
+    ranks = {c.chunk.chunk_id: (c.dense_rank, c.lexical_rank) for c in attempt.candidates}
+    items = fake.requests[0].context
+    assert [i.first_in_both for i in items] == [ranks[i.chunk_id] == (1, 1) for i in items]
+    assert sum(i.first_in_both for i in items) == 1  # one passage leads both searches, and it is read
+    again = load_trace_dict(dump_trace(trace))
+    assert [i["first_in_both"] for i in again["parts"][0]["attempts"][0]["generator_request"]["context"]] == \
+        [i.first_in_both for i in items]
+
+
+def load_trace_dict(data: dict) -> dict:
+    return json.loads(json.dumps(data))
+
+
 def test_fabricating_generator_is_retried_once_then_refused_with_nearest_records(fake_corpus):
     fake = FakeScriptedGenerator(lambda req: {"claims": [{
         "text": "Tarifnya 12% dari jumlah bruto.",

@@ -243,6 +243,30 @@ def test_agreement_answers_regulations_when_reader_and_retrieval_choose_the_same
         assert s.read == by_item[0 if s.chunk_id == "new" else 1]
 
 
+@pytest.mark.parametrize("first_in_both, uploaded, claimed", [
+    ((False, False), None, []),        # agreement alone: the reader's 0.3 is not enough
+    ((True, False), None, ["new"]),    # the dense and the lexical search both ranked it first: consensus answers
+    ((False, True), None, []),         # both searches ranked the other passage first, which the reader does not prefer
+    ((True, False), "new", []),        # the consensus is an upload's: the operator's record is judged without it
+])
+def test_consensus_of_both_searches_answers_an_agreeing_regulation(qa, profile, first_in_both, uploaded, claimed):
+    """generator.agreement.consensus: the reader's best lies in the retrieval's first passage, which the dense and the
+    lexical search each ranked first (ContextItem.first_in_both, set by the orchestrator from the candidates' ranks)."""
+    import dataclasses
+
+    from pipeline.config import AgreementCalibration
+
+    settings = profile.settings.generator.model_copy(update={
+        "min_coverage": 0.3, "answer_at": 0.8,
+        "agreement": AgreementCalibration(logit=0.662, agree=1.558, consensus=1.704, intercept=-0.257)})
+    gen = ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.3, 1: 0.1}))
+    req = _regulations(qa)
+    context = tuple(dataclasses.replace(c, first_in_both=b, uploaded_by="key:someone" if c.chunk_id == uploaded else None)
+                    for c, b in zip(req.context, first_in_both))
+    out = asyncio.run(gen.generate(dataclasses.replace(req, context=context)))
+    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
+
+
 def test_an_upload_retrieved_above_the_operators_record_does_not_change_its_reading(qa, profile):
     """The operator's records are read among themselves (ExtractiveGenerator._trusted): a look-alike upload
     ranked first neither crowds nor outranks them, nor takes the agreement from them (the lite profile reads

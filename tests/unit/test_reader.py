@@ -111,6 +111,29 @@ def test_agreement_lifts_only_the_reader_s_best_when_the_retrieval_ranked_its_pa
     assert pooled[1] > 0.7 and pooled[0] == out[0]
 
 
+def test_consensus_adds_only_to_an_agreeing_best_whose_passage_both_searches_ranked_first():
+    """generator.agreement.consensus: the agreeing best gains it when the dense and the lexical search each
+    ranked its passage first; without agreement, or for any other candidate, it adds nothing."""
+    from pipeline.reader.model import with_agreement
+
+    p = np.array([0.2, 0.15, 0.1])
+    regulation = np.array([True, True, True])
+    first = np.array([True, True, False])
+    both = np.array([True, True, True])
+    kw = dict(logit=0.66, agree=1.56, intercept=-0.26)
+    agreed = with_agreement(p, regulation, first, **kw)
+    lifted = with_agreement(p, regulation, first, **kw, first_in_both=both, consensus=1.7)
+    z = 0.66 * np.log(0.2 / 0.8) + 1.56 + 1.7 - 0.26
+    assert np.isclose(lifted[0], 1 / (1 + np.exp(-z))) and lifted[0] > agreed[0] > 0.5
+    assert np.isclose(lifted[1], agreed[1]) and np.isclose(lifted[2], agreed[2])  # not the best: no consensus
+    # both searches agree on a passage the retrieval did not rank first: no agreement, so no consensus either
+    assert np.isclose(with_agreement(p, regulation, np.array([False, True, False]), **kw, first_in_both=both,
+                                     consensus=1.7)[0], with_agreement(p, regulation, np.array([False, True, False]),
+                                                                       **kw)[0])
+    # the searches disagree: the agreement reading alone
+    assert np.allclose(with_agreement(p, regulation, first, **kw, first_in_both=~both, consensus=1.7), agreed)
+
+
 def test_agreement_needs_a_reader(profile):
     from pipeline.config import GeneratorSettings
 
