@@ -128,9 +128,9 @@ def model_corpus(tmp_path_factory, bge_m3_dir, cross_encoder_dir, nli_dir):
               reranker=RerankerSettings(backend="cross-encoder", model=str(cross_encoder_dir), max_length=128,
                                         weights={"cross_encoder": 0.5, "coverage": 0.3, "fused": 0.2}),
               judge=JudgeSettings(backend="nli", model=str(nli_dir)),
-              # random-init models order the context at random: the reader's threshold off, so whatever
-              # it reads is claimed and the NLI judge has claims to read
-              generator=p.settings.generator.model_copy(update={"answer_threshold": 0.0}))
+              # random-init models order the context at random: the reader's thresholds off (the regulations'
+              # answer_at too), so whatever it reads is claimed and the NLI judge has claims to read
+              generator=p.settings.generator.model_copy(update={"answer_threshold": 0.0, "answer_at": None}))
     corpus = Corpus(tmp_path_factory.mktemp("model-corpus"), p)
     report = corpus.ingest([SAMPLE])
     assert report.ingested and not report.errors
