@@ -276,8 +276,8 @@ class ConfidenceSettings(_Strict):
         default_factory=lambda: {"judge": 0.45, "retrieval": 0.35, "generator": 0.20})
     high: float = Field(0.80, gt=0, le=1)
     high_regulation: float | None = Field(None, gt=0, le=1, description="the top band's boundary for a claim quoting "
-                                                                        "a regulation's unit (its chunk has ayat/huruf "
-                                                                        "spans); None: `high`")
+                                                                        "a regulation's provision (types.is_provision: "
+                                                                        "a Pasal); None: `high`")
     medium: float = Field(0.55, gt=0, le=1)
     no_verdict_cap: float = Field(0.79, ge=0, le=1)
     answerability_cap: bool = Field(False, description="the generator term is a calibrated probability that the quote "

@@ -23,7 +23,7 @@ from .numbers import figures_without_basis, extract_figures
 from .protocols import Judge
 from .text import contains_normalised, locate, normalise
 from .types import (Band, Chunk, CitationCheck, Confidence, GenerationOutput, JudgeCall, JudgeInput, Verdict,
-                    VerifiedClaim)
+                    VerifiedClaim, is_provision)
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
         return Verification(claims=(), judge_calls=(), parse_error=e.reason, parse_detail=e.detail)
     checked = [_check_claim(claim, parsed.self_assessment, context) for claim in parsed.claims]
     verdicts, calls = await _judge(checked, context, paragraphs, judge)
-    regulation = frozenset(cid for cid, chunk in context.items() if chunk.spans)
+    regulation = frozenset(cid for cid, chunk in context.items() if is_provision(chunk.location, chunk.spans))
     claims = tuple(_decide(c, verdicts.get(i), retrieval_scores, judge_settings, confidence_settings, part,
                            regulation) for i, c in enumerate(checked))
     return Verification(claims=claims, judge_calls=tuple(calls))

@@ -6,6 +6,7 @@ trace reads back into exactly what the pipeline held.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -16,6 +17,17 @@ Band = Literal["TINGGI", "SEDANG", "RENDAH"]
 
 
 # --- corpus -------------------------------------------------------------------------
+
+# "Pasal 9", "Pasal 12 ayat (1)–(3)", "Pasal 18 (bagian 2/2)"; in an amending regulation "Pasal I angka 1 › Pasal 5"
+_PROVISION = re.compile(r"(?:^|› )(?:Pasal|Article)\s+\w")
+
+
+def is_provision(location: str, spans: tuple["Span", ...] = ()) -> bool:
+    """A regulation's provision: a chunk whose ayat/huruf/angka are known, or a Pasal of one paragraph ("Pasal 9
+    Pemberi kerja orang perseorangan dilarang mempekerjakan TKA."), which has none. The reader reads it with its
+    regulation scorer, the generator with agreement, the gates with the regulation TINGGI boundary; a preamble,
+    a closing or an annex paragraph is not one."""
+    return bool(spans) or bool(_PROVISION.search(location or ""))
 
 
 @dataclass(frozen=True)
@@ -165,6 +177,11 @@ class ContextItem:
     spans: tuple[Span, ...] = ()  # its ayat/huruf/angka (offsets in `text`): the units an answer may quote
     uploaded_by: str | None = None  # its document's provenance: "local" (the operator's), "key:<id>" (an API upload)
     first_in_both: bool = False  # the dense and the lexical search each ranked it first: two searches agree on it
+
+    @property
+    def provision(self) -> bool:
+        """A regulation's provision (is_provision): read and answered as a regulation."""
+        return is_provision(self.location, self.spans)
 
 
 @dataclass(frozen=True)

@@ -136,14 +136,14 @@ class AnswerView:
     body: str = ""         # the part that answers beyond the lead-in ("" = the text)
     items: int = 0         # items of its enumeration
     position: int = 0      # an item's place in it
-    regulation: bool = False  # its chunk is a regulation's (ayat/huruf/angka known)
+    regulation: bool = False  # its chunk is a regulation's provision (types.is_provision)
     location: str = ""     # its chunk's location ("Pasal 1", "Pasal 3 ayat (1)–(2)")
 
 
 def answer_view(c: AnswerCandidate, item: ContextItem, referenced: str = "") -> AnswerView:
     """A candidate as the features read it: the generator's and the training's one way."""
     return AnswerView(c.quote, c.item, c.index, item.text, f"{item.document} {item.heading} {item.location}",
-                      referenced, c.kind, c.lead, c.body, c.items, c.position, bool(item.spans), item.location)
+                      referenced, c.kind, c.lead, c.body, c.items, c.position, item.provision, item.location)
 
 
 def _capitals(text: str) -> set[str]:

@@ -316,15 +316,16 @@ def test_a_duration_named_by_reference_is_answered_citing_both_provisions(lite_r
 def test_an_english_question_is_answered_from_the_indonesian_pasal(lite_regulations):
     """Asked in English of real Indonesian regulations: the glossary carries the terms across ("safeguard
     duty" is "Bea Masuk Tindakan Pengamanan"), the answer quotes the Indonesian Pasal word for word and cites
-    it. (The reader alone is barely sure of it, 0.51; it is answered because the reader's best lies in the
-    passage the retrieval ranked first, which agreement lifts past answer_at 0.8; still RENDAH: the composite
-    confidence stays low. docs/evaluation.md, issue 25.)"""
+    it. (The reader alone is barely sure of it, about 0.3; it is answered because the reader's best lies in the
+    passage the retrieval ranked first, which both searches ranked first too: agreement and consensus lift it past
+    answer_at 0.8. Not TINGGI: the composite confidence stays under the regulation boundary, 0.9.
+    docs/evaluation.md, issue 25.)"""
     result = asyncio.run(lite_regulations.orchestrator().answer(
         "For how long is the safeguard duty on woven cotton fabric imposed?"))
     assert result.outcome == "answer"
     claim = next(c for c in result.claims if c.status == "supported")
     assert "dikenakan selama 3 (tiga) tahun" in claim.text and claim.citations[0].path == "PMK 98/2025 › Pasal 3"
-    assert claim.confidence.band == "RENDAH"
+    assert claim.confidence.band in ("RENDAH", "SEDANG") and claim.confidence.value < 0.9
     source = Path(claim.citations[0].rendition).read_text(encoding="utf-8")
     assert claim.citations[0].quote in source
 

@@ -242,6 +242,22 @@ def test_a_regulation_s_claim_has_its_own_top_band_boundary():
         ConfidenceSettings(high=0.85, medium=0.65, high_regulation=0.6)
 
 
+def test_a_pasal_without_known_ayat_is_banded_as_a_regulation():
+    """verify: the regulation boundary applies to a claim quoting a Pasal (types.is_provision), with its ayat known
+    or not; a worked example's paragraph keeps `high`."""
+    settings = ConfidenceSettings(high=0.85, medium=0.65, high_regulation=0.99)
+    denda = "Keterlambatan dikenai denda sebesar Rp100.000 (seratus ribu rupiah) untuk setiap SPT Masa."
+    contoh = "PT Ilustrasi menjual mesin seharga Rp120.000.000 pada 1 Januari 2025."
+    output = GenerationOutput(raw=json.dumps({"claims": [claim(denda, ("c-denda", denda), self_score=1.0),
+                                                         claim(contoh, ("c-contoh", contoh), self_score=1.0)]}),
+                              model="t")
+    scores = {"c-denda": 0.95, "c-contoh": 0.95}
+    v = asyncio.run(verify(output, CONTEXT, PARAGRAPHS, scores, VerbatimJudge(), JudgeSettings(), settings))
+    assert [c.status for c in v.claims] == ["supported", "supported"]
+    assert [round(c.confidence.value, 4) for c in v.claims] == [0.9825, 0.9825]
+    assert [c.confidence.band for c in v.claims] == ["SEDANG", "TINGGI"]  # "Pasal 7" has no spans: still a Pasal
+
+
 def test_no_verdict_is_capped_even_with_a_generous_weighting():
     settings = ConfidenceSettings(weights={"judge": 0.0, "retrieval": 0.5, "generator": 0.5})
     c = compute_confidence(Verdict(None, None, "j"), 1.0, 1.0, settings)

@@ -267,6 +267,44 @@ def test_consensus_of_both_searches_answers_an_agreeing_regulation(qa, profile, 
     assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
 
 
+@pytest.mark.parametrize("location, provision", [
+    ("Pasal 9", True), ("Pasal 12 ayat (1)–(3)", True), ("Pasal 18 (bagian 2/2)", True), ("Article 4", True),
+    ("Pasal I angka 1 › Pasal 5", True), ("Lampiran alinea 12", False), ("penutup", False), ("", False),
+    ("Bagian 2", False), ("Pasalnya", False),
+])
+def test_a_provision_is_a_pasal_with_or_without_its_ayat(location, provision):
+    from pipeline.types import Span, is_provision
+
+    assert is_provision(location) is provision
+    assert is_provision(location, (Span("huruf a", 0, 5),))  # known ayat/huruf/angka: always a regulation's
+
+
+def test_a_pasal_of_one_paragraph_is_answered_as_a_regulation(qa, profile):
+    """A Pasal without ayat ("Pasal 9 Pemberi kerja orang perseorangan dilarang …") has no spans but is a
+    regulation's provision: read with agreement and answered only at answer_at, like a Pasal with ayat; the
+    same text as an annex paragraph is prose, answered at its threshold without agreement."""
+    import dataclasses
+
+    from pipeline.config import AgreementCalibration
+
+    settings = profile.settings.generator.model_copy(update={
+        "min_coverage": 0.3, "answer_at": 0.8,
+        "agreement": AgreementCalibration(logit=0.662, agree=1.558, consensus=1.704, intercept=-0.257)})
+    req = _regulations(qa)
+
+    def claimed(location, read):
+        context = tuple(dataclasses.replace(c, spans=(), location=location if i == 0 else c.location,
+                                            first_in_both=i == 0) for i, c in enumerate(req.context))
+        gen = ExtractiveGenerator(settings, qa, None, _FakeReader({0: read, 1: 0.1}))
+        out = asyncio.run(gen.generate(dataclasses.replace(req, context=context)))
+        return [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]]
+
+    assert claimed("Pasal 3", 0.3) == ["new"]           # a regulation's: consensus lifts 0.3 past answer_at
+    assert claimed("Lampiran alinea 3", 0.3) == []      # prose: 0.3 is under its threshold, no agreement
+    assert claimed("Lampiran alinea 3", 0.6) == ["new"]  # prose answers at its own threshold
+    assert claimed("Pasal 3", 0.6) == ["new"]
+
+
 def test_an_upload_retrieved_above_the_operators_record_does_not_change_its_reading(qa, profile):
     """The operator's records are read among themselves (ExtractiveGenerator._trusted): a look-alike upload
     ranked first neither crowds nor outranks them, nor takes the agreement from them (the lite profile reads
