@@ -21,8 +21,8 @@ figures are what a new regulation of the same kind can expect.
 `--agreement` asks whether *agreement* should raise a regulation answer's confidence: the reader's best
 candidate lies in the passage the retrieval ranked first; and *consensus* besides: that passage was ranked
 first by the dense and by the lexical search alike (trace candidates' `dense_rank` and `lexical_rank`). It fits
-P(right Pasal) as a logistic over the reader's log-odds, agreement and consensus, leave-one-regulation-out, on RUN_DIR's questions together with those of a
-`saksi eval --leave-out LAW` run (LEAVE_OUT_RUN_DIR: their regulation is gone, so every answer there is
+P(right Pasal) as a logistic over the reader's log-odds, agreement and consensus, leave-one-regulation-out,
+on RUN_DIR's questions together with those of a `saksi eval --leave-out LAW` run (LEAVE_OUT_RUN_DIR: their regulation is gone, so every answer there is
 from another regulation), and prints what each threshold on that confidence gives on the held-out
 regulation, with the share of the left-out law's questions it would answer from another regulation.
 """

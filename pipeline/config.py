@@ -156,7 +156,8 @@ class AgreementCalibration(_Strict):
     """A regulation answer's probability of citing the right Pasal, from the reader's log-odds and whether its
     best candidate lies in the passage the retrieval ranked first (two independent readings that agree):
     sigmoid(logit * log-odds + agree * [agreement] + consensus * [agreement, and the dense and the lexical search
-    both ranked that passage first] + intercept), or the reader's own probability where that is larger. Fitted on human-written questions (bench/regulation_thresholds.py --agreement). The operator's own
+    both ranked that passage first] + intercept), or the reader's own probability where that is larger. Fitted on
+    human-written questions (bench/regulation_thresholds.py --agreement). The operator's own
     records are judged among themselves: an API upload cannot be the first passage for them (backends/lite.py)."""
 
     logit: float = Field(gt=0, description="weight of the reader's log-odds (> 0: increasing in the reader's reading)")

@@ -343,7 +343,8 @@ class ExtractiveGenerator:
         cov = x[:, FEATURES.index("coverage")]
         read = None
         if probs is not None and s.agreement is not None:
-            regulation = np.array([ctx[cands[i].item].provision for i in keep])
+            provision = [item.provision for item in ctx]
+            regulation = np.array([provision[cands[i].item] for i in keep])
             read = np.where(regulation, probs, np.nan)
             pool = set(trusted)  # agreement: the reader's best among the trusted, in the best trusted passage
             a = s.agreement
@@ -383,21 +384,22 @@ class ExtractiveGenerator:
         scored = self._score(request)
         value = (lambda r: r[3]) if self.reader is not None else (lambda r: r[2])
         ctx = request.context
+        provision = [item.provision for item in ctx]  # a regulation's provision (types.is_provision), item by item
 
-        def floor(r) -> float:  # the candidate's domain's threshold (a regulation's provision: types.is_provision)
-            return s.threshold_for(ctx[r[0].item].provision) if self.reader is not None else s.min_coverage
+        def floor(r) -> float:  # the candidate's domain's threshold
+            return s.threshold_for(provision[r[0].item]) if self.reader is not None else s.min_coverage
         # best first; among equals, the smaller unit (the innermost citation), then context order
         scored.sort(key=lambda r: (-value(r), -ctx[r[0].item].retrieval_score, len(r[0].quote), r[0].item,
                                    r[0].index))
         eligible = [r for r in scored if value(r) >= floor(r)
                     # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer
-                    and not (ctx[r[0].item].provision and excluded_phrase(request.question, r[0].quote))]
+                    and not (provision[r[0].item] and excluded_phrase(request.question, r[0].quote))]
         if self.reader is not None and s.answer_at is not None:
             # regulations answer only when their best candidate reaches answer_at; then the others at their
             # threshold are claimed beside it, so a second regulation that says otherwise is still heard
-            best_regulation = max((value(r) for r in scored if ctx[r[0].item].provision), default=0.0)
+            best_regulation = max((value(r) for r in scored if provision[r[0].item]), default=0.0)
             if best_regulation < s.answer_at:
-                eligible = [r for r in eligible if not ctx[r[0].item].provision]
+                eligible = [r for r in eligible if not provision[r[0].item]]
         # every document first gets its best answer, so records that disagree are both heard
         firsts, rest, seen_docs = [], [], set()
         for r in eligible:

@@ -4,8 +4,8 @@ A weights file is one JSON document (`pipeline/reader/weights/`):
 
 - `features`: the feature names, in column order (must equal features.FEATURES);
 - `domains`: one scorer per domain — `prose` (reading-comprehension passages) and `regulation`
-  (a candidate whose chunk is a regulation's provision, types.is_provision: its `regulation` feature) — each a model and
-  its calibration, trained and calibrated on its own domain's questions:
+  (a candidate whose chunk is a regulation's provision, types.is_provision: its `regulation` feature) — each a
+  model and its calibration, trained and calibrated on its own domain's questions:
   - `kind`: "trees" (boosted regression trees, as LightGBM grew them) or "logistic";
   - the model: for trees, per tree the arrays `feature`, `threshold`, `left`, `right` (a negative
     child `~k` is leaf k) and `leaf`; for logistic, `mean`, `scale`, `coef`, `intercept`;

@@ -64,13 +64,9 @@ def test_the_generator_is_told_which_passage_both_searches_ranked_first(lite_cor
     items = fake.requests[0].context
     assert [i.first_in_both for i in items] == [ranks[i.chunk_id] == (1, 1) for i in items]
     assert sum(i.first_in_both for i in items) == 1  # one passage leads both searches, and it is read
-    again = load_trace_dict(dump_trace(trace))
+    again = json.loads(json.dumps(dump_trace(trace)))  # as written to disk
     assert [i["first_in_both"] for i in again["parts"][0]["attempts"][0]["generator_request"]["context"]] == \
         [i.first_in_both for i in items]
-
-
-def load_trace_dict(data: dict) -> dict:
-    return json.loads(json.dumps(data))
 
 
 def test_fabricating_generator_is_retried_once_then_refused_with_nearest_records(fake_corpus):

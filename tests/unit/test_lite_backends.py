@@ -261,7 +261,8 @@ def test_consensus_of_both_searches_answers_an_agreeing_regulation(qa, profile, 
         "agreement": AgreementCalibration(logit=0.662, agree=1.558, consensus=1.704, intercept=-0.257)})
     gen = ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.3, 1: 0.1}))
     req = _regulations(qa)
-    context = tuple(dataclasses.replace(c, first_in_both=b, uploaded_by="key:someone" if c.chunk_id == uploaded else None)
+    context = tuple(dataclasses.replace(c, first_in_both=b,
+                                        uploaded_by="key:someone" if c.chunk_id == uploaded else None)
                     for c, b in zip(req.context, first_in_both))
     out = asyncio.run(gen.generate(dataclasses.replace(req, context=context)))
     assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
