@@ -31,7 +31,7 @@ def build_orchestrator(corpus: "Corpus", generator: Generator | None = None, jud
     components = Components.of(
         profile, analyzer, embedder=corpus.embedder, dense=corpus.dense, lexical=lexical,
         chunks=StoreChunkSource(corpus.store), reranker=reranker or make_reranker(profile, analyzer),
-        generator=generator or make_generator(profile, analyzer), judge=judge or make_judge(profile),
+        generator=generator or make_generator(profile, analyzer, corpus.embedder), judge=judge or make_judge(profile),
         sparse=corpus.dense if corpus.sparse else None)
     return Orchestrator(profile, components, analyzer, (trace_dir or corpus.trace_dir) if write_traces else None,
                         audit=corpus.audit if write_traces else None)

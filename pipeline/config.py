@@ -167,6 +167,24 @@ class AgreementCalibration(_Strict):
     intercept: float
 
 
+class CrossLingualCalibration(_Strict):
+    """An English question over Indonesian regulations, read by the embedder as well as by the reader. The reader's
+    features meet English words only through the glossary, so it rarely reads an English question's answer as one;
+    the embedder (multilingual) reads both languages. The reader's `candidates` best regulation candidates among the
+    operator's records are embedded, and each is re-read as sigmoid(similarity * (cosine - center) + lead * (its
+    cosine minus the best of another passage's candidates) + agree * [in the retrieval's first passage] + intercept),
+    or the reader's reading where that is larger. Fitted on English questions with gold references and the same
+    questions with their regulation left out (bench/crosslingual_fit.py)."""
+
+    embedder: str = Field(description="the embedder it was fitted with (its name); another embedder is refused")
+    candidates: int = Field(12, ge=1, le=50, description="regulation candidates embedded, the reader's best first")
+    similarity: float = Field(ge=0, description="log-odds per unit of cosine above center")
+    center: float = Field(0.85, ge=-1, le=1)
+    lead: float = Field(0.0, ge=0, description="log-odds per unit of cosine ahead of the best other passage's")
+    agree: float = Field(0.0, ge=0, description="log-odds added in the retrieval's first passage")
+    intercept: float
+
+
 class GeneratorSettings(_Strict):
     backend: Literal["extractive", "openai", "vllm", "transformers"] = "extractive"
     openai: OpenAICompatSettings | None = None
@@ -202,6 +220,9 @@ class GeneratorSettings(_Strict):
     agreement: AgreementCalibration | None = Field(
         None, description="extractive with a reader: a regulation candidate's probability re-read with the "
                           "retrieval's agreement (see AgreementCalibration); None keeps the reader's own")
+    cross_lingual: CrossLingualCalibration | None = Field(
+        None, description="extractive with a reader: an English question's regulation candidates re-read by the "
+                          "embedder's cosine (see CrossLingualCalibration); None keeps the reader's own")
 
     def threshold_for(self, regulation: bool) -> float:
         """The answer threshold of a candidate's domain."""

@@ -216,6 +216,7 @@ class SentenceScore:
     referenced: tuple[str, ...] = ()  # chunk ids of the spans read with it (its subject by reference)
     kind: str = "sentence"         # the answer unit (reader/answers.py KINDS): sentence, item, enumeration, ayat, pasal
     read: float | None = None      # the reader's own probability when generator.agreement re-read it (regulations)
+    similarity: float | None = None  # the embedder's cosine of question and quote, where it read it (cross_lingual)
 
 
 # --- verification ---------------------------------------------------------------------

@@ -59,7 +59,10 @@ def make_reranker(profile: Profile, analyzer: QueryAnalyzer) -> Reranker:
     return HeuristicReranker(s.reranker, analyzer, s.retrieval.rrf_k, lanes)
 
 
-def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:
+def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder | None = None) -> Generator:
+    """The profile's generator. The extractive one reads English questions' regulation candidates with `embedder`
+    (None: the profile's, loaded here) where generator.cross_lingual is set; that reading is refused when it was
+    fitted with another embedder than the profile's."""
     s = profile.settings.generator
     if s.backend == "openai":
         from .openai_compat import OpenAICompatGenerator
@@ -86,7 +89,16 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer) -> Generator:
         # a path when it names a directory, else a file in the package's weights directory
         path = Path(s.reader) if "/" in s.reader else WEIGHTS_DIR / Path(s.reader).with_suffix(".json").name
         reader = load_reader(path)
-    return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories), reader)
+    embedder_for = None
+    if s.cross_lingual is not None:  # the cross-lingual reading was fitted with one embedder's cosines
+        mine = embedder_name(profile.settings.embedder)
+        if s.cross_lingual.embedder != mine:
+            raise ConfigError(f"generator.cross_lingual was fitted with {s.cross_lingual.embedder!r}, but this profile "
+                              f"embeds with {mine!r}: refit it (bench/crosslingual_fit.py) or leave it out")
+        embedder_for = embedder or make_embedder(profile)
+        if getattr(embedder_for, "name", mine) != mine:
+            embedder_for = None  # a stand-in embedder (a test's fake): its cosines are not the fitted ones
+    return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories), reader, embedder_for)
 
 
 def make_judge(profile: Profile) -> Judge:

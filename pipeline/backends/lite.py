@@ -16,7 +16,8 @@ import asyncio
 import dataclasses
 import json
 import re
-from typing import Sequence
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -25,12 +26,15 @@ from ..audit import LOCAL_KEY
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
-from ..text import locate, normalise, split_sentences
+from ..text import detect_language, locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
-from ..reader.model import with_agreement
+from ..reader.model import cross_lingual, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
+
+if TYPE_CHECKING:
+    from ..protocols import Embedder
 
 
 def _passive_openmp() -> None:
@@ -285,13 +289,18 @@ class ExtractiveGenerator:
 
     name = "extractive"
     RECORDED = 20  # candidates kept in the trace
+    VECTORS = 1024  # embedded texts kept (the cross-lingual reading)
 
     def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer, tagger: CategoryTagger | None = None,
-                 reader: ReaderModel | None = None):
+                 reader: ReaderModel | None = None, embedder: Embedder | None = None):
+        """`embedder`: reads an English question's regulation candidates where settings.cross_lingual is set (it must
+        be the embedder that reading was fitted with: backends.make_generator checks)."""
         self.settings = settings
         self.analyzer = analyzer
         self.tagger = tagger
         self.reader = reader
+        self.embedder = embedder
+        self._kept: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()  # (is a query, text) -> its vector
         self.featurizer = Featurizer(analyzer.all_tokens, settings.label_credit, settings.passage_credit)
         if reader is not None:
             self.name = f"extractive+{reader.name}"
@@ -316,10 +325,11 @@ class ExtractiveGenerator:
         return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
                                  request.required, s.max_unit_chars)
 
-    def _score(self, request: GenerationRequest
-               ) -> list[tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None]]:
-        """(candidate, referenced items, coverage, probability, the reader's own probability when the agreement
-        calibration re-read it) for every candidate reaching min_coverage."""
+    async def _score(self, request: GenerationRequest
+                     ) -> list[tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None, float | None]]:
+        """(candidate, referenced items, coverage, probability, the reader's own probability when the agreement or
+        the cross-lingual reading re-read it, its cosine with the question where the embedder read it) for every
+        candidate reaching min_coverage."""
         s = self.settings
         ctx = request.context
         cands = self.candidates(request)
@@ -341,19 +351,53 @@ class ExtractiveGenerator:
             for r, j in enumerate(keep_own):
                 x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
         cov = x[:, FEATURES.index("coverage")]
-        read = None
-        if probs is not None and s.agreement is not None:
+        read, cosines = None, None
+        if probs is not None and (s.agreement is not None or s.cross_lingual is not None):
             provision = [item.provision for item in ctx]
             regulation = np.array([provision[cands[i].item] for i in keep])
             read = np.where(regulation, probs, np.nan)
-            pool = set(trusted)  # agreement: the reader's best among the trusted, in the best trusted passage
-            a = s.agreement
-            probs = with_agreement(probs, regulation, np.array([cands[i].item == trusted[0] for i in keep]), a.logit,
-                                   a.agree, a.intercept, np.array([cands[i].item in pool for i in keep]),
-                                   np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus)
+            first = np.array([cands[i].item == trusted[0] for i in keep])
+            own = set(trusted)
+            pool = np.array([cands[i].item in own for i in keep])  # the reader's best among the trusted
+            cosines = np.full(len(keep), np.nan)  # the embedder's cosine with the question, where measured
+            agreed = probs
+            if (a := s.agreement) is not None:
+                agreed = with_agreement(probs, regulation, first, a.logit, a.agree, a.intercept, pool,
+                                        np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus)
+            if (c := s.cross_lingual) is not None and self.embedder is not None \
+                    and detect_language(request.question) == "en":
+                # an English question of Indonesian regulations: the reader's best candidates of the operator's
+                # records are read by the embedder too (uploads keep the reader's reading)
+                readable = np.flatnonzero(regulation & pool & np.array([ctx[cands[i].item].lang != "en" for i in keep]))
+                chosen = readable[np.argsort(-probs[readable], kind="stable")[:c.candidates]]
+                if len(chosen):
+                    cosines[chosen] = await self._cosines(request.question, [cands[keep[k]].quote for k in chosen])
+                agreed = cross_lingual(agreed, cosines, np.array([cands[i].item for i in keep]), first, c.similarity,
+                                       c.center, c.lead, c.agree, c.intercept)
+            probs = agreed
         return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
-                 float(read[k]) if read is not None and not np.isnan(read[k]) else None)
+                 float(read[k]) if read is not None and not np.isnan(read[k]) else None,
+                 float(cosines[k]) if cosines is not None and not np.isnan(cosines[k]) else None)
                 for k, i in enumerate(keep)]
+
+    async def _cosines(self, question: str, quotes: Sequence[str]) -> np.ndarray:
+        """The embedder's cosine of the question (as a query) and each quote (as a passage). Vectors are kept for the
+        last VECTORS texts: a corrective retry reads mostly the same candidates again."""
+        q = (await self._vectors([question], True))[0]
+        v = await self._vectors(list(quotes), False)
+        return (v @ q) / np.maximum(np.linalg.norm(v, axis=1) * np.linalg.norm(q), 1e-12)
+
+    async def _vectors(self, texts: list[str], is_query: bool) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if (is_query, t) not in self._kept))
+        if todo:
+            got = await (self.embedder.embed_queries if is_query else self.embedder.embed_passages)(todo)
+            for t, vec in zip(todo, np.asarray(got, dtype=np.float64)):
+                self._kept[(is_query, t)] = vec
+        for t in texts:
+            self._kept.move_to_end((is_query, t))
+        while len(self._kept) > self.VECTORS:
+            self._kept.popitem(last=False)
+        return np.array([self._kept[(is_query, t)] for t in texts])
 
     def _read(self, request: GenerationRequest, cands: Sequence[AnswerCandidate], views: Sequence,
               asked: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -381,7 +425,7 @@ class ExtractiveGenerator:
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         s = self.settings
-        scored = self._score(request)
+        scored = await self._score(request)
         value = (lambda r: r[3]) if self.reader is not None else (lambda r: r[2])
         ctx = request.context
         provision = [item.provision for item in ctx]  # a regulation's provision (types.is_provision), item by item
@@ -406,7 +450,7 @@ class ExtractiveGenerator:
             (rest if ctx[r[0].item].document in seen_docs else firsts).append(r)
             seen_docs.add(ctx[r[0].item].document)
         claims, per_chunk, claimed = [], {}, set()
-        for c, refs, cov, prob, _ in firsts + rest:
+        for c, refs, cov, prob, _, _ in firsts + rest:
             cid = ctx[c.item].chunk_id
             if len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
                 continue
@@ -425,8 +469,9 @@ class ExtractiveGenerator:
         record = tuple(SentenceScore(ctx[c.item].chunk_id, c.quote, round(cov, 4),
                                      round(prob, 4) if prob is not None else None, (c.item, c.segments) in claimed,
                                      tuple(ctx[i].chunk_id for i in refs), c.kind,
-                                     round(read, 4) if read is not None else None)
-                       for c, refs, cov, prob, read in scored[: self.RECORDED])
+                                     round(read, 4) if read is not None else None,
+                                     round(cos, 4) if cos is not None else None)
+                       for c, refs, cov, prob, read, cos in scored[: self.RECORDED])
         return GenerationOutput(raw=raw, model=self.name, scores=record)
 
 

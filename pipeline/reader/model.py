@@ -96,6 +96,23 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
     return np.where(regulation, np.maximum(out, p), p)
 
 
+def cross_lingual(p: np.ndarray, cosine: np.ndarray, items: np.ndarray, first_passage: np.ndarray, similarity: float,
+                  center: float, lead: float, agree: float, intercept: float) -> np.ndarray:
+    """Candidates' probabilities re-read from the embedder's cosine with the question (config.CrossLingualCalibration):
+    NaN cosine = not embedded, keeps `p`. A candidate's lead is its cosine minus the best of the embedded candidates
+    of other passages (`items`; none: 0). Each keeps the larger of the two readings."""
+    measured = ~np.isnan(cosine)
+    if not measured.any():
+        return p
+    out = p.copy()
+    for k in np.flatnonzero(measured):
+        others = cosine[measured & (items != items[k])]
+        ahead = float(cosine[k] - others.max()) if len(others) else 0.0
+        z = similarity * (cosine[k] - center) + lead * ahead + agree * float(first_passage[k]) + intercept
+        out[k] = max(p[k], 1.0 / (1.0 + np.exp(-z)))
+    return out
+
+
 @dataclass(frozen=True)
 class _Forest:
     feature: np.ndarray    # (trees, nodes) int

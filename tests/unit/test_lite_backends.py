@@ -268,6 +268,123 @@ def test_consensus_of_both_searches_answers_an_agreeing_regulation(qa, profile, 
     assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
 
 
+class _FakeEmbedder:
+    """A test double for the embedder: unit vectors in 2-d, the query's along the first axis and a passage's at
+    the cosine the test gives (`cosine`, or by a word the passage holds: `by_word`), so a test chooses the cosine
+    of question and quote; it records what it was asked to embed."""
+
+    name = "embedder-fake"
+
+    def __init__(self, cosine: float, by_word: dict[str, float] | None = None):
+        self.cosine, self.by_word, self.asked = cosine, by_word or {}, []
+
+    async def embed_queries(self, texts):
+        import numpy as np
+        self.asked += [("query", t) for t in texts]
+        return np.array([[1.0, 0.0]] * len(texts))
+
+    async def embed_passages(self, texts):
+        import numpy as np
+        self.asked += [("passage", t) for t in texts]
+        cos = [next((c for w, c in self.by_word.items() if w in t), self.cosine) for t in texts]
+        return np.array([[c, np.sqrt(1 - c * c)] for c in cos])
+
+
+def _cross_lingual_settings(profile, **update):
+    from pipeline.config import AgreementCalibration, CrossLingualCalibration
+
+    return profile.settings.generator.model_copy(update={
+        "min_coverage": 0.3, "answer_at": 0.8,
+        "agreement": AgreementCalibration(logit=0.658, agree=1.348, consensus=1.669, intercept=-0.117),
+        "cross_lingual": CrossLingualCalibration(embedder="embedder-fake", candidates=4, similarity=60.0, center=0.85,
+                                                 lead=40.0, agree=0.5, intercept=-1.0), **update})
+
+
+def test_an_english_question_is_read_by_the_embedder_as_well(qa, profile):
+    """generator.cross_lingual: an English question of Indonesian regulations; the reader prefers the retrieval's
+    first passage but barely (0.3), the embedder puts the other regulation's ayat well ahead (0.95 against 0.80):
+    that one is re-read past answer_at and answered. Asked in Indonesian, the same context is not embedded."""
+    import dataclasses
+
+    import numpy as np
+
+    req = _regulations(qa)
+    english = dataclasses.replace(req, question="What is the income tax rate on land rental?", lang="en")
+    embedder = _FakeEmbedder(0.5, {"15%": 0.95, "10%": 0.80})
+    gen = ExtractiveGenerator(_cross_lingual_settings(profile), qa, None, _FakeReader({0: 0.3, 1: 0.1}), embedder)
+    out = asyncio.run(gen.generate(english))
+    # it answers first; the retrieval's first, agreement-read at the regulation threshold, is heard beside it
+    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]][:1] == ["old"]
+    before = ExtractiveGenerator(_cross_lingual_settings(profile, cross_lingual=None), qa, None,
+                                 _FakeReader({0: 0.3, 1: 0.1}), embedder)
+    assert "old" not in [c["citations"][0]["chunk_id"] for c in json.loads(asyncio.run(before.generate(english)).raw)
+                         ["claims"]]
+    read = {s.chunk_id: s for s in out.scores}
+    assert np.isclose(read["old"].similarity, 0.95) and np.isclose(read["new"].similarity, 0.80)
+    assert read["old"].read == 0.1  # the reader's own reading is kept beside it
+    asked = len(embedder.asked)
+    again = asyncio.run(gen.generate(english))  # asked again (a corrective retry): the vectors are kept
+    assert len(embedder.asked) == asked and again.scores == out.scores
+    embedder.asked.clear()
+    out = asyncio.run(gen.generate(req))  # the same context asked in Indonesian: the reader alone
+    assert embedder.asked == [] and all(s.similarity is None for s in out.scores)
+
+
+def test_an_upload_is_not_read_by_the_embedder_for_an_english_question(qa, profile):
+    """The cross-lingual reading is the operator's records' only: an upload the embedder would rank first keeps the
+    reader's reading and is not answered; the operator's record is read without it."""
+    import dataclasses
+
+    req = _regulations(qa)
+    context = tuple(dataclasses.replace(c, uploaded_by="key:someone" if c.chunk_id == "old" else None)
+                    for c in req.context)
+    english = dataclasses.replace(req, question="What is the income tax rate on land rental?", lang="en",
+                                  context=context)
+    embedder = _FakeEmbedder(0.5, {"15%": 0.99, "10%": 0.70})
+    gen = ExtractiveGenerator(_cross_lingual_settings(profile), qa, None, _FakeReader({0: 0.3, 1: 0.1}), embedder)
+    out = asyncio.run(gen.generate(english))
+    assert "old" not in [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]]
+    assert all("15%" not in t for kind, t in embedder.asked if kind == "passage")
+    assert all(s.similarity is None for s in out.scores if s.chunk_id == "old")
+
+
+def test_cross_lingual_re_reads_only_embedded_candidates_by_their_lead():
+    """reader/model.cross_lingual: a candidate's lead is over the best embedded candidate of *another* passage; a
+    candidate not embedded keeps its probability; nobody is read lower than the reader read it."""
+    import numpy as np
+
+    from pipeline.reader.model import cross_lingual
+
+    p = np.array([0.3, 0.25, 0.1, 0.05])
+    cos = np.array([0.80, 0.79, 0.95, np.nan])
+    items = np.array([0, 0, 1, 2])
+    first = np.array([True, True, False, False])
+    kw = dict(similarity=60.0, center=0.85, lead=40.0, agree=0.5, intercept=-1.0)
+    out = cross_lingual(p, cos, items, first, **kw)
+    z = 60.0 * (0.95 - 0.85) + 40.0 * (0.95 - 0.80) - 1.0
+    assert np.isclose(out[2], 1 / (1 + np.exp(-z))) and out[2] > 0.99
+    assert out[3] == p[3]  # not embedded
+    assert (out >= p).all() and np.allclose(out[:2], p[:2], atol=0.01)  # far behind: the reader's reading stands
+    alone = cross_lingual(p, np.array([0.9, np.nan, np.nan, np.nan]), items, first, **kw)  # no rival passage: lead 0
+    assert np.isclose(alone[0], 1 / (1 + np.exp(-(60.0 * 0.05 + 0.5 - 1.0))))
+
+
+def test_a_cross_lingual_reading_fitted_with_another_embedder_is_refused(profile):
+    """The cross-lingual reading's weights mean something only for the embedder they were fitted with: a profile
+    that embeds with another is refused when the generator is built."""
+    from pipeline.analysis import query_analyzer
+    from pipeline.backends import make_generator
+    from pipeline.config import CrossLingualCalibration
+    from pipeline.errors import ConfigError
+
+    reading = CrossLingualCalibration(embedder="bge-m3/elsewhere", similarity=30.0, intercept=-1.5)
+    settings = profile.settings.model_copy(update={"generator": profile.settings.generator.model_copy(
+        update={"cross_lingual": reading})})
+    other = profile.model_copy(update={"settings": settings})
+    with pytest.raises(ConfigError, match="fitted with 'bge-m3/elsewhere'"):
+        make_generator(other, query_analyzer(other))
+
+
 @pytest.mark.parametrize("location, provision", [
     ("Pasal 9", True), ("Pasal 12 ayat (1)–(3)", True), ("Pasal 18 (bagian 2/2)", True), ("Article 4", True),
     ("Pasal I angka 1 › Pasal 5", True), ("Lampiran alinea 12", False), ("penutup", False), ("", False),
