@@ -134,7 +134,6 @@ def test_consensus_adds_only_to_an_agreeing_best_whose_passage_both_searches_ran
     assert np.allclose(with_agreement(p, regulation, first, **kw, first_in_both=~both, consensus=1.7), agreed)
 
 
-
 def test_agreement_needs_a_reader(profile):
     from pipeline.config import GeneratorSettings
 
