@@ -215,7 +215,7 @@ class SentenceScore:
     claimed: bool                  # emitted as a claim
     referenced: tuple[str, ...] = ()  # chunk ids of the spans read with it (its subject by reference)
     kind: str = "sentence"         # the answer unit (reader/answers.py KINDS): sentence, item, enumeration, ayat, pasal
-    read: float | None = None      # the reader's own probability when agreement or cross_lingual re-read it (regulations)
+    read: float | None = None      # the reader's own probability when agreement or cross_lingual re-read it
     similarity: float | None = None  # the embedder's cosine of question and quote, where it read it (cross_lingual)
 
 

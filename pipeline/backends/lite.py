@@ -325,8 +325,8 @@ class ExtractiveGenerator:
         return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
                                  request.required, s.max_unit_chars)
 
-    async def _score(self, request: GenerationRequest
-                     ) -> list[tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None, float | None]]:
+    async def _score(self, request: GenerationRequest) -> list[tuple[AnswerCandidate, tuple[int, ...], float,
+                                                                     float | None, float | None, float | None]]:
         """(candidate, referenced items, coverage, probability, the reader's own probability when the agreement or
         the cross-lingual reading re-read it, its cosine with the question where the embedder read it) for every
         candidate reaching min_coverage."""
