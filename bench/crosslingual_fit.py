@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 
@@ -34,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from pipeline.backends import embedder_name, make_embedder  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
-from pipeline.eval.datasets import Reference  # noqa: E402
-from pipeline.eval.receipts import cite_hits, parse_receipt, same_law  # noqa: E402
+from pipeline.eval.receipts import same_law  # noqa: E402
+from regulation_thresholds import fit_logistic, pasal_hit, referenced_attempts  # noqa: E402  (bench/, beside it)
 
 CENTER = 0.85    # the cosine at which the similarity term is zero (config.CrossLingualCalibration.center)
 SPREAD = 0.05    # cosine terms are fitted per SPREAD (the ridge weighs them like the others); printed per unit
@@ -46,25 +45,16 @@ def _questions(run: Path, k: int) -> list[dict]:
     """Per referenced question: its law and its reader's k best regulation candidates (quote, run probability,
     first passage, passage, hit)."""
     out = []
-    for line in (run / "questions.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        rec = row.get("receipt")
-        if not rec or not row.get("trace"):
-            continue
-        ref = Reference(rec["reference"]["law"], tuple(rec["reference"]["pasal"]), rec["reference"]["ayat"],
-                        rec["reference"]["huruf"])
-        attempt = json.loads((run / row["trace"]).read_text(encoding="utf-8"))["parts"][0]["attempts"][0]
+    for row, ref, attempt in referenced_attempts(run):
         chunks = {c["chunk"]["chunk_id"]: c["chunk"] for c in attempt["candidates"]}
         scores = [s for s in (attempt.get("generator_output") or {}).get("scores") or []
                   if s.get("read") is not None and s["chunk_id"] in chunks]  # `read`: a regulation candidate
         scores.sort(key=lambda s: -s["read"])
         cands = []
         for s in scores[:k]:
-            chunk = chunks[s["chunk_id"]]
-            cite = parse_receipt(f"{chunk['path']} › {chunk['location']}", chunk["location"])
             cands.append({"quote": s["quote"], "p": s["probability"], "item": s["chunk_id"],
                           "first": bool(attempt["context"]) and s["chunk_id"] == attempt["context"][0],
-                          "hit": bool(cite_hits(cite, ref)["pasal"])})
+                          "hit": pasal_hit(chunks[s["chunk_id"]], ref)})
         out.append({"id": row["id"], "law": ref.law, "question": row["question"], "cands": cands})
     return out
 
@@ -100,12 +90,7 @@ def _closest(q: dict) -> dict | None:
 def _fit(questions: list[dict]) -> np.ndarray:
     """Logistic regression (Newton, a ridge) of the closest candidate's hit on (cosine, lead, first passage, 1)."""
     cands = [c for q in questions if (c := _closest(q))]
-    x, y = _x(cands), np.array([float(c["hit"]) for c in cands])
-    w = np.zeros(x.shape[1])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-x @ w))
-        w -= np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + 0.5 * np.eye(len(w)), x.T @ (p - y) + 0.5 * w)
-    return w
+    return fit_logistic(_x(cands), np.array([float(c["hit"]) for c in cands]), 0.5)
 
 
 def _answer(q: dict, w: np.ndarray) -> tuple[float, bool]:

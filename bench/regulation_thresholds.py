@@ -32,6 +32,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -45,10 +46,9 @@ from pipeline.eval.receipts import cite_hits, parse_receipt, same_law  # noqa: E
 GRID = [round(0.05 * k, 2) for k in range(1, 20)]
 
 
-def _points(run: Path) -> list[dict]:
-    """One point per referenced question: its law, best candidate's probability, retrieval score, hit."""
-    w = load_profile("lite").settings.confidence.weights
-    out = []
+def referenced_attempts(run: Path) -> Iterator[tuple[dict, Reference, dict]]:
+    """Each question of a `saksi eval` run that has a gold reference and a trace: (its row, its reference, its
+    first attempt as the trace recorded it)."""
     for line in (run / "questions.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         rec = row.get("receipt")
@@ -57,7 +57,28 @@ def _points(run: Path) -> list[dict]:
         ref = Reference(rec["reference"]["law"], tuple(rec["reference"]["pasal"]), rec["reference"]["ayat"],
                         rec["reference"]["huruf"])
         trace = json.loads((run / row["trace"]).read_text(encoding="utf-8"))
-        attempt = trace["parts"][0]["attempts"][0]
+        yield row, ref, trace["parts"][0]["attempts"][0]
+
+
+def pasal_hit(chunk: dict, ref: Reference) -> bool:
+    """The trace's chunk cites the gold Pasal of the gold law (pipeline/eval/receipts.py)."""
+    return bool(cite_hits(parse_receipt(f"{chunk['path']} › {chunk['location']}", chunk["location"]), ref)["pasal"])
+
+
+def fit_logistic(x: "np.ndarray", y: "np.ndarray", ridge: float) -> "np.ndarray":
+    """Logistic regression by Newton's method with a ridge (the intercept, a column of x, included)."""
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-x @ w))
+        w -= np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w)), x.T @ (p - y) + ridge * w)
+    return w
+
+
+def _points(run: Path) -> list[dict]:
+    """One point per referenced question: its law, best candidate's probability, retrieval score, hit."""
+    w = load_profile("lite").settings.confidence.weights
+    out = []
+    for row, ref, attempt in referenced_attempts(run):
         chunks = {c["chunk"]["chunk_id"]: c for c in attempt["candidates"]}
         scores = (attempt.get("generator_output") or {}).get("scores") or []
         point = {"id": row["id"], "law": ref.law, "p": 0.0, "read": 0.0, "conf": 0.0, "hit": False, "agree": False,
@@ -66,9 +87,7 @@ def _points(run: Path) -> list[dict]:
             best = scores[0]
             cand = chunks.get(best["chunk_id"])
             if cand:
-                chunk = cand["chunk"]
-                cite = parse_receipt(f"{chunk['path']} › {chunk['location']}", chunk["location"])
-                hit = bool(cite_hits(cite, ref)["pasal"])
+                hit = pasal_hit(cand["chunk"], ref)
                 r = cand.get("rerank_score") or 0.0
                 p = best["probability"]
                 composite = w["judge"] * 1.0 + w["retrieval"] * r + w["generator"] * p
@@ -119,12 +138,7 @@ def _loro(points: list[dict], target: float, key: str, grid: list[float]) -> dic
 
 def _agreement_fit(points: list[dict]) -> "np.ndarray":
     """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, consensus, 1)."""
-    x, y = _agreement_x(points), np.array([float(q["hit"]) for q in points])
-    w = np.zeros(x.shape[1])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-x @ w))
-        w -= np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + 0.1 * np.eye(len(w)), x.T @ (p - y) + 0.1 * w)
-    return w
+    return fit_logistic(_agreement_x(points), np.array([float(q["hit"]) for q in points]), 0.1)
 
 
 def _agreement_x(points: list[dict]) -> "np.ndarray":

@@ -26,7 +26,7 @@ from ..audit import LOCAL_KEY
 from ..config import GeneratorSettings, RerankerSettings
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
-from ..text import detect_language, locate, normalise, split_sentences
+from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
 from ..reader.model import cross_lingual, with_agreement
@@ -325,11 +325,11 @@ class ExtractiveGenerator:
         return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
                                  request.required, s.max_unit_chars)
 
-    async def _score(self, request: GenerationRequest) -> list[tuple[AnswerCandidate, tuple[int, ...], float,
-                                                                     float | None, float | None, float | None]]:
+    async def _score(self, request: GenerationRequest, provision: Sequence[bool]) -> list[
+            tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None, float | None]]:
         """(candidate, referenced items, coverage, probability, the reader's own probability when the agreement or
         the cross-lingual reading re-read it, its cosine with the question where the embedder read it) for every
-        candidate reaching min_coverage."""
+        candidate reaching min_coverage. `provision`: per context item, whether it is a regulation's provision."""
         s = self.settings
         ctx = request.context
         cands = self.candidates(request)
@@ -353,7 +353,6 @@ class ExtractiveGenerator:
         cov = x[:, FEATURES.index("coverage")]
         read, cosines = None, None
         if probs is not None and (s.agreement is not None or s.cross_lingual is not None):
-            provision = [item.provision for item in ctx]
             regulation = np.array([provision[cands[i].item] for i in keep])
             read = np.where(regulation, probs, np.nan)
             first = np.array([cands[i].item == trusted[0] for i in keep])
@@ -364,8 +363,7 @@ class ExtractiveGenerator:
             if (a := s.agreement) is not None:
                 agreed = with_agreement(probs, regulation, first, a.logit, a.agree, a.intercept, pool,
                                         np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus)
-            if (c := s.cross_lingual) is not None and self.embedder is not None \
-                    and detect_language(request.question) == "en":
+            if (c := s.cross_lingual) is not None and self.embedder is not None and request.lang == "en":
                 # an English question of Indonesian regulations: the reader's best candidates of the operator's
                 # records are read by the embedder too (uploads keep the reader's reading)
                 readable = np.flatnonzero(regulation & pool & np.array([ctx[cands[i].item].lang != "en" for i in keep]))
@@ -425,10 +423,10 @@ class ExtractiveGenerator:
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         s = self.settings
-        scored = await self._score(request)
-        value = (lambda r: r[3]) if self.reader is not None else (lambda r: r[2])
         ctx = request.context
         provision = [item.provision for item in ctx]  # a regulation's provision (types.is_provision), item by item
+        scored = await self._score(request, provision)
+        value = (lambda r: r[3]) if self.reader is not None else (lambda r: r[2])
 
         def floor(r) -> float:  # the candidate's domain's threshold
             return s.threshold_for(provision[r[0].item]) if self.reader is not None else s.min_coverage
