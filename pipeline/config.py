@@ -183,6 +183,9 @@ class CrossLingualCalibration(_Strict):
     lead: float = Field(0.0, ge=0, description="log-odds per unit of cosine ahead of the best other passage's")
     agree: float = Field(0.0, ge=0, description="log-odds added in the retrieval's first passage")
     intercept: float
+    ceiling: float | None = Field(None, gt=0, le=1, description=(
+        "the most an embedded candidate may read when the embedder read another candidate closer to the question "
+        "(the reader's pick and the embedder's disagree): set under the top band, such an answer is never TINGGI"))
 
 
 class GeneratorSettings(_Strict):
@@ -379,6 +382,15 @@ class Settings(_Strict):
     limits: LimitsSettings = LimitsSettings()
     traces: TracesSettings = TracesSettings()
     files: FilesSettings = FilesSettings()
+
+    @model_validator(mode="after")
+    def _ceiling_under_the_top_band(self) -> "Settings":
+        c = self.generator.cross_lingual
+        top = self.confidence.high_regulation or self.confidence.high
+        if c is not None and c.ceiling is not None and c.ceiling >= top:
+            raise ValueError(f"generator.cross_lingual.ceiling ({c.ceiling}) must lie under the regulation top band "
+                             f"({top}): it is there to keep a disputed reading out of TINGGI")
+        return self
 
 
 # --- routes and evidence categories -------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
 from .analysis import QueryAnalyzer
-from .definitions import asked_term, term_key
+from .definitions import asked_term, translations
 from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex, Reranker, SparseIndex
 from .query import Part, QueryPlanner
 from .retrieval import HybridRetriever, order_versions
@@ -147,7 +147,7 @@ class ContextBuilder:
             return retrieved
         keys = [asked]
         if plan.lang == "en":  # an English term through the glossary ("foreign worker" -> "tenaga kerja asing")
-            keys += [term_key(t) for t in self.analyzer.glossary.en_to_id.get(asked, ())]
+            keys += translations(asked, self.analyzer.glossary.en_to_id)
         found: dict[str, str] = {}
         for key in dict.fromkeys(keys):
             for cid, label in await self.chunks.definitions(key):

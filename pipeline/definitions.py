@@ -33,9 +33,16 @@ _ASKS = re.compile(
     r"pengertian(?:\s+dari)?|definisi(?:\s+dari)?|makna(?:\s+dari)?|kepanjangan(?:\s+dari)?)\s+|\byang\s+dimaksud\s+dengan\s+|"
     r"\b(?:jelaskan\s+)?(?:pengertian|definisi)\s+(?:dari\s+)?|\bwhat\s+(?:is|are)\s+(?:meant\s+by|the\s+(?:meaning|definition)"
     r"\s+of)\s+|\bwhat\s+does\s+|\bdefin(?:e|ition\s+of)\s+|\bmeaning\s+of\s+)(?P<term>.+)", re.IGNORECASE)
+# "What is a foreign worker?": a bare "what is X?" asks a meaning unless X says what about it is asked
+# ("the maximum duration of …", "the purpose of …"); configs/routes.yaml's definition route says the same
+_ASKS_BARE = re.compile(
+    r"^\W*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?![^?]*\b(?:of|for|to|on|by|from|when|which|that|who|whom|after|before|"
+    r"within|between|must|shall|can|may|do|does|did|maximum|minimum|total|amount|number|rate|purpose|penalty|deadline|period|"
+    r"duration|role|duty|task)\b)(?P<term>[^?]{1,60}?)\?*\s*$", re.IGNORECASE)
 _ASKS_AFTER = re.compile(r"^(?P<term>.{1,80}?)\s+(?:adalah|itu)\s+apa\b", re.IGNORECASE)
 _SOURCE_TAIL = re.compile(r"\s*(?:,|\bmenurut\b|\bdalam\b|\bdi\s+dalam\b|\bberdasarkan\b|\bpada\b|\bsesuai\b|\bin\b|\bunder\b|"
                           r"\baccording\b|\bas\s+used\b|\bmean\b|\bstand\s+for\b|\brefer\s+to\b).*$", re.IGNORECASE)
+_ARTICLE = re.compile(r"^(?:an?|the)\s+", re.IGNORECASE)  # "meant by an RPTKA": the term is "RPTKA"
 _PUNCT = re.compile(r"[^\w\s/]", re.UNICODE)
 _WS = re.compile(r"\s+")
 
@@ -71,12 +78,18 @@ def entry_of(text: str) -> Entry | None:
 def asked_term(question: str) -> str | None:
     """The term a question asks the meaning of, as a key ("Apa yang dimaksud dengan RPTKA?" → "rptka")."""
     q = unicodedata.normalize("NFKC", question).strip()
-    m = _ASKS.search(q) or _ASKS_AFTER.search(q)
+    m = _ASKS.search(q) or _ASKS_BARE.search(q) or _ASKS_AFTER.search(q)
     if not m:
         return None
-    term = _SOURCE_TAIL.sub("", m.group("term").rstrip(" ?!.")).strip()
+    term = _ARTICLE.sub("", _SOURCE_TAIL.sub("", m.group("term").rstrip(" ?!.")).strip())
     key = term_key(term)
     return key if key and len(key.split()) <= 10 else None
+
+
+def translations(asked: str, en_to_id: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """An English asked term's Indonesian forms, as keys, through the glossary ("foreign worker" ->
+    "tenaga kerja asing"); none when the glossary lacks it."""
+    return tuple(dict.fromkeys(term_key(t) for t in en_to_id.get(asked, ())))
 
 
 def defines(entry: Entry | None, asked: str | None) -> bool:

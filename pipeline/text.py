@@ -98,7 +98,12 @@ _ID_MARKERS = frozenset(
     "dimaksud atas oleh bahwa secara tersebut serta akan dapat wajib harus paling".split())
 _EN_MARKERS = frozenset(
     "the and of to in is are be for with that this by on or as an which shall must "
-    "from at not it its when should".split())
+    "from at not it its when should "
+    # question words and modals: a short English question may hold none of the words above
+    # ("Can a private individual, rather than a company, hire a foreign worker?"). Not "do": it
+    # names things in Indonesian text ("Jeet Kune Do").
+    "what how who whom whose where why can could does did was were has have had may might will "
+    "would than if there their they into after before about under any".split())
 _WORD = re.compile(r"[A-Za-z]+")
 
 

@@ -371,7 +371,7 @@ class ExtractiveGenerator:
                 if len(chosen):
                     cosines[chosen] = await self._cosines(request.question, [cands[keep[k]].quote for k in chosen])
                 agreed = cross_lingual(agreed, cosines, np.array([cands[i].item for i in keep]), first, c.similarity,
-                                       c.center, c.lead, c.agree, c.intercept)
+                                       c.center, c.lead, c.agree, c.intercept, c.ceiling)
             probs = agreed
         return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
                  float(read[k]) if read is not None and not np.isnan(read[k]) else None,

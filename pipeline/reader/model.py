@@ -97,19 +97,24 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
 
 
 def cross_lingual(p: np.ndarray, cosine: np.ndarray, items: np.ndarray, first_passage: np.ndarray, similarity: float,
-                  center: float, lead: float, agree: float, intercept: float) -> np.ndarray:
+                  center: float, lead: float, agree: float, intercept: float,
+                  ceiling: float | None = None) -> np.ndarray:
     """Candidates' probabilities re-read from the embedder's cosine with the question (config.CrossLingualCalibration):
     NaN cosine = not embedded, keeps `p`. A candidate's lead is its cosine minus the best of the embedded candidates
-    of other passages (`items`; none: 0). Each keeps the larger of the two readings."""
+    of other passages (`items`; none: 0). Each keeps the larger of the two readings; with a `ceiling`, an embedded
+    candidate that is not the embedder's closest reads at most that (the two readings disagree on it)."""
     measured = ~np.isnan(cosine)
     if not measured.any():
         return p
     out = p.copy()
+    closest = cosine[measured].max()
     for k in np.flatnonzero(measured):
         others = cosine[measured & (items != items[k])]
         ahead = float(cosine[k] - others.max()) if len(others) else 0.0
         z = similarity * (cosine[k] - center) + lead * ahead + agree * float(first_passage[k]) + intercept
         out[k] = max(p[k], 1.0 / (1.0 + np.exp(-z)))
+        if ceiling is not None and cosine[k] < closest:
+            out[k] = min(out[k], ceiling)
     return out
 
 

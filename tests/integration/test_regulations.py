@@ -293,8 +293,9 @@ def test_real_lite_profile_cites_the_definition_pasal(lite_regulations):
 
 def test_a_duration_named_by_reference_is_answered_citing_both_provisions(lite_regulations, tmp_path):
     """Pasal 3 names its subject only as "sebagaimana dimaksud dalam Pasal 2": read with Pasal 2,
-    it answers how long; the claim cites both, below TINGGI (a quote alone never lifts it there),
-    every candidate's probability is in the trace, and the trace replays to the same decision."""
+    it answers how long; the claim cites both, its confidence never exceeds the generator's calibrated
+    reading of it (the answerability cap: a true quote alone does not make a confident answer), every
+    candidate's probability is in the trace, and the trace replays to the same decision."""
     from pipeline.analysis import query_analyzer
     from pipeline.replay import replay
     from pipeline.trace import load_trace
@@ -306,7 +307,9 @@ def test_a_duration_named_by_reference_is_answered_citing_both_provisions(lite_r
     claim = next(c for c in result.claims if c.status == "supported")
     assert "dikenakan selama 3 (tiga) tahun" in claim.text
     assert [x.path for x in claim.citations] == ["PMK 98/2025 › Pasal 3", "PMK 98/2025 › Pasal 2"]
-    assert claim.confidence.capped_by == "answerability" and claim.confidence.value == claim.confidence.generator
+    c = claim.confidence
+    assert c.value == round(min(c.raw, c.generator), 4)
+    assert (c.capped_by == "answerability") == (c.generator < c.raw)
     trace = load_trace(Path(result.trace_path))
     scores = trace.parts[0].attempts[-1].generator_output.scores
     assert scores[0].claimed and scores[0].probability == claim.self_score and scores[0].referenced

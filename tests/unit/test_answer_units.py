@@ -158,6 +158,10 @@ def test_the_verbatim_judge_accepts_only_whole_sibling_items_left_out(claim, ent
     ("Apa pengertian upah menurut PP 35/2021?", "upah"), ("Apa itu PKWT?", "pkwt"),
     ("What is meant by foreign worker?", "foreign worker"), ("What does JKK mean?", "jkk"),
     ("Upah adalah apa?", "upah"), ("Berapa lama PKWT dapat dibuat?", None), ("Siapa yang mengawasi TKA?", None),
+    ("What is a foreign worker?", "foreign worker"), ("What is meant by an RPTKA, the utilisation plan?", "rptka"),
+    ("What are TKA under PP 34/2021?", "tka"),
+    # a bare "what is" that says what about the term is asked does not ask its meaning
+    ("What is the maximum total duration of a PKWT?", None), ("What is the purpose of the RPTKA?", None),
 ])
 def test_the_term_a_question_asks_the_meaning_of(question, term):
     assert asked_term(question) == term
@@ -207,3 +211,4 @@ def test_the_reader_credits_the_entry_a_qualified_term_resolves_to(chunks):
     import dataclasses
     prose = [dataclasses.replace(v, regulation=False) for v in views]  # "X adalah …" in prose defines nothing
     assert f.asked_in(question, prose) == "menteri ketenagakerjaan"
+

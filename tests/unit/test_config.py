@@ -170,6 +170,10 @@ def routes() -> RouteTable:
         ("Berapa lama jangka waktu pengembalian?", "deadline"),
         ("How many villages are in Gresik?", "quantity"),
         ("Apa yang dimaksud dengan jumlah bruto?", "definition"),
+        ("What is a foreign worker?", "definition"),
+        ("What is meant by the work plan?", "definition"),
+        ("What is the maximum total duration of a PKWT?", "general"),  # asks a duration, not a meaning
+        ("What is the purpose of the RPTKA?", "general"),
         ("Halo, apa kabar hari ini?", "general"),
         ("", "general"),
     ],

@@ -369,6 +369,32 @@ def test_cross_lingual_re_reads_only_embedded_candidates_by_their_lead():
     assert np.isclose(alone[0], 1 / (1 + np.exp(-(60.0 * 0.05 + 0.5 - 1.0))))
 
 
+def test_a_candidate_the_embedder_did_not_read_closest_stays_under_the_ceiling():
+    """With a ceiling, the reader's confident pick that the embedder put behind another candidate reads at most the
+    ceiling (the two readings disagree: it may still be shown, never in the top band); the embedder's closest and a
+    candidate not embedded are not capped. A ceiling at or above the top band is refused by the profile."""
+    import numpy as np
+
+    from pipeline.config import Settings
+    from pipeline.reader.model import cross_lingual
+
+    p = np.array([0.95, 0.2, 0.97])
+    cos = np.array([0.82, 0.90, np.nan])
+    items = np.array([0, 1, 2])
+    first = np.array([True, False, False])
+    kw = dict(similarity=30.0, center=0.85, lead=20.0, agree=2.0, intercept=-1.5)
+    out = cross_lingual(p, cos, items, first, **kw, ceiling=0.89)
+    assert out[0] == 0.89                                  # the reader's 0.95, disputed by the embedder
+    assert out[1] == cross_lingual(p, cos, items, first, **kw)[1] and out[1] > p[1]  # the closest: not capped
+    assert out[2] == 0.97                                  # not embedded: the reader's reading stands
+    assert cross_lingual(p, cos, items, first, **kw)[0] == 0.95  # no ceiling: as before
+    bad = {"profile": "x", "confidence": {"high_regulation": 0.9},
+           "generator": {"reader": "reader-lite.json", "cross_lingual": {"embedder": "e", "similarity": 1.0,
+                                                                         "intercept": 0.0, "ceiling": 0.9}}}
+    with pytest.raises(ValueError, match="under the regulation top band"):
+        Settings.model_validate(bad)
+
+
 def test_a_cross_lingual_reading_fitted_with_another_embedder_is_refused(profile):
     """The cross-lingual reading's weights mean something only for the embedder they were fitted with: a profile
     that embeds with another is refused when the generator is built."""

@@ -224,6 +224,10 @@ def test_split_sentences_empty_and_whitespace():
         ("Pendapatan diakui pada saat entitas memenuhi kewajiban pelaksanaan dengan mengalihkan barang.", "id"),
         ("", "id"),                  # undecided -> Indonesian
         ("PPh 21 NPWP 2024", "id"),  # no function words at all -> Indonesian
+        # a short English question whose only English words are a modal and question words
+        ("Can a private individual, rather than a company, hire a foreign worker?", "en"),
+        ("Who appoints regional employees?", "en"),
+        ("Siapa yang dimaksud dengan Jeet Kune Do?", "id"),  # "do" is not an English marker
     ],
 )
 def test_detect_language(text, lang):
