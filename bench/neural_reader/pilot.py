@@ -8,6 +8,7 @@ Four steps (torch needed: the `models` extra):
     python -m bench.neural_reader.pilot train OUT.jsonl CKPT.pt --questions 1500 --top 4
     python -m bench.neural_reader.pilot score RUN CKPT.pt                   # a `saksi eval` run's traces
     python -m bench.neural_reader.pilot report RUN.neural.json [DEV.neural.json]
+    python -m bench.neural_reader.pilot fit DEV_RUN DEV_RUN.neural.json LOO_RUN LOO_RUN.neural.json
 
 `mine` asks each mined question as `saksi train reader` does (its passage among its nearest passages, the
 generator's candidates, the same labels) and keeps the unit it was mined from and the five candidates the
@@ -17,7 +18,9 @@ one pass, seed 0). `score` reads the first attempt of every referenced question 
 candidates, each scored by the reader, the embedder's cosine and the cross-encoder, with whether it lies at the
 gold Pasal. `report` prints which scorer puts the gold Pasal first and how well each separates a right best
 candidate from a wrong one (AUC); given the development run's file too, how the scores of a leave-one-out run
-(every best candidate wrong) compare with the development split's right ones. Results: docs/evaluation.md.
+(every best candidate wrong) compare with the development split's right ones. `fit` adds the cross-encoder's
+score of the best candidate to the agreement logistic and compares both, leave one regulation out. Results:
+docs/evaluation.md.
 """
 from __future__ import annotations
 
@@ -234,6 +237,42 @@ def report(path: Path, dev: Path | None) -> None:
                   f"10th percentile {np.percentile(good, 10):.3f}")
 
 
+def fit(dev_run: Path, dev_scored: Path, absent_run: Path, absent_scored: Path) -> None:
+    """The cross-encoder as a fourth term of generator.agreement (the reader's log-odds, agreement, consensus),
+    fitted as bench/regulation_thresholds.py --agreement fits the others (a logistic, ridge 0.5, on each question's
+    best candidate; the leave-one-out run's questions as negatives), leave one regulation out, with and without it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import regulation_thresholds as RT
+
+    def points(run: Path, scored: Path, absent: bool) -> list[dict]:
+        consensus = {p["id"]: p["consensus"] for p in RT._points(run)}
+        out = []
+        for q in json.loads(scored.read_text()):
+            if q["n"]:
+                b = int(np.argmax(q["reader"]))
+                r = float(np.clip(q["reader"][b], 1e-4, 1 - 1e-4))
+                agree = float(q["first"][b])
+                out.append({"law": q["law"], "hit": bool(q["hits"][b]) and not absent,
+                            "x": [np.log(r / (1 - r)), agree, agree * float(consensus.get(q["id"], False)), q["ce"][b]]})
+        return out
+
+    dev, absent = points(dev_run, dev_scored, False), points(absent_run, absent_scored, True)
+    asked = sum(1 for _ in RT.referenced_attempts(dev_run))
+    weights = lambda ps, cols: RT.fit_logistic(np.array([[p["x"][c] for c in cols] + [1.0] for p in ps]),  # noqa: E731
+                                                np.array([p["hit"] for p in ps], float), 0.5)
+    read = lambda w, p, cols: 1 / (1 + np.exp(-(sum(w[i] * p["x"][c] for i, c in enumerate(cols)) + w[-1])))  # noqa: E731
+    for name, cols in (("agreement", [0, 1, 2]), ("agreement + cross-encoder", [0, 1, 2, 3])):
+        for t in (0.75, 0.8, 0.85):
+            answered = hits = other = 0
+            for law in sorted({p["law"] for p in dev}):
+                w = weights([p for p in dev + absent if not RT.same_law(p["law"], law)], cols)
+                mine = [p for p in dev if RT.same_law(p["law"], law) and read(w, p, cols) >= t]
+                answered, hits = answered + len(mine), hits + sum(p["hit"] for p in mine)
+                other += sum(1 for p in absent if RT.same_law(p["law"], law) and read(w, p, cols) >= t)
+            print(f"{name}, t {t}: leave one regulation out {answered} of {asked} ({answered / asked:.1%}) at Pasal "
+                  f"precision {hits / max(answered, 1):.3f}; left-out questions answered from another: {other}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -242,6 +281,9 @@ def main() -> int:
     a.add_argument("--questions", type=int, default=1500); a.add_argument("--top", type=int, default=4)
     a = sub.add_parser("score"); a.add_argument("run", type=Path); a.add_argument("ckpt", type=Path)
     a = sub.add_parser("report"); a.add_argument("scored", type=Path); a.add_argument("dev", type=Path, nargs="?")
+    a = sub.add_parser("fit")
+    for name in ("dev_run", "dev_scored", "absent_run", "absent_scored"):
+        a.add_argument(name, type=Path)
     args = ap.parse_args()
     torch.set_num_threads(1)
     if args.cmd == "mine":
@@ -250,8 +292,10 @@ def main() -> int:
         train(args.data, args.ckpt, args.questions, args.top)
     elif args.cmd == "score":
         score(args.run, args.ckpt)
-    else:
+    elif args.cmd == "report":
         report(args.scored, args.dev)
+    else:
+        fit(args.dev_run, args.dev_scored, args.absent_run, args.absent_scored)
     return 0
 
 
