@@ -311,6 +311,10 @@ class ConfidenceSettings(_Strict):
     min_supported: float = Field(0.0, ge=0, le=1, description="a claim whose composite falls below this is demoted "
                                                               "(the answer/abstain operating point)")
 
+    def top(self, regulation: bool = False) -> float:
+        """Where the top band starts: for a claim quoting a regulation's provision, high_regulation when set."""
+        return self.high_regulation if regulation and self.high_regulation is not None else self.high
+
     @model_validator(mode="after")
     def _consistent(self) -> "ConfidenceSettings":
         if set(self.weights) != {"judge", "retrieval", "generator"}:
@@ -386,7 +390,7 @@ class Settings(_Strict):
     @model_validator(mode="after")
     def _ceiling_under_the_top_band(self) -> "Settings":
         c = self.generator.cross_lingual
-        top = self.confidence.high_regulation or self.confidence.high
+        top = self.confidence.top(regulation=True)
         if c is not None and c.ceiling is not None and c.ceiling >= top:
             raise ValueError(f"generator.cross_lingual.ceiling ({c.ceiling}) must lie under the regulation top band "
                              f"({top}): it is there to keep a disputed reading out of TINGGI")

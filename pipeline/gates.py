@@ -52,8 +52,7 @@ def premise_hash(premise: str) -> str:
 
 def band_for(value: float, settings: ConfidenceSettings, regulation: bool = False) -> Band:
     """The band of a confidence; a claim quoting a regulation's unit has its own top boundary."""
-    high = settings.high_regulation if regulation and settings.high_regulation is not None else settings.high
-    if value >= high:
+    if value >= settings.top(regulation):
         return "TINGGI"
     if value >= settings.medium:
         return "SEDANG"

@@ -41,12 +41,10 @@ K = 12  # candidates read per question, as the cross-lingual reading embeds
 
 
 def mine(out: Path, laws_wanted: int) -> None:
-    from pipeline.analysis import query_analyzer, weigh
+    from pipeline.analysis import query_analyzer
     from pipeline.config import load_profile
     from pipeline.ingest.chunker import Chunker
     from pipeline.reader import training as T
-    from pipeline.reader.answers import answer_candidates
-    from pipeline.reader.features import answer_view
     from pipeline.reader.mining import Translator, mine_law, read_laws
     from pipeline.reader.model import load_reader
 
@@ -60,30 +58,18 @@ def mine(out: Path, laws_wanted: int) -> None:
     laws = [x for x in read_laws(archive, Chunker(profile.settings.chunking.max_chars), keep=chosen.__contains__)
             if T.law_part(x.name) == "fit"]
     analyzer = query_analyzer(profile)
-    pool = T._ChunkPool(laws, analyzer.analyzers["id"])
     translator = Translator(profile.glossary, analyzer.analyzers["id"])
-    asker = T._LawQuestions(profile, pool)
-    g, reader = asker.g, load_reader()
+    asker = T._LawQuestions(profile, T._ChunkPool(laws, analyzer.analyzers["id"]))  # as `saksi train reader` asks
+    reader = load_reader()
     n = 0
     with out.open("w", encoding="utf-8") as f:
         for law in laws:
             for q in mine_law(law, profile, translator):
                 if q.kind == "chapter":
                     continue
-                lang = analyzer.language(q.question)
-                terms = weigh(analyzer.term_groups(analyzer.normalise(q.question), lang), pool.idf, pool.max_idf)
-                tokens = [tok for t in terms for alt in t.alternatives for tok in alt]
-                chunks = [pool.chunks[i] for i in pool.context(tokens, q.chunk_id, T.DISTRACTORS)]
-                items = tuple(T.context_item(c) for c in chunks)
-                own = next(c for c in chunks if c.chunk_id == q.chunk_id)
-                core = T._answer_core(q, own.text)
-                cands = answer_candidates(items, g.min_sentence_chars, g.max_quote_chars, asker.tagger,
-                                          tuple(profile.routes.route(q.question).required), g.max_unit_chars)
-                views = [answer_view(c, items[c.item]) for c in cands]
-                x, keep = asker.featurizer.matrix(q.question, terms, views, g.min_coverage)
+                lang, items, cands, x, keep, labels = asker.ask(q)
                 if not len(keep):
                     continue
-                labels = [T._mined_label(cands[i], items[cands[i].item], q, core) for i in keep]
                 docs: dict[str, int] = {}
                 d = np.array([docs.setdefault(items[cands[i].item].document, len(docs)) for i in keep])
                 p = reader.probability(x, docs=d)

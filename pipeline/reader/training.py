@@ -235,8 +235,10 @@ class _LawQuestions:
         self.featurizer = Featurizer(self.analyzer.all_tokens, self.g.label_credit, self.g.passage_credit)
         self.pool = pool
 
-    def rows(self, q: MinedQuestion) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
-        """(language, features, labels, documents) of one question's candidates (rows left out of training dropped)."""
+    def ask(self, q: MinedQuestion) -> tuple[str, tuple[ContextItem, ...], list[AnswerCandidate], np.ndarray,
+                                           np.ndarray, list[float | None]]:
+        """One mined question asked as the generator would be: (its language, the context items, the candidates,
+        the features of those reaching min_coverage and their indices, and each one's label: None = left out)."""
         a, g, pool = self.analyzer, self.g, self.pool
         lang = a.language(q.question)
         terms = weigh(a.term_groups(a.normalise(q.question), lang), pool.idf, pool.max_idf)
@@ -255,6 +257,11 @@ class _LawQuestions:
                             and items[cands[i].item].heading.split(" › ")[0] == q.answer) for i in keep_rows]
         else:
             labels = [_mined_label(cands[i], items[cands[i].item], q, core) for i in keep_rows]
+        return lang, items, cands, x, keep_rows, labels
+
+    def rows(self, q: MinedQuestion) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+        """(language, features, labels, documents) of one question's candidates (rows left out of training dropped)."""
+        lang, items, cands, x, keep_rows, labels = self.ask(q)
         used = [k for k, y in enumerate(labels) if y is not None]
         codes: dict[str, int] = {}
         docs = np.array([codes.setdefault(items[cands[keep_rows[k]].item].document, len(codes)) for k in used],

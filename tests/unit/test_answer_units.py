@@ -212,3 +212,15 @@ def test_the_reader_credits_the_entry_a_qualified_term_resolves_to(chunks):
     prose = [dataclasses.replace(v, regulation=False) for v in views]  # "X adalah …" in prose defines nothing
     assert f.asked_in(question, prose) == "menteri ketenagakerjaan"
 
+
+@pytest.mark.parametrize("question", [
+    "What is a foreign worker?", "What are TKA under PP 34/2021?", "What is RPTKA?", "What is the JKK?",
+    "What is the maximum total duration of a PKWT?", "What is the purpose of the RPTKA?",
+    "What is the amount of the death benefit?", "What is the deadline for the report?", "What are the duties of TKA?",
+])
+def test_the_definition_route_and_the_asked_term_read_a_bare_what_is_alike(question):
+    """configs/routes.yaml's definition route and definitions._ASKS_BARE write the same rule twice (a route is a
+    pattern in the profile, the asked term is code the reader and the context builder share): they must agree."""
+    from pipeline.config import load_profile
+
+    assert (load_profile("lite").routes.route(question).name == "definition") == (asked_term(question) is not None)
