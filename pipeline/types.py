@@ -217,6 +217,7 @@ class SentenceScore:
     kind: str = "sentence"         # the answer unit (reader/answers.py KINDS): sentence, item, enumeration, ayat, pasal
     read: float | None = None      # the reader's own probability when agreement or cross_lingual re-read it
     similarity: float | None = None  # the embedder's cosine of question and quote, where it read it (cross_lingual)
+    neural: float | None = None    # the cross-encoder's log-odds that it answers, where it read it (cross_encoder)
 
 
 # --- verification ---------------------------------------------------------------------

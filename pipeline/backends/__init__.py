@@ -98,7 +98,12 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder
         embedder_for = embedder or make_embedder(profile)
         if getattr(embedder_for, "name", mine) != mine:
             embedder_for = None  # a stand-in embedder (a test's fake): its cosines are not the fitted ones
-    return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories), reader, embedder_for)
+    cross_encoder = None
+    if s.cross_encoder is not None and reader is not None:
+        from ..reader.neural import load_cross_encoder
+
+        cross_encoder = load_cross_encoder(s.cross_encoder.weights)
+    return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories), reader, embedder_for, cross_encoder)
 
 
 def make_judge(profile: Profile) -> Judge:

@@ -292,10 +292,13 @@ class ExtractiveGenerator:
     VECTORS = 1024  # embedded texts kept (the cross-lingual reading)
 
     def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer, tagger: CategoryTagger | None = None,
-                 reader: ReaderModel | None = None, embedder: Embedder | None = None):
+                 reader: ReaderModel | None = None, embedder: Embedder | None = None, cross_encoder=None):
         """`embedder`: reads an English question's regulation candidates where settings.cross_lingual is set (it must
-        be the embedder that reading was fitted with: backends.make_generator checks)."""
+        be the embedder that reading was fitted with: backends.make_generator checks). `cross_encoder`
+        (reader/neural.CrossEncoder): reads the reader's best regulation candidates where settings.cross_encoder is
+        set."""
         self.settings = settings
+        self.cross_encoder = cross_encoder
         self.analyzer = analyzer
         self.tagger = tagger
         self.reader = reader
@@ -303,7 +306,7 @@ class ExtractiveGenerator:
         self._kept: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()  # (is a query, text) -> its vector
         self.featurizer = Featurizer(analyzer.all_tokens, settings.label_credit, settings.passage_credit)
         if reader is not None:
-            self.name = f"extractive+{reader.name}"
+            self.name = f"extractive+{reader.name}" + (f"+{cross_encoder.name}" if cross_encoder is not None else "")
 
     @staticmethod
     def _linked(item: ContextItem, c: AnswerCandidate, where: dict[str, int]) -> tuple[int, ...]:
@@ -326,10 +329,11 @@ class ExtractiveGenerator:
                                  request.required, s.max_unit_chars)
 
     async def _score(self, request: GenerationRequest, provision: Sequence[bool]) -> list[
-            tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None, float | None]]:
+            tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None, float | None, float | None]]:
         """(candidate, referenced items, coverage, probability, the reader's own probability when the agreement or
-        the cross-lingual reading re-read it, its cosine with the question where the embedder read it) for every
-        candidate reaching min_coverage. `provision`: per context item, whether it is a regulation's provision."""
+        the cross-lingual reading re-read it, its cosine with the question where the embedder read it, the
+        cross-encoder's log-odds where it read it) for every candidate reaching min_coverage. `provision`: per
+        context item, whether it is a regulation's provision."""
         s = self.settings
         ctx = request.context
         cands = self.candidates(request)
@@ -351,7 +355,7 @@ class ExtractiveGenerator:
             for r, j in enumerate(keep_own):
                 x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
         cov = x[:, FEATURES.index("coverage")]
-        read, cosines = None, None
+        read, cosines, neural = None, None, None
         if probs is not None and (s.agreement is not None or s.cross_lingual is not None):
             regulation = np.array([provision[cands[i].item] for i in keep])
             read = np.where(regulation, probs, np.nan)
@@ -360,9 +364,17 @@ class ExtractiveGenerator:
             pool = np.array([cands[i].item in own for i in keep])  # the reader's best among the trusted
             cosines = np.full(len(keep), np.nan)  # the embedder's cosine with the question, where measured
             agreed = probs
+            neural = np.full(len(keep), np.nan)  # the cross-encoder's log-odds, where it read
+            if (ce := s.cross_encoder) is not None and self.cross_encoder is not None:
+                # the reader's best regulation candidates of the operator's records, read again with the question
+                readable = np.flatnonzero(regulation & pool)
+                chosen = readable[np.argsort(-probs[readable], kind="stable")[:ce.candidates]]
+                if len(chosen):
+                    neural[chosen] = self.cross_encoder.logits(request.question, [cands[keep[k]].quote for k in chosen])
             if (a := s.agreement) is not None:
                 agreed = with_agreement(probs, regulation, first, a.logit, a.agree, a.intercept, pool,
-                                        np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus)
+                                        np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus,
+                                        a.neural, neural)
             if (c := s.cross_lingual) is not None and self.embedder is not None and request.lang == "en":
                 # an English question of Indonesian regulations: the reader's best candidates of the operator's
                 # records are read by the embedder too (uploads keep the reader's reading)
@@ -375,7 +387,8 @@ class ExtractiveGenerator:
             probs = agreed
         return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
                  float(read[k]) if read is not None and not np.isnan(read[k]) else None,
-                 float(cosines[k]) if cosines is not None and not np.isnan(cosines[k]) else None)
+                 float(cosines[k]) if cosines is not None and not np.isnan(cosines[k]) else None,
+                 float(neural[k]) if neural is not None and not np.isnan(neural[k]) else None)
                 for k, i in enumerate(keep)]
 
     async def _cosines(self, question: str, quotes: Sequence[str]) -> np.ndarray:
@@ -448,7 +461,7 @@ class ExtractiveGenerator:
             (rest if ctx[r[0].item].document in seen_docs else firsts).append(r)
             seen_docs.add(ctx[r[0].item].document)
         claims, per_chunk, claimed = [], {}, set()
-        for c, refs, cov, prob, _, _ in firsts + rest:
+        for c, refs, cov, prob, _, _, _ in firsts + rest:
             cid = ctx[c.item].chunk_id
             if len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
                 continue
@@ -468,8 +481,9 @@ class ExtractiveGenerator:
                                      round(prob, 4) if prob is not None else None, (c.item, c.segments) in claimed,
                                      tuple(ctx[i].chunk_id for i in refs), c.kind,
                                      round(read, 4) if read is not None else None,
-                                     round(cos, 4) if cos is not None else None)
-                       for c, refs, cov, prob, read, cos in scored[: self.RECORDED])
+                                     round(cos, 4) if cos is not None else None,
+                                     round(ce, 4) if ce is not None else None)
+                       for c, refs, cov, prob, read, cos, ce in scored[: self.RECORDED])
         return GenerationOutput(raw=raw, model=self.name, scores=record)
 
 

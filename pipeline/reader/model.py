@@ -76,14 +76,16 @@ DEFAULT_WEIGHTS = WEIGHTS_DIR / "reader-lite.json"
 
 def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndarray, logit: float, agree: float,
                    intercept: float, pool: np.ndarray | None = None, first_in_both: np.ndarray | None = None,
-                   consensus: float = 0.0) -> np.ndarray:
+                   consensus: float = 0.0, neural: float = 0.0, neural_logit: np.ndarray | None = None) -> np.ndarray:
     """Regulation candidates' probabilities re-read with agreement (config.AgreementCalibration): the reader's
     best candidate among `pool` (None: all) agrees when it lies in `first_passage`, the retrieval's best
     (the generator passes the best of the operator's records and pools their candidates, see
     ExtractiveGenerator._trusted); every other regulation candidate is re-read without it. Each keeps the
     larger of its two readings (a reader sure of a passage the retrieval ranked second is not made less
     sure); prose candidates keep the reader's. An agreeing best whose passage both searches ranked first
-    (`first_in_both`: the dense and the lexical search alike) gains `consensus` besides."""
+    (`first_in_both`: the dense and the lexical search alike) gains `consensus` besides. With a `neural` weight,
+    each candidate the cross-encoder read (`neural_logit`, NaN where it did not) gains `neural` times its log-odds,
+    and a regulation candidate it did not read keeps the reader's own probability."""
     if len(p) == 0 or not regulation.any():
         return p
     among = np.flatnonzero(pool) if pool is not None else np.arange(len(p))
@@ -92,7 +94,12 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
         best = int(among[np.argmax(p[among])])
         agrees[best] = float(first_passage[best])
         both[best] = agrees[best] * float(first_in_both[best]) if first_in_both is not None else 0.0
-    out = 1.0 / (1.0 + np.exp(-(logit * _logit(p) + agree * agrees + consensus * both + intercept)))
+    z = logit * _logit(p) + agree * agrees + consensus * both + intercept
+    if neural:
+        read = ~np.isnan(neural_logit) if neural_logit is not None else np.zeros(len(p), bool)
+        z = z + neural * np.where(read, neural_logit if neural_logit is not None else 0.0, 0.0)
+        regulation = regulation & read
+    out = 1.0 / (1.0 + np.exp(-z))
     return np.where(regulation, np.maximum(out, p), p)
 
 

@@ -84,3 +84,20 @@ def test_the_command_prints_validation_figures(data, tmp_path, capsys):
 def test_missing_training_data_is_a_clear_error(tmp_path, capsys):
     assert main(["train", "reader", "--data", str(tmp_path)]) == 2
     assert "training data not found" in capsys.readouterr().err
+
+
+def test_the_cross_encoder_command_mines_the_laws_and_writes_weights_that_load(tmp_path, capsys):
+    """`saksi train cross-encoder` on 3 laws and 6 questions: the README's command, end to end."""
+    from pipeline.reader.neural import CrossEncoder
+
+    if not LAWS.is_file():
+        pytest.fail(f"shared laws not found at {LAWS} (set SAKSI_SHARED_DATA)")
+    out = tmp_path / "ce.bin"
+    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--laws", "3", "--questions", "6",
+                 "--out", str(out)]) == 0
+    assert "6 questions from 3 laws" in capsys.readouterr().out
+    ce = CrossEncoder(out)
+    assert ce.header["training"]["laws"] == 3 and len(ce.header["training"]["examples"]) == 5
+    assert np.isfinite(ce.logits("Apa yang dimaksud dengan Pekerja?", ["Pekerja adalah setiap orang."])).all()
+    assert main(["train", "cross-encoder", "--data", str(tmp_path)]) == 2
+    assert "training data not found" in capsys.readouterr().err

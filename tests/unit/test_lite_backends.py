@@ -511,3 +511,37 @@ def test_a_regulation_unit_about_the_complement_of_what_was_asked_is_not_claimed
     out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.95, 1: 0.7})).generate(req))
     assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == ["asked"]
     assert any(s.chunk_id == "others" and s.probability == 0.95 and not s.claimed for s in out.scores)
+
+
+class _FakeCrossEncoder:
+    """A test double for reader/neural.CrossEncoder: log-odds by the passage's chunk text (`by_word`, else 0); it
+    records what it was asked to read."""
+
+    name = "cross-encoder-fake"
+
+    def __init__(self, by_word: dict[str, float]):
+        self.by_word, self.asked = by_word, []
+
+    def logits(self, question, passages):
+        import numpy as np
+        self.asked += list(passages)
+        return np.array([next((v for w, v in self.by_word.items() if w in p), 0.0) for p in passages])
+
+
+@pytest.mark.parametrize("logit, claimed", [(3.0, ["new"]), (-3.0, [])])
+def test_the_cross_encoder_weighs_in_on_the_reader_s_best_regulation_candidates(qa, profile, logit, claimed):
+    """generator.cross_encoder with agreement.neural: the reader's best candidates (here 1) are read again; a
+    confident reading lifts an agreeing best past answer_at, a doubtful one leaves it under; the log-odds are kept."""
+    from pipeline.config import AgreementCalibration, CrossEncoderSettings
+
+    settings = profile.settings.generator.model_copy(update={
+        "min_coverage": 0.3, "answer_at": 0.8, "cross_encoder": CrossEncoderSettings(weights="x", candidates=1),
+        "agreement": AgreementCalibration(logit=0.5, agree=1.0, neural=0.5, intercept=0.0)})
+    req = _regulations(qa)
+    ce = _FakeCrossEncoder({"10%": logit})  # the first passage's rate
+    gen = ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.6, 1: 0.3}), cross_encoder=ce)
+    out = asyncio.run(gen.generate(req))
+    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
+    read = [s for s in out.scores if s.neural is not None]
+    assert len(read) == 1 == len(ce.asked) and read[0].chunk_id == "new" and read[0].neural == logit
+    assert gen.name.endswith("+cross-encoder-fake")

