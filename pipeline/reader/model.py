@@ -96,9 +96,9 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
         both[best] = agrees[best] * float(first_in_both[best]) if first_in_both is not None else 0.0
     z = logit * _logit(p) + agree * agrees + consensus * both + intercept
     if neural:
-        read = ~np.isnan(neural_logit) if neural_logit is not None else np.zeros(len(p), bool)
-        z = z + neural * np.where(read, neural_logit if neural_logit is not None else 0.0, 0.0)
-        regulation = regulation & read
+        ce = np.full(len(p), np.nan) if neural_logit is None else neural_logit
+        z = z + neural * np.nan_to_num(ce)
+        regulation = regulation & ~np.isnan(ce)
     out = 1.0 / (1.0 + np.exp(-z))
     return np.where(regulation, np.maximum(out, p), p)
 

