@@ -538,8 +538,16 @@ def _train_cross_encoder(args, profile) -> int:
     except ImportError:
         print("saksi: training the cross-encoder needs torch: pip install -e '.[models]'", file=sys.stderr)
         return 2
+    wanted = args.limit or args.laws
+    if wanted < 1 or args.questions < 1:
+        print("saksi: --laws and --questions must be at least 1", file=sys.stderr)
+        return 2
     say = lambda m: print(m, file=sys.stderr)  # noqa: E731
-    rows, n_laws = neural_training.mine(laws, profile, args.limit or args.laws, progress=say)
+    rows, n_laws = neural_training.mine(laws, profile, wanted, progress=say)
+    if not rows:
+        print(f"saksi: no question could be mined from {n_laws} laws: nothing to train on (more --laws)",
+              file=sys.stderr)
+        return 2
     header = neural_training.train(rows, out, questions=args.questions, laws=n_laws,
                                    archive_sha256=file_hash(laws), progress=say)
     t = header["training"]

@@ -101,3 +101,5 @@ def test_the_cross_encoder_command_mines_the_laws_and_writes_weights_that_load(t
     assert np.isfinite(ce.logits("Apa yang dimaksud dengan Pekerja?", ["Pekerja adalah setiap orang."])).all()
     assert main(["train", "cross-encoder", "--data", str(tmp_path)]) == 2
     assert "training data not found" in capsys.readouterr().err
+    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--questions", "0"]) == 2
+    assert "at least 1" in capsys.readouterr().err
