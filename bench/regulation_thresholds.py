@@ -21,7 +21,8 @@ figures are what a new regulation of the same kind can expect.
 `--agreement` asks whether *agreement* should raise a regulation answer's confidence: the reader's best
 candidate lies in the passage the retrieval ranked first; and *consensus* besides: that passage was ranked
 first by the dense and by the lexical search alike (trace candidates' `dense_rank` and `lexical_rank`). It fits
-P(right Pasal) as a logistic over the reader's log-odds, agreement and consensus, leave-one-regulation-out,
+P(right Pasal) as a logistic over the reader's log-odds, agreement and consensus (with `--chapter`, also whether the
+question asks about the chapter of the candidate's passage: generator.chapter), leave-one-regulation-out,
 on RUN_DIR's questions together with those of a `saksi eval --leave-out LAW` run (LEAVE_OUT_RUN_DIR: their regulation is gone, so every answer there is
 from another regulation), and prints what each threshold on that confidence gives on the held-out
 regulation, with the share of the left-out law's questions it would answer from another regulation.
@@ -82,23 +83,38 @@ def _points(run: Path) -> list[dict]:
         chunks = {c["chunk"]["chunk_id"]: c for c in attempt["candidates"]}
         scores = (attempt.get("generator_output") or {}).get("scores") or []
         point = {"id": row["id"], "law": ref.law, "p": 0.0, "read": 0.0, "conf": 0.0, "hit": False, "agree": False,
-                 "consensus": False, "neural": None}
+                 "consensus": False, "neural": None, "chapter": False, "alt": None}
         if scores and scores[0]["probability"] is not None:
-            best = scores[0]
-            cand = chunks.get(best["chunk_id"])
-            if cand:
-                hit = pasal_hit(cand["chunk"], ref)
-                r = cand.get("rerank_score") or 0.0
-                p = best["probability"]
-                composite = w["judge"] * 1.0 + w["retrieval"] * r + w["generator"] * p
-                # the reader's own probability, before a configured agreement calibration re-read it
-                read = best.get("read") if best.get("read") is not None else p
-                agree = bool(attempt["context"]) and best["chunk_id"] == attempt["context"][0]
-                point.update(p=p, read=read, conf=min(composite, p), hit=hit, agree=agree,
-                             consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1,
-                             neural=best.get("neural"))  # the cross-encoder's log-odds (generator.cross_encoder)
+            _read_into(point, scores[0], chunks, attempt, ref, w, best=True)
+            # the best candidate of a passage whose chapter the question asks about (generator.chapter): read beside
+            # the best, with agreement's chapter term; the question's answer is the larger reading of the two
+            marked = next((sc for sc in scores if sc.get("chapter")), None)
+            if marked is not None:
+                if marked is scores[0]:
+                    point["chapter"] = True
+                else:
+                    alt = dict(point, alt=None)
+                    _read_into(alt, marked, chunks, attempt, ref, w, best=False)
+                    point["alt"] = dict(alt, chapter=True)
         out.append(point)
     return out
+
+
+def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Reference, w: dict, best: bool) -> None:
+    """A scored candidate's reading, hit and agreement flags into `point` (`best`: it is the reader's best, the one
+    agreement and consensus are judged on)."""
+    cand = chunks.get(score["chunk_id"])
+    if not cand:
+        return
+    r = cand.get("rerank_score") or 0.0
+    p = score["probability"]
+    composite = w["judge"] * 1.0 + w["retrieval"] * r + w["generator"] * p
+    # the reader's own probability, before a configured agreement calibration re-read it
+    read = score.get("read") if score.get("read") is not None else p
+    agree = best and bool(attempt["context"]) and score["chunk_id"] == attempt["context"][0]
+    point.update(p=p, read=read, conf=min(composite, p), hit=pasal_hit(cand["chunk"], ref), agree=agree,
+                 consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1,
+                 neural=score.get("neural"))  # the cross-encoder's log-odds (generator.cross_encoder)
 
 
 def _at(points: list[dict], t: float, key: str = "p") -> tuple[int, int]:
@@ -137,20 +153,40 @@ def _loro(points: list[dict], target: float, key: str, grid: list[float]) -> dic
             "all_laws": _choose(points, target, key, grid)}
 
 
-def _agreement_fit(points: list[dict], neural: bool = False) -> "np.ndarray":
-    """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, consensus, [cross-encoder], 1)."""
-    return fit_logistic(_agreement_x(points, neural), np.array([float(q["hit"]) for q in points]), 0.1)
+def _fitted(points: list[dict], chapter: bool) -> list[dict]:
+    """The row each question is fitted on: with the chapter term, a chapter's candidate where the question has one
+    (it is the reading that decides once the term is on), else the reader's best."""
+    return [q["alt"] if chapter and q["alt"] is not None else q for q in points]
 
 
-def _agreement_x(points: list[dict], neural: bool = False) -> "np.ndarray":
+def _agreement_fit(points: list[dict], neural: bool = False, chapter: bool = False) -> "np.ndarray":
+    """Logistic regression (Newton, a small ridge) of the hit on (log-odds, agreement, consensus, [cross-encoder],
+    [chapter], 1)."""
+    rows = _fitted(points, chapter)
+    return fit_logistic(_agreement_x(rows, neural, chapter), np.array([float(q["hit"]) for q in rows]), 0.1)
+
+
+def _agreement_x(points: list[dict], neural: bool = False, chapter: bool = False) -> "np.ndarray":
     p = np.clip([q["read"] for q in points], 1e-4, 1 - 1e-4)
     cols = [np.log(p / (1 - p)), [float(q["agree"]) for q in points], [float(q["consensus"]) for q in points]]
     if neural:  # a question with no candidate read keeps the term at 0 (it is refused anyway)
         cols.append([q["neural"] if q["neural"] is not None else 0.0 for q in points])
+    if chapter:
+        cols.append([float(q["chapter"]) for q in points])
     return np.column_stack(cols + [np.ones(len(points))])
 
 
-def _agreement(points: list[dict], absent: list[dict], neural: bool = False) -> None:
+def _answer(q: dict, w: "np.ndarray", neural: bool, chapter: bool) -> tuple[float, bool]:
+    """A question's reading under the fit `w` and whether it is at the gold Pasal: the larger of the reader's own
+    reading and the agreement reading (reader/model.with_agreement), over its best candidate and, with the chapter
+    term, its chapter's candidate."""
+    rows = [q] + ([q["alt"]] if chapter and q["alt"] is not None else [])
+    again = 1 / (1 + np.exp(-_agreement_x(rows, neural, chapter) @ w))
+    value, hit = max(((max(r["read"], float(v)), r["hit"]) for r, v in zip(rows, again)), key=lambda t: t[0])
+    return value, hit
+
+
+def _agreement(points: list[dict], absent: list[dict], neural: bool = False, chapter: bool = False) -> None:
     """Held-out figures of the agreement confidence, each regulation scored by a fit on the others; then the
     fit on all of them (what configs/lite.yaml's generator.agreement holds)."""
     agreeing = [q for q in points if q["agree"]]
@@ -159,16 +195,19 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False) -> 
     both = [q for q in points if q["consensus"]]
     print(f"consensus (that passage first in the dense and the lexical search alike): {len(both)} questions, "
           f"Pasal precision {sum(q['hit'] for q in both) / max(1, len(both)):.3f}")
+    if chapter:
+        marked = [q for q in _fitted(points, True) if q["chapter"]]
+        print(f"chapter (the question asks about a chapter of a passage read): {len(marked)} questions, Pasal "
+              f"precision {sum(q['hit'] for q in marked) / max(1, len(marked)):.3f}; "
+              f"{sum(1 for q in _fitted(absent, True) if q['chapter'])} of the left-out law's questions")
     scored = []
     for law in sorted({q["law"] for q in points}):
         train = [q for q in points + absent if not same_law(q["law"], law)]
-        w = _agreement_fit(train, neural)
+        w = _agreement_fit(train, neural, chapter)
         mine = [q for q in points if same_law(q["law"], law)]
         gone = [q for q in absent if same_law(q["law"], law)]
         for group, qs in (("present", mine), ("absent", gone)):
-            if qs:  # the larger of the reader's own reading and the agreement reading (reader/model.with_agreement)
-                again = 1 / (1 + np.exp(-_agreement_x(qs, neural) @ w))
-                scored += [(group, q, max(q["read"], float(v))) for q, v in zip(qs, again)]
+            scored += [(group, dict(q, hit=hit), v) for q in qs for v, hit in [_answer(q, w, neural, chapter)]]
     n_present = sum(1 for g, _, _ in scored if g == "present")
     n_absent = sum(1 for g, _, _ in scored if g == "absent")
     print("  leave one regulation out, confidence t -> answered, Pasal precision; left-out law answered from another")
@@ -177,9 +216,10 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False) -> 
         wrong = sum(1 for g, _, v in scored if g == "absent" and v >= t)
         print(f"  t {t:.2f}: {len(got):>4} ({len(got) / max(1, n_present):6.1%})  "
               f"{sum(q['hit'] for q in got) / max(1, len(got)):.3f};  {wrong}/{n_absent}")
-    w = _agreement_fit(points + absent, neural)
+    w = _agreement_fit(points + absent, neural, chapter)
     print(f"  fitted on all: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
-          + (f"neural: {w[3]:.3f}, " if neural else "") + f"intercept: {w[-1]:.3f}}}")
+          + (f"neural: {w[3]:.3f}, " if neural else "") + (f"chapter: {w[-2]:.3f}, " if chapter else "")
+          + f"intercept: {w[-1]:.3f}}}")
 
 
 def main() -> int:
@@ -192,6 +232,9 @@ def main() -> int:
     ap.add_argument("--neural", action="store_true",
                     help="with --agreement: the cross-encoder's log-odds of the best candidate as a fourth term (both "
                          "runs made with generator.cross_encoder set, so their traces carry it)")
+    ap.add_argument("--chapter", action="store_true",
+                    help="with --agreement: whether the question asks about the chapter of the candidate's passage as "
+                         "a further term (both runs made with generator.chapter set, so their traces mark it)")
     args = ap.parse_args()
     for run in (args.run, args.agreement):
         if run is not None and not (run / "questions.jsonl").is_file():
@@ -223,7 +266,11 @@ def main() -> int:
             print("regulation_thresholds: --neural, but no trace records the cross-encoder's reading "
                   "(run the eval with generator.cross_encoder set)", file=sys.stderr)
             return 2
-        _agreement(points, absent, args.neural)
+        if args.chapter and not any(q["chapter"] or q["alt"] for q in points + absent):
+            print("regulation_thresholds: --chapter, but no trace marks a chapter's candidate (run the eval with "
+                  "generator.chapter set)", file=sys.stderr)
+            return 2
+        _agreement(points, absent, args.neural, args.chapter)
     if args.out:
         args.out.write_text(json.dumps({"run": str(args.run), "target": args.target, "curve": curve,
                                         "answer_threshold": answer, "tinggi_boundary": bands}, indent=1) + "\n")

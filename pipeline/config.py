@@ -167,7 +167,21 @@ class AgreementCalibration(_Strict):
     neural: float = Field(0.0, ge=0, description="weight of the cross-encoder's log-odds (generator.cross_encoder); "
                                                   "0 leaves it out. With it, a regulation candidate the cross-encoder "
                                                   "did not read keeps the reader's own probability")
+    chapter: float = Field(0.0, ge=0, description="what it adds, in log-odds, to the best candidate of a passage "
+                                                   "whose chapter the question asks about as a whole "
+                                                   "(generator.chapter); 0 leaves it out")
     intercept: float
+
+
+class ChapterSettings(_Strict):
+    """When a question asks about a chapter of a passage it reads (pipeline/chapters.py): it asks about provisions as
+    a whole ("Bagaimana ketentuan …", "Apa saja …"), names every word of the chapter's title (or spells it as an
+    abbreviation), and the title with the document's title states at least `share` of what it asks. The best
+    candidate of such a passage of each document gains generator.agreement's `chapter` term."""
+
+    share: float = Field(0.7, gt=0, le=1, description="weighted share of the question's terms (words that only say "
+                                                       "'the provisions on' aside) the chapter's and the document's "
+                                                       "titles must state")
 
 
 class CrossEncoderSettings(_Strict):
@@ -241,6 +255,9 @@ class GeneratorSettings(_Strict):
     cross_encoder: CrossEncoderSettings | None = Field(
         None, description="extractive with a reader: the reader's best regulation candidates read again by a "
                           "cross-encoder, for generator.agreement's `neural` term (see CrossEncoderSettings)")
+    chapter: ChapterSettings | None = Field(
+        None, description="extractive with a reader: when a question asks about a passage's chapter as a whole, for "
+                          "generator.agreement's `chapter` term (see ChapterSettings)")
 
     def threshold_for(self, regulation: bool) -> float:
         """The answer threshold of a candidate's domain."""
@@ -267,6 +284,12 @@ class GeneratorSettings(_Strict):
         if self.agreement is not None and self.agreement.neural > 0 and self.cross_encoder is None:
             raise ValueError("generator.agreement.neural weighs the cross-encoder's reading: it needs "
                              "generator.cross_encoder")
+        if self.agreement is not None and self.agreement.chapter > 0 and self.chapter is None:
+            raise ValueError("generator.agreement.chapter weighs a chapter the question asks about: it needs "
+                             "generator.chapter")
+        if self.chapter is not None and self.agreement is None:
+            raise ValueError("generator.chapter is read through generator.agreement's `chapter` term: it needs "
+                             "generator.agreement")
         if self.rewrite == "generator" and self.backend == "extractive":
             raise ValueError("generator.rewrite 'generator' needs an LLM generator backend")
         return self

@@ -218,6 +218,7 @@ class SentenceScore:
     read: float | None = None      # the reader's own probability when agreement or cross_lingual re-read it
     similarity: float | None = None  # the embedder's cosine of question and quote, where it read it (cross_lingual)
     neural: float | None = None    # the cross-encoder's log-odds that it answers, where it read it (cross_encoder)
+    chapter: str | None = None     # its passage's chapter title, where the question asks about it as a whole (chapter)
 
 
 # --- verification ---------------------------------------------------------------------

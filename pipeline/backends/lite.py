@@ -17,13 +17,15 @@ import dataclasses
 import json
 import re
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 import numpy as np
 
+from .. import chapters
 from ..analysis import QueryAnalyzer
 from ..audit import LOCAL_KEY
 from ..config import GeneratorSettings, RerankerSettings
+from ..definitions import asked_term
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
 from ..text import locate, normalise, split_sentences
@@ -273,6 +275,19 @@ class HeuristicReranker:
                                freshness_weight)
 
 
+class Scored(NamedTuple):
+    """One candidate answer as the extractive generator read it."""
+
+    candidate: AnswerCandidate
+    referenced: tuple[int, ...]   # context items its resolved references point at
+    coverage: float
+    probability: float | None     # what decides (the reader's, re-read by agreement / cross_lingual); None: no reader
+    read: float | None            # the reader's own probability, where agreement or cross_lingual re-read it
+    similarity: float | None      # the embedder's cosine with the question, where it read it
+    neural: float | None          # the cross-encoder's log-odds, where it read it
+    chapter: str | None           # the title of its passage's chapter, where the question asks about that chapter
+
+
 class ExtractiveGenerator:
     """Quotes the context's answers that most probably answer the question.
 
@@ -328,12 +343,9 @@ class ExtractiveGenerator:
         return answer_candidates(request.context, s.min_sentence_chars, s.max_quote_chars, self.tagger,
                                  request.required, s.max_unit_chars)
 
-    async def _score(self, request: GenerationRequest, provision: Sequence[bool]) -> list[
-            tuple[AnswerCandidate, tuple[int, ...], float, float | None, float | None, float | None, float | None]]:
-        """(candidate, referenced items, coverage, probability, the reader's own probability when the agreement or
-        the cross-lingual reading re-read it, its cosine with the question where the embedder read it, the
-        cross-encoder's log-odds where it read it) for every candidate reaching min_coverage. `provision`: per
-        context item, whether it is a regulation's provision."""
+    async def _score(self, request: GenerationRequest, provision: Sequence[bool]) -> list[Scored]:
+        """Every candidate reaching min_coverage, as read. `provision`: per context item, whether it is a regulation's
+        provision."""
         s = self.settings
         ctx = request.context
         cands = self.candidates(request)
@@ -355,7 +367,7 @@ class ExtractiveGenerator:
             for r, j in enumerate(keep_own):
                 x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
         cov = x[:, FEATURES.index("coverage")]
-        read, cosines, neural = None, None, None
+        read, cosines, neural, chaptered = None, None, None, [None] * len(keep)
         if probs is not None and (s.agreement is not None or s.cross_lingual is not None):
             regulation = np.array([provision[cands[i].item] for i in keep])
             read = np.where(regulation, probs, np.nan)
@@ -371,10 +383,12 @@ class ExtractiveGenerator:
                 chosen = readable[np.argsort(-probs[readable], kind="stable")[:ce.candidates]]
                 if len(chosen):
                     neural[chosen] = self.cross_encoder.logits(request.question, [cands[keep[k]].quote for k in chosen])
+            if s.chapter is not None:
+                chaptered = self._chapters(request, [cands[i].item for i in keep], probs, regulation, trusted)
             if (a := s.agreement) is not None:
                 agreed = with_agreement(probs, regulation, first, a.logit, a.agree, a.intercept, pool,
                                         np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus,
-                                        a.neural, neural)
+                                        a.neural, neural, a.chapter, np.array([t is not None for t in chaptered]))
             if (c := s.cross_lingual) is not None and self.embedder is not None and request.lang == "en":
                 # an English question of Indonesian regulations: the reader's best candidates of the operator's
                 # records are read by the embedder too (uploads keep the reader's reading)
@@ -385,11 +399,34 @@ class ExtractiveGenerator:
                 agreed = cross_lingual(agreed, cosines, np.array([cands[i].item for i in keep]), first, c.similarity,
                                        c.center, c.lead, c.agree, c.intercept, c.ceiling)
             probs = agreed
-        return [(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
-                 float(read[k]) if read is not None and not np.isnan(read[k]) else None,
-                 float(cosines[k]) if cosines is not None and not np.isnan(cosines[k]) else None,
-                 float(neural[k]) if neural is not None and not np.isnan(neural[k]) else None)
+        return [Scored(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
+                       float(read[k]) if read is not None and not np.isnan(read[k]) else None,
+                       float(cosines[k]) if cosines is not None and not np.isnan(cosines[k]) else None,
+                       float(neural[k]) if neural is not None and not np.isnan(neural[k]) else None, chaptered[k])
                 for k, i in enumerate(keep)]
+
+    def _chapters(self, request: GenerationRequest, items: Sequence[int], probs: np.ndarray, regulation: np.ndarray,
+                  trusted: Sequence[int]) -> list[str | None]:
+        """Per candidate: the title of its passage's chapter when the question asks about that chapter as a whole
+        (pipeline/chapters.py, generator.chapter) and it is the reader's best candidate of the first such passage of
+        its document (the operator's records only, in retrieval order: an upload cannot claim a chapter); else None.
+        A definition question asks for an entry, not a chapter."""
+        out: list[str | None] = [None] * len(items)
+        question = request.question
+        if not chapters.asks_whole(question) or asked_term(question) is not None:
+            return out
+        ctx, seen = request.context, set()
+        for item in trusted:
+            it = ctx[item]
+            title = chapters.chapter_title(it.heading) if it.provision else None
+            if title is None or it.document in seen:
+                continue
+            m = chapters.match(question, request.terms, title, it.document, self.analyzer.all_tokens)
+            rows = [k for k, i in enumerate(items) if i == item and regulation[k]]
+            if m.said and m.share >= self.settings.chapter.share and rows:
+                out[max(rows, key=lambda k: probs[k])] = title
+                seen.add(it.document)
+        return out
 
     async def _cosines(self, question: str, quotes: Sequence[str]) -> np.ndarray:
         """The embedder's cosine of the question (as a query) and each quote (as a passage). Vectors are kept for the
@@ -439,29 +476,30 @@ class ExtractiveGenerator:
         ctx = request.context
         provision = [item.provision for item in ctx]  # a regulation's provision (types.is_provision), item by item
         scored = await self._score(request, provision)
-        value = (lambda r: r[3]) if self.reader is not None else (lambda r: r[2])
+        value = (lambda r: r.probability) if self.reader is not None else (lambda r: r.coverage)
 
-        def floor(r) -> float:  # the candidate's domain's threshold
-            return s.threshold_for(provision[r[0].item]) if self.reader is not None else s.min_coverage
+        def floor(r: Scored) -> float:  # the candidate's domain's threshold
+            return s.threshold_for(provision[r.candidate.item]) if self.reader is not None else s.min_coverage
         # best first; among equals, the smaller unit (the innermost citation), then context order
-        scored.sort(key=lambda r: (-value(r), -ctx[r[0].item].retrieval_score, len(r[0].quote), r[0].item,
-                                   r[0].index))
+        scored.sort(key=lambda r: (-value(r), -ctx[r.candidate.item].retrieval_score, len(r.candidate.quote),
+                                   r.candidate.item, r.candidate.index))
         eligible = [r for r in scored if value(r) >= floor(r)
                     # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer
-                    and not (provision[r[0].item] and excluded_phrase(request.question, r[0].quote))]
+                    and not (provision[r.candidate.item] and excluded_phrase(request.question, r.candidate.quote))]
         if self.reader is not None and s.answer_at is not None:
             # regulations answer only when their best candidate reaches answer_at; then the others at their
             # threshold are claimed beside it, so a second regulation that says otherwise is still heard
-            best_regulation = max((value(r) for r in scored if provision[r[0].item]), default=0.0)
+            best_regulation = max((value(r) for r in scored if provision[r.candidate.item]), default=0.0)
             if best_regulation < s.answer_at:
-                eligible = [r for r in eligible if not provision[r[0].item]]
+                eligible = [r for r in eligible if not provision[r.candidate.item]]
         # every document first gets its best answer, so records that disagree are both heard
         firsts, rest, seen_docs = [], [], set()
         for r in eligible:
-            (rest if ctx[r[0].item].document in seen_docs else firsts).append(r)
-            seen_docs.add(ctx[r[0].item].document)
+            (rest if ctx[r.candidate.item].document in seen_docs else firsts).append(r)
+            seen_docs.add(ctx[r.candidate.item].document)
         claims, per_chunk, claimed = [], {}, set()
-        for c, refs, cov, prob, _, _, _ in firsts + rest:
+        for r in firsts + rest:
+            c, refs, cov, prob = r.candidate, r.referenced, r.coverage, r.probability
             cid = ctx[c.item].chunk_id
             if len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
                 continue
@@ -477,13 +515,14 @@ class ExtractiveGenerator:
                            "self_score": round(prob if prob is not None else cov, 4)})
         best = value(scored[0]) if scored else 0.0
         raw = json.dumps({"claims": claims, "self_assessment": round(best, 4)}, ensure_ascii=False)
-        record = tuple(SentenceScore(ctx[c.item].chunk_id, c.quote, round(cov, 4),
-                                     round(prob, 4) if prob is not None else None, (c.item, c.segments) in claimed,
-                                     tuple(ctx[i].chunk_id for i in refs), c.kind,
-                                     round(read, 4) if read is not None else None,
-                                     round(cos, 4) if cos is not None else None,
-                                     round(ce, 4) if ce is not None else None)
-                       for c, refs, cov, prob, read, cos, ce in scored[: self.RECORDED])
+        def rounded(v: float | None) -> float | None:
+            return round(v, 4) if v is not None else None
+
+        record = tuple(SentenceScore(ctx[r.candidate.item].chunk_id, r.candidate.quote, round(r.coverage, 4),
+                                     rounded(r.probability), (r.candidate.item, r.candidate.segments) in claimed,
+                                     tuple(ctx[i].chunk_id for i in r.referenced), r.candidate.kind, rounded(r.read),
+                                     rounded(r.similarity), rounded(r.neural), r.chapter)
+                       for r in scored[: self.RECORDED])
         return GenerationOutput(raw=raw, model=self.name, scores=record)
 
 

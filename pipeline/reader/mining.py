@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..config import Glossary, Profile
+from ..chapters import askable, heading_title
 from ..definitions import entry_of
 from ..ingest.chunker import Chunker
 from ..ingest.reader import read_source
@@ -603,14 +604,12 @@ def _general(c: AnswerCandidate, chunk: Chunk, key: str, tr: Translator) -> tupl
 
 def _chapter_title(heading: str) -> str | None:
     """A BAB's title as a question names it: "BAB IV KEPESERTAAN DAN TATA CARA PENDAFTARAN" -> "kepesertaan dan tata cara
-    pendaftaran" (not "KETENTUAN UMUM" or the closing chapters: no one asks about those)."""
-    m = re.match(r"^(?:BAB|CHAPTER)\s+[IVXLC\d]+\s+(?P<title>.+)$", heading.split(" › ")[0])
-    if not m:
+    pendaftaran" (not "KETENTUAN UMUM" or the closing chapters: no one asks about those; chapters.askable)."""
+    raw = heading_title(heading)
+    if raw is None:
         return None
-    title = _clean(m.group("title")).lower()
-    if not 1 <= len(title.split()) <= 10 or re.search(r"ketentuan\s+(umum|penutup|peralihan|lain)", title):
-        return None
-    return title
+    title = _clean(raw).lower()
+    return title if askable(title) else None
 
 
 def _chapters(law: Law, tr: Translator) -> list[MinedQuestion]:

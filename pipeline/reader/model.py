@@ -76,7 +76,8 @@ DEFAULT_WEIGHTS = WEIGHTS_DIR / "reader-lite.json"
 
 def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndarray, logit: float, agree: float,
                    intercept: float, pool: np.ndarray | None = None, first_in_both: np.ndarray | None = None,
-                   consensus: float = 0.0, neural: float = 0.0, neural_logit: np.ndarray | None = None) -> np.ndarray:
+                   consensus: float = 0.0, neural: float = 0.0, neural_logit: np.ndarray | None = None,
+                   chapter: float = 0.0, chapter_mark: np.ndarray | None = None) -> np.ndarray:
     """Regulation candidates' probabilities re-read with agreement (config.AgreementCalibration): the reader's
     best candidate among `pool` (None: all) agrees when it lies in `first_passage`, the retrieval's best
     (the generator passes the best of the operator's records and pools their candidates, see
@@ -85,7 +86,9 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
     sure); prose candidates keep the reader's. An agreeing best whose passage both searches ranked first
     (`first_in_both`: the dense and the lexical search alike) gains `consensus` besides. With a `neural` weight,
     each candidate the cross-encoder read (`neural_logit`, NaN where it did not) gains `neural` times its log-odds,
-    and a regulation candidate it did not read keeps the reader's own probability."""
+    and a regulation candidate it did not read keeps the reader's own probability. With a `chapter` weight, each
+    candidate `chapter_mark` marks (the best candidate of a passage whose chapter the question asks about as a whole,
+    pipeline/chapters.py) gains `chapter`."""
     if len(p) == 0 or not regulation.any():
         return p
     among = np.flatnonzero(pool) if pool is not None else np.arange(len(p))
@@ -95,6 +98,8 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
         agrees[best] = float(first_passage[best])
         both[best] = agrees[best] * float(first_in_both[best]) if first_in_both is not None else 0.0
     z = logit * _logit(p) + agree * agrees + consensus * both + intercept
+    if chapter and chapter_mark is not None:
+        z = z + chapter * chapter_mark.astype(np.float64)
     if neural:
         ce = np.full(len(p), np.nan) if neural_logit is None else neural_logit
         z = z + neural * np.nan_to_num(ce)

@@ -545,3 +545,72 @@ def test_the_cross_encoder_weighs_in_on_the_reader_s_best_regulation_candidates(
     read = [s for s in out.scores if s.neural is not None]
     assert len(read) == 1 == len(ce.asked) and read[0].chunk_id == "new" and read[0].neural == logit
     assert gen.name.endswith("+cross-encoder-fake")
+
+
+def _chapters(qa, question="Bagaimana ketentuan mengenai penyelesaian sengketa dalam program jaminan?"):
+    """Two passages of one regulation in two chapters; the retrieval ranks the complaints chapter first."""
+    from pipeline.types import Span
+
+    complaints = "Pasal 57\n(1) Keluhan peserta program jaminan disampaikan kepada BPJS dan diselesaikan paling lama 5 hari."
+    disputes = "Pasal 58\n(1) Sengketa dalam penyelenggaraan program jaminan diselesaikan secara musyawarah oleh para pihak."
+    spans = lambda text: (Span("ayat (1)", text.index("(1)"), len(text)),)  # noqa: E731
+    terms = qa.term_groups(qa.normalise(question), "id")
+    context = (ContextItem("keluhan", "PENYELENGGARAAN PROGRAM JAMINAN", "Pasal 57", complaints, False, "id", 0.9,
+                           "BAB VII PENANGANAN KELUHAN", spans=spans(complaints)),
+               ContextItem("sengketa", "PENYELENGGARAAN PROGRAM JAMINAN", "Pasal 58", disputes, False, "id", 0.8,
+                           "BAB VIII PENYELESAIAN SENGKETA", spans=spans(disputes)))
+    return GenerationRequest(question=question, lang="id", context=context, terms=tuple(terms))
+
+
+@pytest.mark.parametrize("question, uploaded, first", [
+    (None, None, "sengketa"),                # the question asks about the disputes chapter as a whole: its passage answers
+    (None, "sengketa", None),                # that passage is an upload's: it claims no chapter
+    ("Apakah sengketa dalam program jaminan diselesaikan secara musyawarah?", None, None),  # yes/no: one provision asked
+])
+def test_a_question_about_a_chapter_is_answered_from_that_chapter(qa, profile, question, uploaded, first):
+    """generator.chapter with agreement's `chapter` term: the reader reads both passages alike (0.3), the retrieval ranks
+    the other chapter's passage first; the chapter the question names decides (the first passage, re-read by agreement
+    at the regulation threshold, is heard beside it), and the trace says which chapter it was. Without the chapter,
+    nothing reaches answer_at."""
+    import dataclasses
+
+    from pipeline.config import AgreementCalibration, ChapterSettings
+
+    settings = profile.settings.generator.model_copy(update={
+        "min_coverage": 0.3, "answer_at": 0.8, "chapter": ChapterSettings(share=0.7),
+        "agreement": AgreementCalibration(logit=0.641, agree=1.535, consensus=1.407, chapter=3.0, intercept=-0.254)})
+    gen = ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.3, 1: 0.3}))
+    req = _chapters(qa, *(q for q in [question] if q))
+    req = dataclasses.replace(req, context=tuple(dataclasses.replace(c, uploaded_by="key:someone")
+                                                 if c.chunk_id == uploaded else c for c in req.context))
+    out = asyncio.run(gen.generate(req))
+    claimed = [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]]
+    assert (claimed[0] if claimed else None) == first
+    marked = {s.chunk_id: s.chapter for s in out.scores if s.chapter}
+    assert marked == ({"sengketa": "penyelesaian sengketa"} if first else {})
+
+
+def test_without_the_chapter_term_a_chapter_is_marked_in_the_trace_but_changes_nothing(qa, profile):
+    from pipeline.config import AgreementCalibration, ChapterSettings
+
+    agreement = AgreementCalibration(logit=0.641, agree=1.535, consensus=1.407, intercept=-0.254)
+    base = profile.settings.generator.model_copy(update={"min_coverage": 0.3, "answer_at": 0.8, "agreement": agreement,
+                                                         "chapter": None})
+    runs = [asyncio.run(ExtractiveGenerator(s, qa, None, _FakeReader({0: 0.3, 1: 0.3})).generate(_chapters(qa)))
+            for s in (base, base.model_copy(update={"chapter": ChapterSettings()}))]
+    assert runs[0].raw == runs[1].raw
+    assert [s.chapter for s in runs[1].scores if s.chapter] == ["penyelesaian sengketa"]
+    assert not any(s.chapter for s in runs[0].scores)
+
+
+def test_the_chapter_term_needs_its_settings_and_agreement(profile):
+    from pydantic import ValidationError
+
+    from pipeline.config import AgreementCalibration, ChapterSettings
+
+    g = profile.settings.generator
+    with pytest.raises(ValidationError, match="needs generator.chapter"):
+        g.model_validate({**g.model_dump(), "chapter": None,
+                          "agreement": AgreementCalibration(logit=1, agree=1, chapter=2, intercept=0).model_dump()})
+    with pytest.raises(ValidationError, match="needs generator.agreement"):
+        g.model_validate({**g.model_dump(), "agreement": None, "chapter": ChapterSettings().model_dump()})
