@@ -418,12 +418,12 @@ class ExtractiveGenerator:
         ctx, seen = request.context, set()
         for item in trusted:
             it = ctx[item]
-            title = chapters.chapter_title(it.heading) if it.provision else None
-            if title is None or it.document in seen:
+            title = chapters.chapter_title(it.heading)
+            rows = [k for k, i in enumerate(items) if i == item and regulation[k]]  # its provision's candidates
+            if title is None or not rows or it.document in seen:
                 continue
             m = chapters.match(question, request.terms, title, it.document, self.analyzer.all_tokens)
-            rows = [k for k, i in enumerate(items) if i == item and regulation[k]]
-            if m.said and m.share >= self.settings.chapter.share and rows:
+            if m.said and m.share >= self.settings.chapter.share:
                 out[max(rows, key=lambda k: probs[k])] = title
                 seen.add(it.document)
         return out
