@@ -93,19 +93,19 @@ def _points(run: Path) -> list[dict]:
                 if marked is scores[0]:
                     point["chapter"] = True
                 else:
-                    alt = dict(point, alt=None)
-                    _read_into(alt, marked, chunks, attempt, ref, w, best=False)
-                    point["alt"] = dict(alt, chapter=True)
+                    alt = dict(point, alt=None, chapter=True)
+                    if _read_into(alt, marked, chunks, attempt, ref, w, best=False):
+                        point["alt"] = alt
         out.append(point)
     return out
 
 
-def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Reference, w: dict, best: bool) -> None:
+def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Reference, w: dict, best: bool) -> bool:
     """A scored candidate's reading, hit and agreement flags into `point` (`best`: it is the reader's best, the one
-    agreement and consensus are judged on)."""
+    agreement and consensus are judged on); False, `point` untouched, when its chunk is not among the candidates."""
     cand = chunks.get(score["chunk_id"])
     if not cand:
-        return
+        return False
     r = cand.get("rerank_score") or 0.0
     p = score["probability"]
     composite = w["judge"] * 1.0 + w["retrieval"] * r + w["generator"] * p
@@ -115,6 +115,7 @@ def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Refer
     point.update(p=p, read=read, conf=min(composite, p), hit=pasal_hit(cand["chunk"], ref), agree=agree,
                  consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1,
                  neural=score.get("neural"))  # the cross-encoder's log-odds (generator.cross_encoder)
+    return True
 
 
 def _at(points: list[dict], t: float, key: str = "p") -> tuple[int, int]:

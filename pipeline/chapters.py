@@ -13,7 +13,7 @@ passage it reads:
   (the glossary's "dispute settlement" -> "penyelesaian sengketa"), or spelt by one of its abbreviations ("TKA" for
   "Tenaga Kerja Asing", "JKK" for "Jaminan Kecelakaan Kerja");
 - the title, with the document's title (which a question names as "dalam penyelenggaraan program JKK dan
-  JKM"), states at least `cover` of what the question asks, by weight; words that only say "the provisions
+  JKM"), states at least `share` (generator.chapter) of what the question asks, by weight; words that only say "the provisions
   on" (ketentuan, aturan, mekanisme, …) are not counted against it.
 
 The reader's mined chapter questions (reader/mining.py) take their chapters from here too (`heading_title`,
@@ -75,10 +75,6 @@ def asks_whole(question: str) -> bool:
     return bool(_WHOLE.match(question))
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text)]
-
-
 def _spelt(acronym: str, words: Sequence[str]) -> set[int]:
     """Positions of the content words a run of `words` spells `acronym` with (function words inside the run are
     skipped: "Jaminan Kecelakaan Kerja" is JKK, "Pemberi Kerja dan Tenaga Kerja" is not PKTK)."""
@@ -97,7 +93,6 @@ class ChapterMatch:
     spelt by one of its abbreviations); `share` — the weighted share of the question's terms (frame words aside) that
     the title and the document's title state."""
 
-    title: str
     said: bool
     share: float
 
@@ -106,10 +101,9 @@ def match(question: str, terms: Iterable[Term], title: str, document: str,
           tokens: Callable[[str], frozenset[str]]) -> ChapterMatch:
     """How `title` (a chapter_title) of a passage of `document` (its title) meets the question. `tokens`: the
     analyser's tokens of a text (QueryAnalyzer.all_tokens), so stems meet as the searches meet them."""
-    q_words = _words(question)
     q_tokens = tokens(question)
-    acronyms = [w for w in q_words if _ACRONYM.match(w)]
-    t_words = _words(title)
+    acronyms = [w for w in _WORD.findall(question) if _ACRONYM.match(w)]
+    t_words = _WORD.findall(title)
     covered: set[int] = set()
     for a in acronyms:
         covered |= _spelt(a, t_words)
@@ -124,13 +118,12 @@ def match(question: str, terms: Iterable[Term], title: str, document: str,
     said = all(i in covered or bool(tokens(w) & heard)
                for i, w in enumerate(t_words) if w.lower() not in _FUNCTION)
     stated = tokens(f"{title} {document}")
-    d_words = _words(f"{title} {document}")
+    d_words = _WORD.findall(f"{title} {document}")
     total = hit = 0.0
     for t in terms:
         if t.term.lower() in FRAME:
             continue
         total += t.weight
-        if t.matched_by(stated) or (_ACRONYM.match(t.term.upper()) and t.term.upper() in acronyms
-                                    and _spelt(t.term.upper(), d_words)):
+        if t.matched_by(stated) or (t.term.upper() in acronyms and _spelt(t.term.upper(), d_words)):
             hit += t.weight
-    return ChapterMatch(title, said, hit / total if total > 0 else 0.0)
+    return ChapterMatch(said, hit / total if total > 0 else 0.0)
