@@ -98,6 +98,11 @@ def _value(raw: str) -> str:
     return "–".join(p for p in parts if p)
 
 
+# the marker the chunker gives each piece of a unit too long for one chunk ("Pasal 10 ayat (1) (bagian 1/2)",
+# ingest/chunker.py, ingest/units.LABELS "part"): which piece, not where in the regulation
+_PIECE = re.compile(r"\s*\((?:bagian|part)\s+\d+\s*/\s*\d+\)", re.IGNORECASE)
+
+
 def _structural(step: str) -> bool:
     """A step made only of Pasal/ayat/huruf/angka tokens (not a heading such as "BAB II …")."""
     return bool(_TOKEN.match(step)) and not _TOKEN.sub("", step).strip(" ,")
@@ -110,6 +115,7 @@ def parse_receipt(path: str | None, location: str | None = None, document: str |
     steps = [s.strip() for s in (path or "").split("›") if s.strip()]
     if not steps:
         steps = [s for s in (document, location) if s]
+    steps = [_PIECE.sub("", s).strip() for s in steps]
     law = None
     if steps and not _structural(steps[0]):
         law = steps.pop(0)

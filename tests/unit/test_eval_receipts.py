@@ -52,6 +52,10 @@ def test_path_parser_reads_each_level():
     assert parse_receipt("PMK 98/2025 › Ketentuan Pasal Peralihan › Pasal 3").pasal == "3"
     # no path: the location and the document stand in
     assert parse_receipt(None, "Pasal 35 ayat (1) huruf b", "PP 34/2021") == Cite("PP 34/2021", "35", "1", "b")
+    # a piece of a unit too long for one chunk (ingest/chunker.py) is still that unit
+    assert parse_receipt("PP 94/2021 › BAB III › Pasal 10 › ayat (1) (bagian 1/2)") == Cite("PP 94/2021", "10", "1")
+    assert parse_receipt(None, "Pasal 1 angka 3 (bagian 2/4)", "PP 35/2021") == Cite("PP 35/2021", "1", angka="3")
+    assert parse_receipt(None, "Pasal 5 (part 1/3)", "PP 1/2020") == Cite("PP 1/2020", "5")
 
 
 def test_items_and_ranges():
