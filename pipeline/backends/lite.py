@@ -489,7 +489,9 @@ class ExtractiveGenerator:
         if self.reader is not None and s.answer_at is not None:
             # regulations answer only when their best candidate reaches answer_at; then the others at their
             # threshold are claimed beside it, so a second regulation that says otherwise is still heard
-            best_regulation = max((value(r) for r in scored if provision[r.candidate.item]), default=0.0)
+            # (a unit about the complement of what was asked is no answer: it cannot license the others either)
+            best_regulation = max((value(r) for r in scored if provision[r.candidate.item]
+                                   and not excluded_phrase(request.question, r.candidate.quote)), default=0.0)
             if best_regulation < s.answer_at:
                 eligible = [r for r in eligible if not provision[r.candidate.item]]
         # every document first gets its best answer, so records that disagree are both heard
@@ -568,18 +570,24 @@ _FUNCTION = frozenset({"yang", "dan", "atau", "dari", "bagi", "untuk", "dalam", 
 
 
 def excluded_phrase(question: str, text: str) -> str | None:
-    """A two-word phrase of the question that the text states only as its complement ("penerima upah" asked,
-    "Peserta bukan penerima Upah" stated): the text speaks of the others, not of what was asked. None when
-    the question itself asks of the complement, or the text also states the phrase plainly."""
+    """A two-word phrase the question and the text take on opposite sides of its complement: the question asks of
+    it and the text states it only as its complement ("penerima upah" asked, "Peserta bukan penerima Upah" stated),
+    or the question asks of the complement and the text states only the phrase itself ("bukan penerima upah" asked,
+    "Iuran JKM bagi Peserta penerima Upah" stated, returned as "bukan penerima upah"). Either way the text speaks of
+    the others, not of what was asked. None when both take the same side, or the text states both sides."""
     qw, tw = _words(question), _words(text)
     for a, b in zip(qw, qw[1:]):
         if a in _FUNCTION or b in _FUNCTION or a in EXCLUDERS or len(a) < 3 or len(b) < 3:
             continue
         at = [i for i in range(len(tw) - 1) if tw[i] == a and tw[i + 1] == b]
-        if not at or any(qw[i - 1] in EXCLUDERS for i in range(1, len(qw) - 1) if (qw[i], qw[i + 1]) == (a, b)):
+        if not at:
             continue
-        if all(i > 0 and tw[i - 1] in EXCLUDERS for i in at):
+        asked = [i > 0 and qw[i - 1] in EXCLUDERS for i in range(len(qw) - 1) if (qw[i], qw[i + 1]) == (a, b)]
+        stated = [i > 0 and tw[i - 1] in EXCLUDERS for i in at]
+        if not any(asked) and all(stated):
             return f"{a} {b}"
+        if all(asked) and not any(stated):
+            return f"{next(qw[i - 1] for i in range(1, len(qw) - 1) if (qw[i], qw[i + 1]) == (a, b))} {a} {b}"
     return None
 
 

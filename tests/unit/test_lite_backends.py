@@ -488,6 +488,11 @@ def test_an_upload_retrieved_above_the_operators_record_does_not_change_its_read
      "Iuran JKK bagi Peserta penerima Upah dibayar oleh Pemberi Kerja", None),       # stated plainly
     ("Siapa peserta penerima upah?", "Peserta terdiri atas: a. penerima Upah; b. bukan penerima Upah", None),
     ("Berapa iuran peserta bukan penerima upah?", "Iuran Peserta bukan penerima Upah sebesar", None),  # asked so
+    # the complement asked, the phrase itself stated: the text is about the others again
+    ("Bagaimana mekanisme iuran JKK dan JKM bagi peserta bukan penerima upah?",
+     "(1) Iuran JKM bagi Peserta penerima Upah sebagaimana dimaksud dalam Pasal 5 ayat (2), sebesar 0,30%",
+     "bukan penerima upah"),
+    ("Siapa peserta bukan penerima upah?", "Peserta terdiri atas: a. penerima Upah; b. bukan penerima Upah", None),
     ("Apakah PNS wajib melapor?", "PNS tidak wajib melapor", None),  # a negated verb is an answer, not a complement
 ])
 def test_a_phrase_stated_only_as_its_complement(question, text, phrase):
@@ -511,6 +516,13 @@ def test_a_regulation_unit_about_the_complement_of_what_was_asked_is_not_claimed
     out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.95, 1: 0.7})).generate(req))
     assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == ["asked"]
     assert any(s.chunk_id == "others" and s.probability == 0.95 and not s.claimed for s in out.scores)
+    # with answer_at, the unit about the others does not count as the regulations' best either: alone, the asked
+    # unit's 0.7 is under answer_at, so nothing is claimed (the 0.95 was what let it through)
+    gated = settings.model_copy(update={"answer_at": 0.8})
+    out = asyncio.run(ExtractiveGenerator(gated, qa, None, _FakeReader({0: 0.95, 1: 0.7})).generate(req))
+    assert json.loads(out.raw)["claims"] == []
+    out = asyncio.run(ExtractiveGenerator(gated, qa, None, _FakeReader({0: 0.95, 1: 0.85})).generate(req))
+    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == ["asked"]
 
 
 class _FakeCrossEncoder:
