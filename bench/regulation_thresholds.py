@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline.config import load_profile  # noqa: E402
+from pipeline.definitions import unasked_entry  # noqa: E402
 from pipeline.eval.datasets import Reference  # noqa: E402
 from pipeline.eval.receipts import cite_hits, parse_receipt, same_law  # noqa: E402
 
@@ -85,7 +86,7 @@ def _points(run: Path) -> list[dict]:
         point = {"id": row["id"], "law": ref.law, "p": 0.0, "read": 0.0, "conf": 0.0, "hit": False, "agree": False,
                  "consensus": False, "neural": None, "chapter": False, "alt": None}
         if scores and scores[0]["probability"] is not None:
-            _read_into(point, scores[0], chunks, attempt, ref, w, best=True)
+            _read_into(point, scores[0], chunks, attempt, ref, w, row["question"], best=True)
             # the best candidate of a passage whose chapter the question asks about (generator.chapter): read beside
             # the best, with agreement's chapter term; the question's answer is the larger reading of the two
             marked = next((sc for sc in scores if sc.get("chapter")), None)
@@ -94,15 +95,18 @@ def _points(run: Path) -> list[dict]:
                     point["chapter"] = True
                 else:
                     alt = dict(point, alt=None, chapter=True)
-                    if _read_into(alt, marked, chunks, attempt, ref, w, best=False):
+                    if _read_into(alt, marked, chunks, attempt, ref, w, row["question"], best=False):
                         point["alt"] = alt
         out.append(point)
     return out
 
 
-def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Reference, w: dict, best: bool) -> bool:
+def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Reference, w: dict, question: str,
+               best: bool) -> bool:
     """A scored candidate's reading, hit and agreement flags into `point` (`best`: it is the reader's best, the one
-    agreement and consensus are judged on); False, `point` untouched, when its chunk is not among the candidates."""
+    agreement and consensus are judged on; a definitions entry for a question that asks no meaning never agrees, as
+    in the generator: definitions.unasked_entry); False, `point` untouched, when its chunk is not among the
+    candidates."""
     cand = chunks.get(score["chunk_id"])
     if not cand:
         return False
@@ -111,7 +115,8 @@ def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Refer
     composite = w["judge"] * 1.0 + w["retrieval"] * r + w["generator"] * p
     # the reader's own probability, before a configured agreement calibration re-read it
     read = score.get("read") if score.get("read") is not None else p
-    agree = best and bool(attempt["context"]) and score["chunk_id"] == attempt["context"][0]
+    agree = (best and bool(attempt["context"]) and score["chunk_id"] == attempt["context"][0]
+             and not unasked_entry(question, cand["chunk"]["location"], score["quote"]))
     point.update(p=p, read=read, conf=min(composite, p), hit=pasal_hit(cand["chunk"], ref), agree=agree,
                  consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1,
                  neural=score.get("neural"))  # the cross-encoder's log-odds (generator.cross_encoder)

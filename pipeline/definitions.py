@@ -26,6 +26,8 @@ SHORT = re.compile(r"^(?P<long>.+?)\s*,?\s*(?:yang\s+)?(?:selanjutnya|hereinafte
                    r"\s*,?$", re.IGNORECASE)
 # "Pasal 1", and in an amending regulation the amended "Pasal I angka 1 › Pasal 1"
 DEFINITIONS_UNIT = re.compile(r"(?:^|#|› )(?:Pasal|Article)\s+1$")
+# a chunk of the definitions article: "Pasal 1 angka 1–8", "Pasal 1 angka 3 (bagian 2/4)" (not "Pasal 10")
+DEFINITIONS_LOCATION = re.compile(r"^(?:Pasal|Article)\s+1\b")
 
 # the phrase after the cue, up to where the question names a source or ends
 _ASKS = re.compile(
@@ -84,6 +86,17 @@ def asked_term(question: str) -> str | None:
     term = _ARTICLE.sub("", _SOURCE_TAIL.sub("", m.group("term").rstrip(" ?!.")).strip())
     key = term_key(term)
     return key if key and len(key.split()) <= 10 else None
+
+
+def unasked_entry(question: str, location: str, quote: str) -> bool:
+    """A definitions article's entry ("Pasal 1 angka 5: Pejabat Pembina Kepegawaian adalah …", at `location`,
+    quoted as `quote`: alone, after its lead-in, or in the whole list) read for a question that asks no meaning: the entry says what a
+    word of the question means, not what the question asks, so nothing but the reader's own reading may make it
+    the answer (the generator gives it no agreement; bench/regulation_thresholds.py fits it so)."""
+    if not DEFINITIONS_LOCATION.match(location or "") or asked_term(question) is not None:
+        return False
+    # an entry alone, after its lead-in (answers.ELISION), or among the others of a whole list, one a line
+    return any(entry_of(piece.strip()) is not None for piece in re.split(r"\n|\[\.\.\.\]", quote))
 
 
 def translations(asked: str, en_to_id: dict[str, tuple[str, ...]]) -> tuple[str, ...]:

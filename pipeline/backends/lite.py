@@ -25,7 +25,7 @@ from .. import chapters
 from ..analysis import QueryAnalyzer
 from ..audit import LOCAL_KEY
 from ..config import GeneratorSettings, RerankerSettings
-from ..definitions import asked_term
+from ..definitions import asked_term, unasked_entry
 from ..errors import ConfigError
 from ..ingest.categories import CategoryTagger
 from ..text import locate, normalise, split_sentences
@@ -374,6 +374,11 @@ class ExtractiveGenerator:
             first = np.array([cands[i].item == trusted[0] for i in keep])
             own = set(trusted)
             pool = np.array([cands[i].item in own for i in keep])  # the reader's best among the trusted
+            # a definitions entry read for a question that asks no meaning keeps the reader's own reading: it is
+            # neither agreement's best nor re-read by it (definitions.unasked_entry)
+            unasked = np.array([bool(regulation[k]) and unasked_entry(request.question, ctx[cands[i].item].location,
+                                                                      cands[i].quote) for k, i in enumerate(keep)],
+                               dtype=bool)
             cosines = np.full(len(keep), np.nan)  # the embedder's cosine with the question, where measured
             agreed = probs
             neural = np.full(len(keep), np.nan)  # the cross-encoder's log-odds, where it read
@@ -386,13 +391,15 @@ class ExtractiveGenerator:
             if s.chapter is not None:
                 chaptered = self._chapters(request, [cands[i].item for i in keep], probs, regulation, trusted)
             if (a := s.agreement) is not None:
-                agreed = with_agreement(probs, regulation, first, a.logit, a.agree, a.intercept, pool,
+                agreed = with_agreement(probs, regulation & ~unasked, first, a.logit, a.agree, a.intercept,
+                                        pool & ~unasked,
                                         np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus,
                                         a.neural, neural, a.chapter, np.array([t is not None for t in chaptered]))
             if (c := s.cross_lingual) is not None and self.embedder is not None and request.lang == "en":
                 # an English question of Indonesian regulations: the reader's best candidates of the operator's
                 # records are read by the embedder too (uploads keep the reader's reading)
-                readable = np.flatnonzero(regulation & pool & np.array([ctx[cands[i].item].lang != "en" for i in keep]))
+                readable = np.flatnonzero(regulation & pool & ~unasked
+                                          & np.array([ctx[cands[i].item].lang != "en" for i in keep]))
                 chosen = readable[np.argsort(-probs[readable], kind="stable")[:c.candidates]]
                 if len(chosen):
                     cosines[chosen] = await self._cosines(request.question, [cands[keep[k]].quote for k in chosen])

@@ -173,6 +173,34 @@ def test_a_definition_entry_names_its_long_and_short_form():
     assert entry_of("Pengawasan penggunaan TKA dilaksanakan oleh Menteri.") is None
 
 
+@pytest.mark.parametrize("question, location, quote, unasked", [
+    # a "how" question read against Pasal 1's entry for a word it uses: the entry is not what was asked
+    ("Bagaimana Hukuman Disiplin sedang dijatuhkan pada PNS?", "Pasal 1 angka 1–8",
+     "Pejabat Pembina Kepegawaian adalah pejabat yang mempunyai kewenangan menetapkan pengangkatan", True),
+    ("Untuk jabatan apa TKA dapat dipekerjakan?", "Pasal 1 angka 3 (bagian 2/4)",
+     "Dalam Peraturan Pemerintah ini yang dimaksud dengan: [...] 4. Rencana Penggunaan Tenaga Kerja Asing yang "
+     "selanjutnya disingkat RPTKA adalah rencana penggunaan TKA", True),
+    # the same entry for a question that asks the meaning: it is the answer
+    ("Apa yang dimaksud dengan Pejabat Pembina Kepegawaian?", "Pasal 1 angka 1–8",
+     "Pejabat Pembina Kepegawaian adalah pejabat yang mempunyai kewenangan", False),
+    # "X adalah …" outside the definitions article states a rule ("Upah … adalah Upah sebulan"), and Pasal 10 is not Pasal 1
+    ("Apa jenis upah yang dijadikan dasar pembayaran iuran?", "Pasal 19",
+     "Upah yang dijadikan dasar pembayaran Iuran bagi Peserta penerima Upah adalah Upah sebulan.", False),
+    ("Apa jenis upah yang dijadikan dasar pembayaran iuran?", "Pasal 10 ayat (1)",
+     "Upah yang dijadikan dasar pembayaran Iuran adalah Upah sebulan.", False),
+    # the whole list of entries, lead-in first, is Pasal 1's entries all the same
+    ("Bagaimana ketentuan PNS?", "Pasal 1 angka 1–8",
+     "Dalam Peraturan Pemerintah ini yang dimaksud dengan:\n1. Pegawai Negeri Sipil yang selanjutnya disingkat PNS "
+     "adalah warga negara Indonesia", True),
+    # Pasal 1's lead-in itself states no entry
+    ("Bagaimana ketentuan PNS?", "Pasal 1 angka 1–8", "Dalam Peraturan Pemerintah ini yang dimaksud dengan:", False),
+])
+def test_a_definitions_entry_for_a_question_that_asks_no_meaning(question, location, quote, unasked):
+    from pipeline.definitions import unasked_entry
+
+    assert unasked_entry(question, location, quote) is unasked
+
+
 @pytest.mark.parametrize("item", ["a. Wajib Pajak adalah orang pribadi atau badan.",  # Pasal 1 huruf a
                                   "12. Wajib Pajak adalah orang pribadi atau badan.", "Wajib Pajak adalah orang pribadi."])
 def test_a_definition_entry_is_read_under_a_letter_or_number_label(item):

@@ -268,6 +268,37 @@ def test_consensus_of_both_searches_answers_an_agreeing_regulation(qa, profile, 
     assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
 
 
+@pytest.mark.parametrize("question, claimed", [
+    # the entry defines a word of the question, which asks how: agreement and consensus do not lift it, so the
+    # reader's 0.3 stays under answer_at
+    ("Bagaimana pejabat pembina kepegawaian menetapkan pengangkatan pegawai?", []),
+    # the same entry for a question that asks its meaning: agreeing and both searches' first, it answers
+    ("Apa yang dimaksud dengan Pejabat Pembina Kepegawaian?", ["pasal-1"]),
+])
+def test_a_definitions_entry_is_lifted_by_agreement_only_for_a_question_that_asks_a_meaning(qa, profile, question,
+                                                                                             claimed):
+    from pipeline.types import Span
+
+    entry = ("Pasal 1\nDalam Peraturan Pemerintah ini yang dimaksud dengan:\n5. Pejabat Pembina Kepegawaian adalah "
+             "pejabat yang mempunyai kewenangan menetapkan pengangkatan, pemindahan, dan pemberhentian pegawai.")
+    other = ("Pasal 17\n(1) Presiden menetapkan penjatuhan Hukuman Disiplin bagi pejabat pembina kepegawaian yang "
+             "melakukan pengangkatan pegawai tanpa kewenangan.")
+    context = (ContextItem("pasal-1", "PP 94/2021", "Pasal 1 angka 5", entry, False, "id", 0.9, first_in_both=True,
+                           spans=(Span("Pasal 1 angka 5", entry.index("5."), len(entry)),)),
+               ContextItem("pasal-17", "PP 94/2021", "Pasal 17 ayat (1)", other, False, "id", 0.8,
+                           spans=(Span("ayat (1)", other.index("(1)"), len(other)),)))
+    req = GenerationRequest(question=question, lang="id", context=context,
+                            terms=tuple(qa.term_groups(qa.normalise(question), "id")))
+    # the profile's own agreement calibration (configs/lite.yaml)
+    settings = profile.settings.generator.model_copy(update={"min_coverage": 0.3, "answer_at": 0.8, "chapter": None})
+    assert settings.agreement is not None
+    out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.3, 1: 0.1})).generate(req))
+    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
+    entry = [s for s in out.scores if s.chunk_id == "pasal-1"]  # the entry alone, after its lead-in, the whole list
+    assert len(entry) == 3 and all(s.read == 0.3 for s in entry)
+    assert (max(s.probability for s in entry) > 0.8) is bool(claimed)
+
+
 class _FakeEmbedder:
     """A test double for the embedder: unit vectors in 2-d, the query's along the first axis and a passage's at
     the cosine the test gives (`cosine`, or by a word the passage holds: `by_word`), so a test chooses the cosine
