@@ -26,6 +26,15 @@ question asks about the chapter of the candidate's passage: generator.chapter), 
 on RUN_DIR's questions together with those of a `saksi eval --leave-out LAW` run (LEAVE_OUT_RUN_DIR: their regulation is gone, so every answer there is
 from another regulation), and prints what each threshold on that confidence gives on the held-out
 regulation, with the share of the left-out law's questions it would answer from another regulation.
+
+    .venv/bin/python bench/regulation_thresholds.py RUN_DIR --agreement LEAVE_OUT_RUN_DIR --chapter \
+        --neighbours NEIGHBOURS_RUN_DIR
+
+`--neighbours` scores the same questions asked among neighbours (`saksi eval --corpus` on the corpus
+bench/legal_neighbours.py builds): each regulation's questions there by the fit on the other regulations of
+RUN_DIR and LEAVE_OUT_RUN_DIR (the neighbours never enter a fit), and every question by the weights
+configs/lite.yaml holds now, so a refit is judged where other regulations compete for the answer, beside the
+default it would replace.
 """
 from __future__ import annotations
 
@@ -192,9 +201,11 @@ def _answer(q: dict, w: "np.ndarray", neural: bool, chapter: bool) -> tuple[floa
     return value, hit
 
 
-def _agreement(points: list[dict], absent: list[dict], neural: bool = False, chapter: bool = False) -> None:
-    """Held-out figures of the agreement confidence, each regulation scored by a fit on the others; then the
-    fit on all of them (what configs/lite.yaml's generator.agreement holds)."""
+def _agreement(points: list[dict], absent: list[dict], neural: bool = False, chapter: bool = False,
+               neighbours: list[dict] | None = None) -> None:
+    """Held-out figures of the agreement confidence, each regulation scored by a fit on the others (and, given the
+    same questions asked among neighbours, those too); then the fit on all of them (what configs/lite.yaml's
+    generator.agreement holds) and, among neighbours, the configured weights beside it."""
     agreeing = [q for q in points if q["agree"]]
     print(f"agreement (reader's best in the retrieval's first passage): {len(agreeing)} of {len(points)} questions, "
           f"Pasal precision {sum(q['hit'] for q in agreeing) / max(1, len(agreeing)):.3f}")
@@ -212,7 +223,8 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False, cha
         w = _agreement_fit(train, neural, chapter)
         mine = [q for q in points if same_law(q["law"], law)]
         gone = [q for q in absent if same_law(q["law"], law)]
-        for group, qs in (("present", mine), ("absent", gone)):
+        among = [q for q in neighbours or [] if same_law(q["law"], law)]
+        for group, qs in (("present", mine), ("absent", gone), ("neighbours", among)):
             scored += [(group, dict(q, hit=hit), v) for q in qs for v, hit in [_answer(q, w, neural, chapter)]]
     n_present = sum(1 for g, _, _ in scored if g == "present")
     n_absent = sum(1 for g, _, _ in scored if g == "absent")
@@ -220,12 +232,27 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False, cha
     for t in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9):
         got = [q for g, q, v in scored if g == "present" and v >= t]
         wrong = sum(1 for g, _, v in scored if g == "absent" and v >= t)
+        among = [q for g, q, v in scored if g == "neighbours" and v >= t]
         print(f"  t {t:.2f}: {len(got):>4} ({len(got) / max(1, n_present):6.1%})  "
-              f"{sum(q['hit'] for q in got) / max(1, len(got)):.3f};  {wrong}/{n_absent}")
+              f"{sum(q['hit'] for q in got) / max(1, len(got)):.3f};  {wrong}/{n_absent}"
+              + (f";  among neighbours {len(among):>4} ({len(among) / len(neighbours):6.1%})  "
+                 f"{sum(q['hit'] for q in among) / max(1, len(among)):.3f}" if neighbours else ""))
     w = _agreement_fit(points + absent, neural, chapter)
     print(f"  fitted on all: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
           + (f"neural: {w[3]:.3f}, " if neural else "") + (f"chapter: {w[-2]:.3f}, " if chapter else "")
           + f"intercept: {w[-1]:.3f}}}")
+    if neighbours:
+        a = load_profile("lite").settings.generator.agreement
+        configured = np.array([a.logit, a.agree, a.consensus] + ([a.neural] if neural else [])
+                              + ([a.chapter] if chapter else []) + [a.intercept]) if a is not None else None
+        for name, weights in (("fitted on all", w), ("configs/lite.yaml", configured)):
+            if weights is None:
+                continue
+            line = []
+            for label, qs in (("alone", points), ("among neighbours", neighbours)):
+                got = [hit for q in qs for v, hit in [_answer(q, weights, neural, chapter)] if v >= 0.8]
+                line.append(f"{label} {len(got)} ({len(got) / len(qs):.1%}) at {sum(got) / max(1, len(got)):.3f}")
+            print(f"  {name} at 0.80 (in sample): " + "; ".join(line))
 
 
 def main() -> int:
@@ -241,8 +268,13 @@ def main() -> int:
     ap.add_argument("--chapter", action="store_true",
                     help="with --agreement: whether the question asks about the chapter of the candidate's passage as "
                          "a further term (both runs made with generator.chapter set, so their traces mark it)")
+    ap.add_argument("--neighbours", type=Path, metavar="NEIGHBOURS_RUN_DIR",
+                    help="with --agreement: also score the same questions asked among neighbours (see above)")
     args = ap.parse_args()
-    for run in (args.run, args.agreement):
+    if args.neighbours and not args.agreement:
+        print("regulation_thresholds: --neighbours scores the agreement fit: it needs --agreement", file=sys.stderr)
+        return 2
+    for run in (args.run, args.agreement, args.neighbours):
         if run is not None and not (run / "questions.jsonl").is_file():
             print(f"regulation_thresholds: {run} is not a `saksi eval` output (no questions.jsonl)", file=sys.stderr)
             return 2
@@ -276,7 +308,7 @@ def main() -> int:
             print("regulation_thresholds: --chapter, but no trace marks a chapter's candidate (run the eval with "
                   "generator.chapter set)", file=sys.stderr)
             return 2
-        _agreement(points, absent, args.neural, args.chapter)
+        _agreement(points, absent, args.neural, args.chapter, _points(args.neighbours) if args.neighbours else None)
     if args.out:
         args.out.write_text(json.dumps({"run": str(args.run), "target": args.target, "curve": curve,
                                         "answer_threshold": answer, "tinggi_boundary": bands}, indent=1) + "\n")
