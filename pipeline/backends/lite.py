@@ -375,7 +375,7 @@ class ExtractiveGenerator:
             own = set(trusted)
             pool = np.array([cands[i].item in own for i in keep])  # the reader's best among the trusted
             # a definitions entry read for a question that asks no meaning keeps the reader's own reading: it is
-            # neither agreement's best nor re-read by it (definitions.unasked_entry)
+            # neither agreement's best nor lifted by it or by the cross-lingual reading (definitions.unasked_entry)
             unasked = np.array([bool(regulation[k]) and unasked_entry(request.question, ctx[cands[i].item].location,
                                                                       cands[i].quote) for k, i in enumerate(keep)],
                                dtype=bool)
@@ -398,13 +398,16 @@ class ExtractiveGenerator:
             if (c := s.cross_lingual) is not None and self.embedder is not None and request.lang == "en":
                 # an English question of Indonesian regulations: the reader's best candidates of the operator's
                 # records are read by the embedder too (uploads keep the reader's reading)
-                readable = np.flatnonzero(regulation & pool & ~unasked
+                readable = np.flatnonzero(regulation & pool
                                           & np.array([ctx[cands[i].item].lang != "en" for i in keep]))
                 chosen = readable[np.argsort(-probs[readable], kind="stable")[:c.candidates]]
                 if len(chosen):
                     cosines[chosen] = await self._cosines(request.question, [cands[keep[k]].quote for k in chosen])
-                agreed = cross_lingual(agreed, cosines, np.array([cands[i].item for i in keep]), first, c.similarity,
-                                       c.center, c.lead, c.agree, c.intercept, c.ceiling)
+                crossed = cross_lingual(agreed, cosines, np.array([cands[i].item for i in keep]), first, c.similarity,
+                                        c.center, c.lead, c.agree, c.intercept, c.ceiling)
+                # an unasked definitions entry is still read, as the others' rival, but never lifted by the reading
+                # (its ceiling still applies)
+                agreed = np.where(unasked, np.minimum(agreed, crossed), crossed)
             probs = agreed
         return [Scored(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
                        float(read[k]) if read is not None and not np.isnan(read[k]) else None,

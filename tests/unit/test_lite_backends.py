@@ -361,6 +361,34 @@ def test_an_english_question_is_read_by_the_embedder_as_well(qa, profile):
     assert embedder.asked == [] and all(s.similarity is None for s in out.scores)
 
 
+def test_an_english_question_that_asks_no_meaning_is_not_answered_by_a_definitions_entry(qa, profile):
+    """The cross-lingual reading of an English question that asks no meaning: a definitions entry the embedder reads
+    closest is embedded (the others' rival, so the lead of the rest is measured against it) but not lifted; asked
+    for its meaning, the same entry is lifted and answers."""
+    from pipeline.types import Span
+
+    entry = ("Pasal 1\nDalam Peraturan Pemerintah ini yang dimaksud dengan:\n5. Pejabat Pembina Kepegawaian adalah "
+             "pejabat yang mempunyai kewenangan menetapkan pengangkatan, pemindahan, dan pemberhentian pegawai.")
+    other = ("Pasal 17\n(1) Presiden menetapkan penjatuhan Hukuman Disiplin bagi pejabat pembina kepegawaian yang "
+             "melakukan pengangkatan pegawai tanpa kewenangan.")
+    context = (ContextItem("pasal-1", "PP 94/2021", "Pasal 1 angka 5", entry, False, "id", 0.9,
+                           spans=(Span("Pasal 1 angka 5", entry.index("5."), len(entry)),)),
+               ContextItem("pasal-17", "PP 94/2021", "Pasal 17 ayat (1)", other, False, "id", 0.8,
+                           spans=(Span("ayat (1)", other.index("(1)"), len(other)),)))
+    embedder = _FakeEmbedder(0.5, {"adalah": 0.97, "Presiden": 0.80})
+    settings = _cross_lingual_settings(profile, agreement=None)
+    for question, claimed in (("How does the staffing supervisor appoint civil servants?", []),
+                              ("What is meant by the civil service staffing supervisor?", ["pasal-1"])):
+        req = GenerationRequest(question=question, lang="en", context=context,
+                                terms=tuple(qa.term_groups(qa.normalise(question), "en")))
+        out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.2, 1: 0.1}),
+                                              embedder).generate(req))
+        assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]][:1] == claimed, question
+        read = [s for s in out.scores if s.chunk_id == "pasal-1"]
+        assert read and all(s.similarity is not None for s in read)  # embedded either way
+        assert (max(s.probability for s in read) > 0.8) is bool(claimed)
+
+
 def test_an_upload_is_not_read_by_the_embedder_for_an_english_question(qa, profile):
     """The cross-lingual reading is the operator's records' only: an upload the embedder would rank first keeps the
     reader's reading and is not answered; the operator's record is read without it."""
