@@ -90,9 +90,10 @@ def asked_term(question: str) -> str | None:
 
 def unasked_entry(question: str, location: str, quote: str) -> bool:
     """A definitions article's entry ("Pasal 1 angka 5: Pejabat Pembina Kepegawaian adalah …", at `location`,
-    quoted as `quote`: alone, after its lead-in, or in the whole list) read for a question that asks no meaning: the entry says what a
-    word of the question means, not what the question asks, so nothing but the reader's own reading may make it
-    the answer (the generator gives it no agreement; bench/regulation_thresholds.py fits it so)."""
+    quoted as `quote`: alone, after its lead-in, or in the whole list) read for a question that asks no meaning:
+    the entry says what a word of the question means, not what the question asks, so nothing but the reader's own
+    reading may make it the answer (the generator lifts it by neither agreement nor the cross-lingual reading;
+    bench/regulation_thresholds.py fits it so)."""
     if not DEFINITIONS_LOCATION.match(location or "") or asked_term(question) is not None:
         return False
     # an entry alone, after its lead-in (answers.ELISION), or among the others of a whole list, one a line

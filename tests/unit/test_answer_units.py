@@ -183,7 +183,8 @@ def test_a_definition_entry_names_its_long_and_short_form():
     # the same entry for a question that asks the meaning: it is the answer
     ("Apa yang dimaksud dengan Pejabat Pembina Kepegawaian?", "Pasal 1 angka 1–8",
      "Pejabat Pembina Kepegawaian adalah pejabat yang mempunyai kewenangan", False),
-    # "X adalah …" outside the definitions article states a rule ("Upah … adalah Upah sebulan"), and Pasal 10 is not Pasal 1
+    # "X adalah …" outside the definitions article states a rule ("Upah … adalah Upah sebulan"), and Pasal 10 is
+    # not Pasal 1
     ("Apa jenis upah yang dijadikan dasar pembayaran iuran?", "Pasal 19",
      "Upah yang dijadikan dasar pembayaran Iuran bagi Peserta penerima Upah adalah Upah sebulan.", False),
     ("Apa jenis upah yang dijadikan dasar pembayaran iuran?", "Pasal 10 ayat (1)",
