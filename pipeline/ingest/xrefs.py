@@ -98,9 +98,12 @@ _EN_DOC = re.compile(
     rf"|Regulation\s+of\s+the\s+Minister\s+of\s+(?P<minister>{_EN_NAME})"
     rf"|Minister\s+of\s+(?P<minister_>{_EN_NAME})\s+Regulation)"
     rf"(?:\s+of\s+(?P<region>{_EN_NAME}))?(?:\s+of\s+the\s+Republic\s+of\s+Indonesia)?" + _NUMBER)
+# a regional instrument's short name may carry its place, as saksi's own citations do ("Perbup Kotabaru 21/2019",
+# "Perda Kab. Magelang 8/2010": ingest/metadata.citation), so a citation copied from a receipt names its document
 _ABBR_DOC = re.compile(
-    r"\b(?P<abbr>PMK|PP|UU|Perppu|Perpu|Perpres|Keppres|Inpres|Permendagri|Perda|Perbup|Perwal|Perwali|Pergub"
-    r"|POJK|KMK)"
+    r"\b(?P<abbr>PMK|PP|UU|Perppu|Perpu|Perpres|Keppres|Inpres|Permendagri|POJK|KMK"
+    r"|(?P<regional>Perda|Perbup|Perwal|Perwali|Pergub))"
+    r"(?(regional)(?P<place>(?:\s+(?!Nomor\b|No\b|Tahun\b)(?:Kab\.|Prov\.|[A-Z][\w'-]*)){0,4}?))"
     r"(?:\s+(?:Nomor|No\.?))?\s*(?P<num>\d+[A-Z]?)"
     r"(?:(?:/[A-Za-z][\w.-]*)*/(?P<y1>(?:19|20)\d\d)|\s+Tahun\s+(?P<y2>(?:19|20)\d\d))(?!\d)")
 _CONSTITUTION = re.compile(
@@ -173,7 +176,7 @@ _CONTEXT = re.compile(r"(?:Penjelasan\s+)?(?P<base>(?:[^›]*›\s*)*Pasal\s+\w+
 _BARE_NUMBER = re.compile(r"0*(\d+[A-Z]?)(?=/|$)")  # "237/PMK.04/2022" is number 237
 _PARAGRAPH_LOCATION = re.compile(r"paragra(?:f|ph)\s+(?P<paragraph>[^\s(]+)")
 _AYAT_KEY = re.compile(r"(\d+)(\w*)")
-_ADMIN_WORDS = {"kabupaten", "kota", "provinsi", "regency", "city", "province", "the", "of"}
+_ADMIN_WORDS = {"kabupaten", "kab.", "kota", "provinsi", "prov.", "regency", "city", "province", "the", "of"}
 
 
 # --- extraction ------------------------------------------------------------------------
@@ -372,7 +375,8 @@ def _en_doc(m: re.Match[str]) -> dict[str, object]:
 
 
 def _abbr_doc(m: re.Match[str]) -> dict[str, object]:
-    return {"doc_type": _BY_ABBREVIATION[m["abbr"].casefold()], **_number(m)}
+    place = " ".join((m["place"] or "").split()) or None
+    return {"doc_type": _BY_ABBREVIATION[m["abbr"].casefold()], "region": place, **_number(m)}
 
 
 def _constitution(m: re.Match[str]) -> dict[str, object]:

@@ -374,6 +374,16 @@ def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_
     replayed = asyncio.run(replay(trace, query_analyzer(corpus.profile)))
     assert replayed.same and replayed.result.not_in_corpus == ("PP 34/2011",)
 
+    # a regional instrument named as saksi cites it, place and all ("Perbup Mamuju Tengah 34/2021", copied from a
+    # receipt): the question is asked within that document, and its name is not content an answer must cover
+    regional = asyncio.run(orchestrator.answer("Apa yang dimaksud dengan Basis Kas menurut Perbup Mamuju Tengah "
+                                               "34/2021?"))
+    trace = load_trace(Path(regional.trace_path))
+    doc_id = next(d.doc_id for d, _ in corpus.store.documents() if d.cite_as == "Perbup Mamuju Tengah 34/2021")
+    assert trace.named_documents == (("Perbup Mamuju Tengah 34/2021", doc_id),) and trace.scoped_to == (doc_id,)
+    assert regional.not_in_corpus == ()
+    assert all(c.dropped for c in trace.parts[0].attempts[0].candidates if c.chunk.doc_id != doc_id)
+
     # naming a document without asking within it only adds the note
     mention = asyncio.run(orchestrator.answer(
         "Berapa lama Bea Masuk Tindakan Pengamanan atas impor kain tenunan dari kapas dikenakan, "

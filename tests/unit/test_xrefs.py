@@ -158,6 +158,12 @@ def test_every_pasal_of_a_list_belongs_to_the_document_after_it():
     ("Regulation of the Minister of Finance Number 98 of 2025", "Peraturan Menteri Keuangan", "98", 2025, None,
      "PMK 98/2025"),
     ("Law Number 17 of 2006", "Undang-Undang", "17", 2006, None, "UU 17/2006"),
+    # a regional instrument's short name with its place, as saksi's own citations write it
+    ("Perbup Kotabaru 21/2019", "Peraturan Bupati", "21", 2019, "Kotabaru", "Perbup Kotabaru 21/2019"),
+    ("Perbup Mamuju Tengah 34/2021", "Peraturan Bupati", "34", 2021, "Mamuju Tengah", "Perbup Mamuju Tengah 34/2021"),
+    ("Perda Kab. Magelang 8/2010", "Peraturan Daerah", "8", 2010, "Kab. Magelang", "Perda Kab. Magelang 8/2010"),
+    ("Perwali Surakarta Nomor 7 Tahun 2010", "Peraturan Walikota", "7", 2010, "Surakarta", "Perwali Surakarta 7/2010"),
+    ("Perbup 26/2017", "Peraturan Bupati", "26", 2017, None, "Perbup 26/2017"),
 ])
 def test_documents_alone(doc, doc_type, number, year, region, label):
     text = f"sebagaimana telah diubah dengan {doc} tentang Perubahan"
@@ -443,6 +449,29 @@ def test_documents_a_question_names_and_whether_the_corpus_holds_them():
     assert [held_by(r, docs) for r in named] == ["pmk-098-2025", None]
     assert documents_named("Berapa tarif bea masuk menurut Peraturan Menteri ini?") == []
     assert documents_named("Berapa tarif menurut Pasal 3 ayat (1)?") == []  # a Pasal alone names no document
+
+
+def test_a_question_that_copies_a_regional_citation_from_a_receipt_names_its_document():
+    """saksi cites a regional instrument with its place ("Perbup Mamuju Tengah 34/2021", "Perda Kab. Magelang
+    8/2010"); a question that names it so, or with the place spelt out, names that document and no other."""
+    from pipeline.ingest.xrefs import documents_named, held_by
+
+    docs = [Document(doc_id="perbup-mateng", title="SISTEM DAN PROSEDUR AKUNTANSI PEMERINTAH DAERAH", original="/x",
+                     lang="id", content_hash="h1", doc_type="Peraturan Bupati", number="34", year=2021,
+                     cite_as="Perbup Mamuju Tengah 34/2021", issuer="Bupati Mamuju Tengah"),
+            Document(doc_id="perbup-kotabaru", title="TUNJANGAN HARI RAYA", original="/y", lang="id",
+                     content_hash="h2", doc_type="Peraturan Bupati", number="34", year=2021,
+                     cite_as="Perbup Kotabaru 34/2021", issuer="Bupati Kotabaru"),
+            Document(doc_id="perda-magelang", title="APBD", original="/z", lang="id", content_hash="h3",
+                     doc_type="Peraturan Daerah", number="8", year=2010, cite_as="Perda Kab. Magelang 8/2010",
+                     issuer="Pemerintah Kabupaten Magelang")]
+    for question, held in (("Apa yang dimaksud dengan Basis Kas menurut Perbup Mamuju Tengah 34/2021?", "perbup-mateng"),
+                           ("Kapan THR dibayar menurut Perbup Kotabaru 34/2021?", "perbup-kotabaru"),
+                           ("Berapa pendapatan menurut Perda Kabupaten Magelang 8/2010?", "perda-magelang"),
+                           ("Berapa pendapatan menurut Perda Kab. Magelang 8/2010?", "perda-magelang"),
+                           ("Apa isi Perbup Sleman 34/2021?", None)):  # another regency's: not held
+        (ref,) = documents_named(question)
+        assert held_by(ref, docs) == held, question
 
 
 def test_a_reference_to_an_article_an_amending_regulation_quotes_resolves_to_the_quote():
