@@ -50,9 +50,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline.config import load_profile  # noqa: E402
-from pipeline.definitions import unasked_entry  # noqa: E402
+from pipeline.definitions import asked_term, unasked_entry  # noqa: E402
 from pipeline.eval.datasets import Reference  # noqa: E402
 from pipeline.eval.receipts import cite_hits, parse_receipt, same_law  # noqa: E402
+from pipeline.reader import ELISION  # noqa: E402
 
 GRID = [round(0.05 * k, 2) for k in range(1, 20)]
 
@@ -125,7 +126,7 @@ def _read_into(point: dict, score: dict, chunks: dict, attempt: dict, ref: Refer
     # the reader's own probability, before a configured agreement calibration re-read it
     read = score.get("read") if score.get("read") is not None else p
     agree = (best and bool(attempt["context"]) and score["chunk_id"] == attempt["context"][0]
-             and not unasked_entry(question, cand["chunk"]["location"], score["quote"]))
+             and not unasked_entry(asked_term(question), cand["chunk"]["location"], score["quote"].split(ELISION)))
     point.update(p=p, read=read, conf=min(composite, p), hit=pasal_hit(cand["chunk"], ref), agree=agree,
                  consensus=agree and cand.get("dense_rank") == 1 and cand.get("lexical_rank") == 1,
                  neural=score.get("neural"))  # the cross-encoder's log-odds (generator.cross_encoder)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 # "Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah …": the term before the copula
 ENTRY = re.compile(r"^\W*(?:(?:\d{1,3}[a-z]?|[a-z]{1,2})\.\s*)?(?P<term>[^.;:]{2,200}?)\s*,?\s+(?:adalah|ialah|merupakan|means|is\s+defined"
@@ -88,16 +88,15 @@ def asked_term(question: str) -> str | None:
     return key if key and len(key.split()) <= 10 else None
 
 
-def unasked_entry(question: str, location: str, quote: str) -> bool:
+def unasked_entry(asked: str | None, location: str, pieces: Sequence[str]) -> bool:
     """A definitions article's entry ("Pasal 1 angka 5: Pejabat Pembina Kepegawaian adalah …", at `location`,
-    quoted as `quote`: alone, after its lead-in, or in the whole list) read for a question that asks no meaning:
-    the entry says what a word of the question means, not what the question asks, so nothing but the reader's own
-    reading may make it the answer (the generator lifts it by neither agreement nor the cross-lingual reading;
-    bench/regulation_thresholds.py fits it so)."""
-    if not DEFINITIONS_LOCATION.match(location or "") or asked_term(question) is not None:
+    quoted as `pieces`: the entry alone, after its lead-in, or in the whole list, one entry a line) read for a
+    question that asks no meaning (`asked`: its asked_term, None): the entry says what a word of the question means,
+    not what the question asks, so nothing but the reader's own reading may make it the answer (the generator lifts
+    it by neither agreement nor the cross-lingual reading; bench/regulation_thresholds.py fits it so)."""
+    if asked is not None or not DEFINITIONS_LOCATION.match(location or ""):
         return False
-    # an entry alone, after its lead-in (answers.ELISION), or among the others of a whole list, one a line
-    return any(entry_of(piece.strip()) is not None for piece in re.split(r"\n|\[\.\.\.\]", quote))
+    return any(entry_of(line.strip()) is not None for piece in pieces for line in piece.split("\n"))
 
 
 def translations(asked: str, en_to_id: dict[str, tuple[str, ...]]) -> tuple[str, ...]:

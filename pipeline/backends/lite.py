@@ -376,8 +376,9 @@ class ExtractiveGenerator:
             pool = np.array([cands[i].item in own for i in keep])  # the reader's best among the trusted
             # a definitions entry read for a question that asks no meaning keeps the reader's own reading: it is
             # neither agreement's best nor lifted by it or by the cross-lingual reading (definitions.unasked_entry)
-            unasked = np.array([bool(regulation[k]) and unasked_entry(request.question, ctx[cands[i].item].location,
-                                                                      cands[i].quote) for k, i in enumerate(keep)],
+            meaning = asked_term(request.question)
+            unasked = np.array([bool(regulation[k]) and unasked_entry(meaning, ctx[cands[i].item].location,
+                                                                      cands[i].quotes) for k, i in enumerate(keep)],
                                dtype=bool)
             cosines = np.full(len(keep), np.nan)  # the embedder's cosine with the question, where measured
             agreed = probs
@@ -389,7 +390,8 @@ class ExtractiveGenerator:
                 if len(chosen):
                     neural[chosen] = self.cross_encoder.logits(request.question, [cands[keep[k]].quote for k in chosen])
             if s.chapter is not None:
-                chaptered = self._chapters(request, [cands[i].item for i in keep], probs, regulation, trusted)
+                chaptered = self._chapters(request, [cands[i].item for i in keep], probs, regulation, trusted,
+                                           meaning)
             if (a := s.agreement) is not None:
                 agreed = with_agreement(probs, regulation & ~unasked, first, a.logit, a.agree, a.intercept,
                                         pool & ~unasked,
@@ -416,14 +418,14 @@ class ExtractiveGenerator:
                 for k, i in enumerate(keep)]
 
     def _chapters(self, request: GenerationRequest, items: Sequence[int], probs: np.ndarray, regulation: np.ndarray,
-                  trusted: Sequence[int]) -> list[str | None]:
+                  trusted: Sequence[int], meaning: str | None) -> list[str | None]:
         """Per candidate: the title of its passage's chapter when the question asks about that chapter as a whole
         (pipeline/chapters.py, generator.chapter) and it is the reader's best candidate of the first such passage of
         its document (the operator's records only, in retrieval order: an upload cannot claim a chapter); else None.
-        A definition question asks for an entry, not a chapter."""
+        A definition question (`meaning`: its asked_term) asks for an entry, not a chapter."""
         out: list[str | None] = [None] * len(items)
         question = request.question
-        if not chapters.asks_whole(question) or asked_term(question) is not None:
+        if not chapters.asks_whole(question) or meaning is not None:
             return out
         ctx, seen = request.context, set()
         for item in trusted:
@@ -493,15 +495,15 @@ class ExtractiveGenerator:
         # best first; among equals, the smaller unit (the innermost citation), then context order
         scored.sort(key=lambda r: (-value(r), -ctx[r.candidate.item].retrieval_score, len(r.candidate.quote),
                                    r.candidate.item, r.candidate.index))
-        eligible = [r for r in scored if value(r) >= floor(r)
-                    # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer
-                    and not (provision[r.candidate.item] and excluded_phrase(request.question, r.candidate.quote))]
+        # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer
+        answers = [r for r in scored
+                   if not (provision[r.candidate.item] and excluded_phrase(request.question, r.candidate.quote))]
+        eligible = [r for r in answers if value(r) >= floor(r)]
         if self.reader is not None and s.answer_at is not None:
-            # regulations answer only when their best candidate reaches answer_at; then the others at their
-            # threshold are claimed beside it, so a second regulation that says otherwise is still heard
-            # (a unit about the complement of what was asked is no answer: it cannot license the others either)
-            best_regulation = max((value(r) for r in scored if provision[r.candidate.item]
-                                   and not excluded_phrase(request.question, r.candidate.quote)), default=0.0)
+            # regulations answer only when their best candidate reaches answer_at (a unit about the complement is
+            # none, so it cannot license the others either); then the others at their threshold are claimed beside
+            # it, so a second regulation that says otherwise is still heard
+            best_regulation = max((value(r) for r in answers if provision[r.candidate.item]), default=0.0)
             if best_regulation < s.answer_at:
                 eligible = [r for r in eligible if not provision[r.candidate.item]]
         # every document first gets its best answer, so records that disagree are both heard
@@ -592,12 +594,13 @@ def excluded_phrase(question: str, text: str) -> str | None:
         at = [i for i in range(len(tw) - 1) if tw[i] == a and tw[i + 1] == b]
         if not at:
             continue
-        asked = [i > 0 and qw[i - 1] in EXCLUDERS for i in range(len(qw) - 1) if (qw[i], qw[i + 1]) == (a, b)]
+        said = [i for i in range(len(qw) - 1) if (qw[i], qw[i + 1]) == (a, b)]
+        asked = [i > 0 and qw[i - 1] in EXCLUDERS for i in said]
         stated = [i > 0 and tw[i - 1] in EXCLUDERS for i in at]
         if not any(asked) and all(stated):
             return f"{a} {b}"
         if all(asked) and not any(stated):
-            return f"{next(qw[i - 1] for i in range(1, len(qw) - 1) if (qw[i], qw[i + 1]) == (a, b))} {a} {b}"
+            return f"{qw[said[0] - 1]} {a} {b}"
     return None
 
 

@@ -197,9 +197,10 @@ def test_a_definition_entry_names_its_long_and_short_form():
     ("Bagaimana ketentuan PNS?", "Pasal 1 angka 1–8", "Dalam Peraturan Pemerintah ini yang dimaksud dengan:", False),
 ])
 def test_a_definitions_entry_for_a_question_that_asks_no_meaning(question, location, quote, unasked):
-    from pipeline.definitions import unasked_entry
+    from pipeline.definitions import asked_term, unasked_entry
+    from pipeline.reader import ELISION
 
-    assert unasked_entry(question, location, quote) is unasked
+    assert unasked_entry(asked_term(question), location, quote.split(ELISION)) is unasked
 
 
 @pytest.mark.parametrize("item", ["a. Wajib Pajak adalah orang pribadi atau badan.",  # Pasal 1 huruf a
