@@ -197,11 +197,17 @@ def is_reference_only(answer: str) -> bool:
 _MARKER = re.compile(r"^\s*(?:\(\s*\d{1,3}\s*\)|\d{1,3}[.)]|[a-z][.)])\s+", re.MULTILINE)
 
 
+_PASAL_HEADING = re.compile(r"^\s*Pasal\s+\d{1,4}[A-Z]?\s+(?=\S)")
+
+
 def answer_variants(gold: str) -> tuple[str, ...]:
-    """The gold, and the gold without the list markers that open its lines ("e. lembaga …" → "lembaga
-    …"): a quote of one item of an enumeration does not carry its "e.", the gold often does."""
-    bare = _MARKER.sub("", gold)
-    return (gold,) if bare == gold or not bare.strip() else (gold, bare)
+    """The gold, the gold without the Pasal heading it opens with ("Pasal 60 Pengawasan …" → "Pengawasan …": the
+    receipt's citation names the Pasal, its quote holds the text), and each without the list markers that open its
+    lines ("e. lembaga …" → "lembaga …"): a quote of one item of an enumeration does not carry its "e.", the gold
+    often does."""
+    body = _PASAL_HEADING.sub("", gold, count=1)
+    forms = (gold, body, _MARKER.sub("", gold), _MARKER.sub("", body))
+    return tuple(dict.fromkeys(f for f in forms if f.strip()))
 
 
 def span_golds(golds: Iterable[str]) -> tuple[str, ...]:

@@ -141,6 +141,16 @@ def test_span_hit_across_a_lead_in_and_an_item_of_one_claim():
     assert not span_hit([["Pasal 21 mengatur"]], ["Pasal 21"])   # a reference-only gold is never a span
 
 
+def test_span_hit_of_a_gold_that_opens_with_its_pasal_heading():
+    # the gold quotes the Pasal with its heading; the claim quotes its text and cites the Pasal
+    gold = ["Pasal 60 Pengawasan ketenagakerjaan dilaksanakan oleh Pengawas Ketenagakerjaan."]
+    assert span_hit([["Pengawasan ketenagakerjaan dilaksanakan oleh Pengawas Ketenagakerjaan."]], gold)
+    assert span_hit([["Pasal 60\nPengawasan ketenagakerjaan dilaksanakan oleh Pengawas Ketenagakerjaan."]], gold)
+    assert not span_hit([["Pengawasan ketenagakerjaan dilaksanakan oleh Menteri."]], gold)
+    # the heading and a list marker both go: "Pasal 45 … a. perizinan …" against the item's text
+    assert span_hit([["perizinan yang sudah terbit masih berlaku"]], ["Pasal 45 a. perizinan yang sudah terbit masih berlaku"])
+
+
 def test_corpus_text_decides_span_answers():
     text = CorpusText(["Pasal 25\n(1) Kewajiban membayar DKPTKA tidak berlaku bagi:\na. instansi Pemerintah:\n"
                        "e. lembaga keagamaan, dan\nf. jabatan tertentu.\nPasal 26\nKetentuan lebih lanjut."])
