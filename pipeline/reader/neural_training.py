@@ -85,12 +85,12 @@ def pairs_of(read: list[tuple[float, float | None, str, str]], negatives: int,
     if pos is None:
         return None, [], 0
     wrong = [r for r in ranked if r[1] == 0.0]
-    elsewhere = [r for r in wrong if r[3] != pos[3]][:min(other_law, negatives)]
-    same = [r for r in wrong if r[3] == pos[3]][:negatives - len(elsewhere)]
-    if len(same) + len(elsewhere) < negatives:  # too few of the positive's own document: more from the others
-        elsewhere = [r for r in wrong if r[3] != pos[3]][:negatives - len(same)]
-    chosen = sorted(same + elsewhere, key=lambda r: (-r[0], r[2]))
-    return pos[2], [r[2] for r in chosen], len(elsewhere)
+    same = [r for r in wrong if r[3] == pos[3]]
+    others = [r for r in wrong if r[3] != pos[3]]
+    # `other_law` from the others, or more where the positive's own document has too few
+    n_other = min(len(others), max(min(other_law, negatives), negatives - len(same)))
+    chosen = sorted(same[:negatives - n_other] + others[:n_other], key=lambda r: (-r[0], r[2]))
+    return pos[2], [r[2] for r in chosen], n_other
 
 
 class _Model:
