@@ -256,3 +256,59 @@ def answer_candidates(context: Sequence[ContextItem], min_chars: int, max_chars:
             out.append(AnswerCandidate(ci, sentence_of(segs[0][0]), kind, segs, tuple(text[a:b] for a, b in segs),
                                        lead, body, n, pos))
     return out
+
+
+# a reference back to an ayat of the same Pasal: "sebagaimana dimaksud pada ayat (1)", "pada ayat (1) dan ayat (2)",
+# "pada ayat (1) huruf a", "pada ayat (2) sampai dengan ayat (4)", "referred to in paragraph (1)". "dalam Pasal 5 ayat
+# (1)" names another Pasal and is not one: the Pasal stands between the preposition and the ayat.
+_AYAT_REF = r"(?:ayat|paragraphs?)\s*\(\s*\w{1,3}\s*\)(?:\s*(?:huruf|angka|letter|point)\s+\w{1,3}\b)?"
+_AYAT_SEP = r"\s*(?:,\s*(?:dan|atau|and|or)?|dan|atau|and|or|sampai\s+dengan|s\.\s?d\.|hingga|to|through)\s*"
+_BACK_REFERENCE = re.compile(rf"\b(?:pada|dalam|in)\s+({_AYAT_REF}(?:{_AYAT_SEP}(?:(?:ayat|paragraphs?)\s*)?"
+                             rf"\(\s*\w{{1,3}}\s*\)(?:\s*(?:huruf|angka|letter|point)\s+\w{{1,3}}\b)?)*)", re.IGNORECASE)
+_AYAT_NUMBER = re.compile(r"\(\s*(\w{1,3})\s*\)")
+_RANGE = re.compile(r"^\s*(?:sampai\s+dengan|s\.\s?d\.|hingga|to|through)\s*$", re.IGNORECASE)
+
+
+def ayat_referred(text: str) -> frozenset[str]:
+    """The ayat of its own Pasal a text refers back to ("sebagaimana dimaksud pada ayat (1) dan ayat (3)" → {"1", "3"};
+    "pada ayat (1) sampai dengan ayat (3)" → {"1", "2", "3"})."""
+    out: set[str] = set()
+    for m in _BACK_REFERENCE.finditer(text):
+        chain = m.group(1)
+        found = list(_AYAT_NUMBER.finditer(chain))
+        for k, n in enumerate(found):
+            out.add(n.group(1).lower())
+            if k and _RANGE.match(re.sub(r"(?i)\b(?:ayat|paragraphs?)\b", " ", chain[found[k - 1].end():n.start()])):
+                lo, hi = found[k - 1].group(1), n.group(1)
+                if lo.isdigit() and hi.isdigit() and int(lo) < int(hi) <= int(lo) + 20:
+                    out.update(str(v) for v in range(int(lo) + 1, int(hi)))
+    return frozenset(out)
+
+
+def qualifying_ayat(text: str, spans: Sequence[Span], segments: Sequence[tuple[int, int]],
+                    max_chars: int) -> tuple[tuple[int, int], ...]:
+    """The later ayat of a candidate's Pasal that refer back to the ayat it lies in, or to one that does, in order:
+    "(1) Pemberi Kerja TKA dilarang …" is qualified by "(2) Jabatan … sebagaimana dimaksud pada ayat (1) ditetapkan
+    oleh Menteri …", as a rule is by its exception ("Kewajiban sebagaimana dimaksud pada ayat (1) tidak berlaku bagi
+    …"). A claim quoting the ayat quotes them too, so the condition or exception is read with the rule. Each is the
+    ayat's words without its label, an exact slice of `text`; one longer than `max_chars` is left out. None when the
+    candidate does not lie within one ayat (a whole Pasal already holds them)."""
+    if not segments:
+        return ()
+    root = _tree(text, spans)
+    ayat = [k for k in root.children if k.kind == "ayat"]
+    home = next((k for k in ayat if k.start <= segments[0][0] and segments[-1][1] <= k.end), None)
+    if home is None:
+        return ()
+    bound = {n.group(1).lower() for n in [_AYAT_NUMBER.search(home.label.rsplit("ayat", 1)[-1])] if n}
+    out = []
+    for k in ayat[ayat.index(home) + 1:]:
+        number = _AYAT_NUMBER.search(k.label.rsplit("ayat", 1)[-1])
+        if not bound or not (ayat_referred(text[k.content:k.end]) & bound):
+            continue
+        a, b = trim_span(text, k.content, k.end)
+        if 0 < b - a <= max_chars:
+            out.append((a, b))
+            if number:
+                bound.add(number.group(1).lower())
+    return tuple(out)
