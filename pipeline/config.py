@@ -235,10 +235,11 @@ class GeneratorSettings(_Strict):
     max_unit_chars: int = Field(1200, ge=50, le=2000, description="the longest structural unit (an enumeration, an "
                                                                   "ayat, a Pasal) a claim may quote: at most the claim "
                                                                   "schema's text limit")
-    qualifying_ayat: bool = Field(
-        True, description="extractive: a claim quoting one ayat of a Pasal also quotes the later ayat of that Pasal "
-                          "that refer back to it ('sebagaimana dimaksud pada ayat (1)': its conditions, details and "
-                          "exceptions), within the claim schema's citation limit")
+    bound_ayat: bool = Field(
+        True, description="extractive: a claim quoting one ayat of a Pasal also quotes the ayat of that Pasal bound to "
+                          "it by 'sebagaimana dimaksud pada ayat (N)': the earlier ones it refers to (its subject) and "
+                          "the later ones that refer back to it (its conditions, details and exceptions), within the "
+                          "claim schema's citation limit")
     reader: str | None = Field(None, description="extractive only: the trained reader's weights (a file name in "
                                                  "pipeline/reader/weights/, or a path); None chooses by coverage alone")
     answer_threshold: float | dict[Literal["prose", "regulation"], float] = Field(

@@ -17,6 +17,7 @@ from .config import Route
 from .definitions import asked_term
 from .numbers import extract_figures
 from .retrieval import jaccard
+from .text import normalise
 from .trace import PartTrace
 from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Result, Sufficiency, VerifiedClaim
 
@@ -164,6 +165,14 @@ def find_conflicts(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
 _REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
 
 
+def stated_citation(claim: VerifiedClaim):
+    """The innermost citation of what the claim itself states: the last one whose quote its text holds (an item
+    after its lead-in), not one quoted beside it (a provision it refers to, an ayat bound to it); else the first."""
+    text = normalise(claim.text)
+    own = [x for x in claim.citations if normalise(x.quote) in text]
+    return own[-1] if own else claim.citations[0]
+
+
 def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
                    lang: str) -> list[Conflict]:
     """Supported claims drawn from two or more regulations, for a question that names none: each
@@ -187,8 +196,8 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
 
     def side(i: int) -> str:
         published = chunks[claims[i].citations[0].chunk_id].published
-        return (claims[i].citations[-1].path or claims[i].citations[0].document or "") + (f" ({published})"
-                                                                                          if published else "")
+        return (stated_citation(claims[i]).path or claims[i].citations[0].document or "") + (f" ({published})"
+                                                                                             if published else "")
     where = "; ".join(side(i) for i in firsts)
     term = asked_term(question)
     n = len(by_doc)

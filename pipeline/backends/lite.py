@@ -32,7 +32,7 @@ from ..ingest.categories import CategoryTagger
 from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
-from ..reader.answers import qualifying_ayat
+from ..reader.answers import bound_ayat
 from ..reader.model import cross_lingual, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
@@ -527,14 +527,14 @@ class ExtractiveGenerator:
                 quote = self._referenced_quote(request, i, have)
                 if quote:
                     citations.append({"chunk_id": ctx[i].chunk_id, "quote": quote})
-            if s.qualifying_ayat and provision[c.item]:
-                # the later ayat of its Pasal that qualify the claimed one, read right after it (before the provisions
-                # its references point at, which keep their places within the schema's citation limit)
+            if s.bound_ayat and provision[c.item]:
+                # the ayat of its Pasal bound to the claimed one by a reference back, read right after it (before the
+                # provisions its references point at, which keep their places within the schema's citation limit)
                 item = ctx[c.item]
                 room = max(0, MAX_CITATIONS - len(citations))
-                later = [{"chunk_id": cid, "quote": item.text[a:b]}
-                         for a, b in qualifying_ayat(item.text, item.spans, c.segments, s.max_unit_chars)][:room]
-                citations[len(c.quotes):len(c.quotes)] = later
+                bound = [{"chunk_id": cid, "quote": item.text[a:b]}
+                         for a, b in bound_ayat(item.text, item.spans, c.segments, s.max_unit_chars)][:room]
+                citations[len(c.quotes):len(c.quotes)] = bound
             claims.append({"text": normalise(c.quote), "citations": citations,
                            "self_score": round(prob if prob is not None else cov, 4)})
         best = value(scored[0]) if scored else 0.0

@@ -34,7 +34,7 @@ from ..config import Profile
 from ..corpus import Corpus
 from ..numbers import figures_without_basis
 from ..progress import ProgressBar
-from ..text import contains_normalised
+from ..text import contains_normalised, normalise
 from ..trace import Trace
 from ..types import Result, VerifiedClaim
 from . import metrics
@@ -219,9 +219,21 @@ def _shown_claims(supported: list[VerifiedClaim], q: Question) -> list[dict]:
             for c in supported]
 
 
+def _receipted(claim: VerifiedClaim) -> list:
+    """The verified citations a claim's receipt is scored on: what the claim states and the provisions it refers to.
+    Another ayat of its own passage quoted beside it (generator.bound_ayat: a condition, an exception, the subject it
+    points back to) is shown, and holds a span answer like any shown quote, but is not what the claim cites: a claim
+    quoting the wrong ayat does not reach the gold ayat because the gold ayat is quoted beside it. A claim in other
+    words than its quotes (an LLM's) is scored on every citation."""
+    text = normalise(claim.text)
+    stated = [normalise(x.quote) in text for x in claim.citations]
+    own = {x.chunk_id for x, s in zip(claim.citations, stated) if s}
+    return [x for x, s in zip(claim.citations, stated) if x.ok and (s or x.chunk_id not in own)]
+
+
 def _receipt(q: Question, supported: list[VerifiedClaim], text: CorpusText | None) -> dict:
     """The row's `receipt`: what the shown supported claims cite against the gold reference."""
-    claims = [{"paths": [parse_receipt(x.path, x.location, x.document) for x in c.citations if x.ok],
+    claims = [{"paths": [parse_receipt(x.path, x.location, x.document) for x in _receipted(c)],
                "quotes": [x.quote for x in c.citations if x.ok],
                "band": c.confidence.band if c.confidence else None,
                "confidence": c.confidence.value if c.confidence else None} for c in supported]

@@ -285,14 +285,20 @@ def ayat_referred(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def qualifying_ayat(text: str, spans: Sequence[Span], segments: Sequence[tuple[int, int]],
-                    max_chars: int) -> tuple[tuple[int, int], ...]:
-    """The later ayat of a candidate's Pasal that refer back to the ayat it lies in, or to one that does, in order:
-    "(1) Pemberi Kerja TKA dilarang …" is qualified by "(2) Jabatan … sebagaimana dimaksud pada ayat (1) ditetapkan
-    oleh Menteri …", as a rule is by its exception ("Kewajiban sebagaimana dimaksud pada ayat (1) tidak berlaku bagi
-    …"). A claim quoting the ayat quotes them too, so the condition or exception is read with the rule. Each is the
-    ayat's words without its label, an exact slice of `text`; one longer than `max_chars` is left out. None when the
-    candidate does not lie within one ayat (a whole Pasal already holds them)."""
+def bound_ayat(text: str, spans: Sequence[Span], segments: Sequence[tuple[int, int]],
+               max_chars: int) -> tuple[tuple[int, int], ...]:
+    """The other ayat of a candidate's Pasal bound to the ayat it lies in by a reference back ("sebagaimana dimaksud
+    pada ayat (1)"), in the Pasal's order:
+
+    - the later ayat that refer back to it, or to one that does: "(1) Pemberi Kerja TKA dilarang …" is qualified by
+      "(2) Jabatan … sebagaimana dimaksud pada ayat (1) ditetapkan oleh Menteri …", as a rule is by its exception
+      ("Kewajiban sebagaimana dimaksud pada ayat (1) tidak berlaku bagi …");
+    - the earlier ayat it refers back to, or that one does: "(2) Jabatan … sebagaimana dimaksud pada ayat (1) …" names
+      its subject only by pointing at ayat (1).
+
+    A claim quoting the ayat quotes them too, so what it depends on and what qualifies it are read with it. Each is
+    the ayat's words without its label, an exact slice of `text`; one longer than `max_chars` is left out. None when
+    the candidate does not lie within one ayat (a whole Pasal already holds them)."""
     if not segments:
         return ()
     root = _tree(text, spans)
@@ -300,15 +306,32 @@ def qualifying_ayat(text: str, spans: Sequence[Span], segments: Sequence[tuple[i
     home = next((k for k in ayat if k.start <= segments[0][0] and segments[-1][1] <= k.end), None)
     if home is None:
         return ()
-    bound = {n.group(1).lower() for n in [_AYAT_NUMBER.search(home.label.rsplit("ayat", 1)[-1])] if n}
+
+    def number(node: _Node) -> str | None:
+        m = _AYAT_NUMBER.search(node.label.rsplit("ayat", 1)[-1])
+        return m.group(1).lower() if m else None
+
+    at = ayat.index(home)
+    by_number = {number(k): k for k in ayat[:at] if number(k)}
+    chosen: list[_Node] = []
+    # earlier: what it refers back to, and what that refers back to in turn
+    pending = [home]
+    while pending:
+        node = pending.pop()
+        for n in sorted(ayat_referred(text[node.content:node.end])):
+            k = by_number.pop(n, None)
+            if k is not None:
+                chosen.append(k)
+                pending.append(k)
+    # later: what refers back to it, or to an ayat that does
+    bound = {number(home)} - {None}
+    for k in ayat[at + 1:]:
+        if bound and ayat_referred(text[k.content:k.end]) & bound:
+            chosen.append(k)
+            bound |= {number(k)} - {None}
     out = []
-    for k in ayat[ayat.index(home) + 1:]:
-        number = _AYAT_NUMBER.search(k.label.rsplit("ayat", 1)[-1])
-        if not bound or not (ayat_referred(text[k.content:k.end]) & bound):
-            continue
+    for k in sorted(chosen, key=lambda k: k.start):
         a, b = trim_span(text, k.content, k.end)
         if 0 < b - a <= max_chars:
             out.append((a, b))
-            if number:
-                bound.add(number.group(1).lower())
     return tuple(out)

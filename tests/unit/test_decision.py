@@ -5,7 +5,7 @@ import pytest
 
 from pipeline.config import Route
 from pipeline.decision import (MISSING_EVIDENCE, NO_CANDIDATES, NO_SUPPORTED_CLAIMS, AttemptSummary, decide_part,
-                               find_conflicts, sufficiency)
+                               find_conflicts, stated_citation, sufficiency)
 from pipeline.types import Chunk, CitationCheck, Confidence, Sufficiency, VerifiedClaim
 
 pytestmark = pytest.mark.unit
@@ -130,3 +130,18 @@ def test_same_sentence_with_a_different_day_is_a_conflict():
               supported("Pajak wajib disetor paling lambat tanggal 10 bulan berikutnya.", "b")]
     (conflict,) = find_conflicts(claims, chunks, _tokens, 0.3)
     assert "15" in conflict.detail and "10" in conflict.detail
+
+
+def test_the_stated_citation_is_the_innermost_quote_of_what_the_claim_says_not_one_quoted_beside_it():
+    lead, item = "Pengawasan penggunaan TKA dilaksanakan oleh:", "b. pejabat imigrasi."
+    cites = (CitationCheck("a", lead, "PP", "Pasal 2 ayat (1)", True, path="PP › Pasal 2 › ayat (1)"),
+             CitationCheck("a", item, "PP", "Pasal 2 ayat (1) huruf b", True, path="PP › Pasal 2 › ayat (1) › huruf b"),
+             # an ayat bound to it, and a provision it refers to: quoted beside the claim, not what it states
+             CitationCheck("a", "Hasil pengawasan sebagaimana dimaksud pada ayat (1) dilaporkan.", "PP",
+                           "Pasal 2 ayat (2)", True, path="PP › Pasal 2 › ayat (2)"),
+             CitationCheck("b", "Menteri menetapkan pejabat.", "PP", "Pasal 5", True, path="PP › Pasal 5"))
+    claim = VerifiedClaim(text=f"{lead} [...] {item}", status="supported", citations=cites)
+    assert stated_citation(claim).path == "PP › Pasal 2 › ayat (1) › huruf b"
+    # a claim in other words than its quotes (an LLM's): its first citation
+    assert stated_citation(VerifiedClaim(text="Pejabat imigrasi mengawasi.", status="supported",
+                                         citations=cites)).path == "PP › Pasal 2 › ayat (1)"

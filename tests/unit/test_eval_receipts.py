@@ -10,7 +10,7 @@ from pipeline.eval import metrics
 from pipeline.eval.datasets import Question, Reference
 from pipeline.eval.receipts import (Cite, CorpusText, cite_hits, is_reference_only, law_key, law_slug, parse_receipt,
                                     receipt_fields, same_item, same_law, span_hit)
-from pipeline.eval.runner import SourceChecker, score
+from pipeline.eval.runner import SourceChecker, _receipt, _receipted, score
 from pipeline.types import CitationCheck, Confidence, Conflict, Result, VerifiedClaim
 
 pytestmark = pytest.mark.unit
@@ -288,3 +288,25 @@ def test_terminal_summary_and_json_view():
     view = json_view({k: None for k in JSON_KEYS} | {"receipts": r, "tradeoff": []})
     assert "receipts" in view and "leave_out" in view and "tradeoff" not in view
     assert "curve" not in view["receipts"] and view["receipts"]["levels"] == r["levels"]
+
+
+def test_an_ayat_quoted_beside_a_claim_holds_the_span_but_is_not_its_receipt():
+    """galqa-0735's shape: the claim states ayat (2) (the wrong one); ayat (1), the gold, is quoted beside it because
+    ayat (2) names its subject by pointing at it (generator.bound_ayat). The span is on the screen; the receipt is
+    ayat (2)'s, so the ayat level is missed. A provision the claim refers to still counts, as before."""
+    stated = ("Dalam hal PNS tidak bersedia menandatangani berita acara sebagaimana dimaksud pada ayat (1), berita "
+              "acara tetap sah.")
+    gold = "Berita acara harus ditandatangani oleh pejabat yang memeriksa."
+    cites = (CitationCheck("p28", stated, "PP 94/2021", "Pasal 28 ayat (2)", True,
+                           path="PP 94/2021 › Pasal 28 › ayat (2)"),
+             CitationCheck("p28", gold, "PP 94/2021", "Pasal 28 ayat (1)", True, path="PP 94/2021 › Pasal 28 › ayat (1)"),
+             CitationCheck("p27", "Pemeriksaan dilakukan secara tertutup.", "PP 94/2021", "Pasal 27 ayat (2)", True,
+                           path="PP 94/2021 › Pasal 27 › ayat (2)"))
+    conf = Confidence(judge=1.0, retrieval=1.0, generator=1.0, weights={}, raw=1.0, cap=None, value=0.9, band="TINGGI")
+    claim = VerifiedClaim(text=stated, status="supported", citations=cites, confidence=conf)
+    assert [x.path for x in _receipted(claim)] == ["PP 94/2021 › Pasal 28 › ayat (2)", "PP 94/2021 › Pasal 27 › ayat (2)"]
+    q = Question(qid="q", question="Siapa yang menandatangani berita acara?", golds=(gold,), answerable=True,
+                 reference=Reference("PP 94/2021", ("28",), "1"))
+    receipt = _receipt(q, [claim], CorpusText([gold]))
+    assert receipt["top"]["pasal"] is True and receipt["top"]["ayat"] is False
+    assert receipt["span_hit"] is True

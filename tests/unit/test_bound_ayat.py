@@ -1,8 +1,9 @@
-"""A claim quoting one ayat also quotes the later ayat of its Pasal that refer back to it.
+"""A claim quoting one ayat also quotes the ayat of its Pasal bound to it by a reference back.
 
 "(1) Pemberi Kerja TKA wajib …" is read with "(2) Kewajiban sebagaimana dimaksud pada ayat (1) tidak berlaku bagi …":
-a rule shown without its exception misleads the reader who relies on it. The extractive generator adds such ayat as
-further quotes of the claim (reader/answers.qualifying_ayat), each cited to its own ayat and checked by the real gates.
+a rule shown without its exception misleads the reader who relies on it; "(2) Jabatan … sebagaimana dimaksud pada ayat
+(1) …" names its subject only in ayat (1). The extractive generator adds such ayat as further quotes of the claim
+(reader/answers.bound_ayat), each cited to its own ayat and checked by the real gates.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pipeline.config import ConfidenceSettings, JudgeSettings
 from pipeline.gates import verify
 from pipeline.ingest.chunker import Chunker
 from pipeline.reader import answer_candidates
-from pipeline.reader.answers import ayat_referred, qualifying_ayat
+from pipeline.reader.answers import ayat_referred, bound_ayat
 from pipeline.types import ContextItem, Document, GenerationRequest
 
 pytestmark = pytest.mark.unit
@@ -54,7 +55,7 @@ def _quotes(chunk, start_words):
     """The qualifying ayat of the sentence candidate that starts with `start_words`."""
     (cand,) = [c for c in answer_candidates([_item(chunk)], 30, 700, max_unit_chars=1200)
                if c.kind == "sentence" and c.quote.startswith(start_words)]
-    return [chunk.text[a:b] for a, b in qualifying_ayat(chunk.text, chunk.spans, cand.segments, 1200)]
+    return [chunk.text[a:b] for a, b in bound_ayat(chunk.text, chunk.spans, cand.segments, 1200)]
 
 
 @pytest.mark.parametrize("text,referred", [
@@ -79,22 +80,29 @@ def test_a_rule_is_quoted_with_the_ayat_that_qualify_it_and_theirs_in_turn(chunk
         "Pengecualian sebagaimana dimaksud pada ayat (3) dicatat oleh Pengawas Ketenagakerjaan."]
     # ayat (2) is referred to by none; ayat (5) refers to another Pasal's ayat (1), not this one's
     assert _quotes(pasal, "Pemberi Kerja TKA wajib melaporkan") == []
-    # an ayat is not qualified by the ayat before it, nor by itself
-    assert _quotes(pasal, "Pengecualian sebagaimana") == []
-    assert _quotes(chunks["Pasal 11"], "Jabatan yang mengurusi") == []
+
+
+def test_an_ayat_that_names_its_subject_by_a_reference_back_is_quoted_with_that_ayat(chunks):
+    # ayat (4) refers to (3), which refers to (1): both are what (4) speaks of; (2) and (5) are not bound to it
+    assert _quotes(chunks["Pasal 26"], "Pengecualian sebagaimana") == [
+        "Pemberi Kerja TKA wajib mendaftarkan TKA dalam program jaminan sosial nasional paling lambat 30 (tiga puluh) "
+        "hari.",
+        "Kewajiban sebagaimana dimaksud pada ayat (1) tidak berlaku bagi TKA yang bekerja kurang dari 6 (enam) bulan."]
+    assert _quotes(chunks["Pasal 11"], "Jabatan yang mengurusi") == [
+        "Pemberi Kerja TKA dilarang mempekerjakan TKA pada jabatan yang mengurusi personalia."]
 
 
 def test_a_whole_pasal_needs_no_qualifier(chunks):
     pasal = chunks["Pasal 26"]
     (whole,) = [c for c in answer_candidates([_item(pasal)], 30, 700, max_unit_chars=1200) if c.kind == "pasal"]
-    assert qualifying_ayat(pasal.text, pasal.spans, whole.segments, 1200) == ()
+    assert bound_ayat(pasal.text, pasal.spans, whole.segments, 1200) == ()
 
 
 def test_a_qualifier_longer_than_the_unit_limit_is_left_out(chunks):
     pasal = chunks["Pasal 11"]
     (cand,) = [c for c in answer_candidates([_item(pasal)], 30, 700) if c.quote.startswith("Pemberi Kerja TKA")]
-    assert qualifying_ayat(pasal.text, pasal.spans, cand.segments, 1200)
-    assert qualifying_ayat(pasal.text, pasal.spans, cand.segments, 50) == ()
+    assert bound_ayat(pasal.text, pasal.spans, cand.segments, 1200)
+    assert bound_ayat(pasal.text, pasal.spans, cand.segments, 50) == ()
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +134,6 @@ def test_the_generator_quotes_the_exception_after_the_rule_and_the_gates_pass_it
 def test_the_qualifiers_can_be_turned_off(qa, profile, chunks):
     raw, verified = _claims(qa, profile, chunks["Pasal 26"],
                             "Kapan pemberi kerja TKA wajib mendaftarkan TKA dalam program jaminan sosial nasional?",
-                            qualifying_ayat=False)
+                            bound_ayat=False)
     (claim,) = [c for c in verified if c.text.startswith("Pemberi Kerja TKA wajib mendaftarkan")]
     assert [x.path for x in claim.citations] == ["PP 34/2021 › Pasal 26 › ayat (1)"]
