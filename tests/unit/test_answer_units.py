@@ -16,9 +16,10 @@ from pipeline.backends.lite import VerbatimJudge, elided_verbatim
 from pipeline.config import ConfidenceSettings, JudgeSettings
 from pipeline.definitions import asked_term, entries_in, entry_of
 from pipeline.gates import verify
-from pipeline.ingest.chunker import Chunker
 from pipeline.reader import ELISION, answer_candidates
-from pipeline.types import ContextItem, Document, GenerationOutput
+from pipeline.types import GenerationOutput
+
+from .regulation_chunks import chunks_of, context_item
 
 pytestmark = pytest.mark.unit
 
@@ -40,14 +41,10 @@ b. Pejabat imigrasi yang bertugas di bidang pengawasan dan penindakan keimigrasi
 
 @pytest.fixture(scope="module")
 def chunks():
-    doc = Document(doc_id="pp-34-2021", title="PERATURAN PEMERINTAH NOMOR 34 TAHUN 2021", original="pp.md",
-                   content_hash="x", lang="id", cite_as="PP 34/2021", rendition="pp.txt")
-    return {c.location: c for c in Chunker(1500).chunks(doc, REGULATION)}
+    return chunks_of(REGULATION)
 
 
-def _item(chunk):
-    return ContextItem(chunk.chunk_id, chunk.title, chunk.location, chunk.text, False, "id", 0.8, chunk.heading, (),
-                       chunk.spans)
+_item = context_item
 
 
 def _candidates(chunk):

@@ -17,10 +17,11 @@ from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge
 from pipeline.claims import MAX_CITATIONS
 from pipeline.config import ConfidenceSettings, JudgeSettings
 from pipeline.gates import verify
-from pipeline.ingest.chunker import Chunker
 from pipeline.reader import answer_candidates
 from pipeline.reader.answers import ayat_referred, bound_ayat
-from pipeline.types import ContextItem, Document, GenerationRequest
+from pipeline.types import GenerationRequest
+
+from .regulation_chunks import chunks_of, context_item
 
 pytestmark = pytest.mark.unit
 
@@ -41,18 +42,14 @@ Pasal 26
 
 @pytest.fixture(scope="module")
 def chunks():
-    doc = Document(doc_id="pp-34-2021", title="PERATURAN PEMERINTAH NOMOR 34 TAHUN 2021", original="pp.md",
-                   content_hash="x", lang="id", cite_as="PP 34/2021", rendition="pp.txt")
-    return {c.location: c for c in Chunker(1500).chunks(doc, REGULATION)}
+    return chunks_of(REGULATION)
 
 
-def _item(chunk):
-    return ContextItem(chunk.chunk_id, chunk.title, chunk.location, chunk.text, False, "id", 0.8, chunk.heading, (),
-                       chunk.spans)
+_item = context_item
 
 
 def _quotes(chunk, start_words):
-    """The qualifying ayat of the sentence candidate that starts with `start_words`."""
+    """The bound ayat of the sentence candidate that starts with `start_words`."""
     (cand,) = [c for c in answer_candidates([_item(chunk)], 30, 700, max_unit_chars=1200)
                if c.kind == "sentence" and c.quote.startswith(start_words)]
     return [chunk.text[a:b] for a, b in bound_ayat(chunk.text, chunk.spans, cand.segments, 1200)]
