@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .types import Chunk
+from .text import normalise
+from .types import Chunk, VerifiedClaim
 
 _LEVELS = re.compile(r" (?=(?:ayat|huruf|angka|paragraph|letter|point) [(\w])")
 
@@ -50,3 +51,11 @@ def quote_pages(chunk: Chunk, where: tuple[int, int] | None) -> tuple[int, int] 
     first = chunk.page[0] + sum(1 for b in chunk.page_breaks if b <= where[0])
     last = chunk.page[0] + sum(1 for b in chunk.page_breaks if b < where[1])
     return first, last
+
+
+def stated(claim: VerifiedClaim) -> tuple[bool, ...]:
+    """Per citation of the claim: whether it quotes what the claim itself states (its text holds the quote: the
+    sentence, or an item and its lead-in), rather than something quoted beside it (a provision it refers to, an ayat
+    bound to it). A claim in other words than its quotes (an LLM's) states none of them."""
+    text = normalise(claim.text)
+    return tuple(normalise(x.quote) in text for x in claim.citations)

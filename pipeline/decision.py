@@ -12,12 +12,11 @@ from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
 from .audit import LOCAL_KEY
-from .citations import cite_path
+from .citations import cite_path, stated
 from .config import Route
 from .definitions import asked_term
 from .numbers import extract_figures
 from .retrieval import jaccard
-from .text import normalise
 from .trace import PartTrace
 from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Result, Sufficiency, VerifiedClaim
 
@@ -168,8 +167,7 @@ _REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
 def stated_citation(claim: VerifiedClaim):
     """The innermost citation of what the claim itself states: the last one whose quote its text holds (an item
     after its lead-in), not one quoted beside it (a provision it refers to, an ayat bound to it); else the first."""
-    text = normalise(claim.text)
-    own = [x for x in claim.citations if normalise(x.quote) in text]
+    own = [x for x, s in zip(claim.citations, stated(claim)) if s]
     return own[-1] if own else claim.citations[0]
 
 

@@ -34,7 +34,8 @@ from ..config import Profile
 from ..corpus import Corpus
 from ..numbers import figures_without_basis
 from ..progress import ProgressBar
-from ..text import contains_normalised, normalise
+from ..citations import stated
+from ..text import contains_normalised
 from ..trace import Trace
 from ..types import Result, VerifiedClaim
 from . import metrics
@@ -225,10 +226,9 @@ def _receipted(claim: VerifiedClaim) -> list:
     points back to) is shown, and holds a span answer like any shown quote, but is not what the claim cites: a claim
     quoting the wrong ayat does not reach the gold ayat because the gold ayat is quoted beside it. A claim in other
     words than its quotes (an LLM's) is scored on every citation."""
-    text = normalise(claim.text)
-    stated = [normalise(x.quote) in text for x in claim.citations]
-    own = {x.chunk_id for x, s in zip(claim.citations, stated) if s}
-    return [x for x, s in zip(claim.citations, stated) if x.ok and (s or x.chunk_id not in own)]
+    said = stated(claim)
+    own = {x.chunk_id for x, s in zip(claim.citations, said) if s}
+    return [x for x, s in zip(claim.citations, said) if x.ok and (s or x.chunk_id not in own)]
 
 
 def _receipt(q: Question, supported: list[VerifiedClaim], text: CorpusText | None) -> dict:

@@ -266,7 +266,8 @@ _AYAT_SEP = r"\s*(?:,\s*(?:dan|atau|and|or)?|dan|atau|and|or|sampai\s+dengan|s\.
 _BACK_REFERENCE = re.compile(rf"\b(?:pada|dalam|in)\s+({_AYAT_REF}(?:{_AYAT_SEP}(?:(?:ayat|paragraphs?)\s*)?"
                              rf"\(\s*\w{{1,3}}\s*\)(?:\s*(?:huruf|angka|letter|point)\s+\w{{1,3}}\b)?)*)", re.IGNORECASE)
 _AYAT_NUMBER = re.compile(r"\(\s*(\w{1,3})\s*\)")
-_RANGE = re.compile(r"^\s*(?:sampai\s+dengan|s\.\s?d\.|hingga|to|through)\s*$", re.IGNORECASE)
+_RANGE = re.compile(r"^\s*(?:ayat|paragraphs?)?\s*(?:sampai\s+dengan|s\.\s?d\.|hingga|to|through)\s*"
+                    r"(?:ayat|paragraphs?)?\s*$", re.IGNORECASE)
 
 
 def ayat_referred(text: str) -> frozenset[str]:
@@ -278,7 +279,7 @@ def ayat_referred(text: str) -> frozenset[str]:
         found = list(_AYAT_NUMBER.finditer(chain))
         for k, n in enumerate(found):
             out.add(n.group(1).lower())
-            if k and _RANGE.match(re.sub(r"(?i)\b(?:ayat|paragraphs?)\b", " ", chain[found[k - 1].end():n.start()])):
+            if k and _RANGE.match(chain[found[k - 1].end():n.start()]):
                 lo, hi = found[k - 1].group(1), n.group(1)
                 if lo.isdigit() and hi.isdigit() and int(lo) < int(hi) <= int(lo) + 20:
                     out.update(str(v) for v in range(int(lo) + 1, int(hi)))
@@ -312,7 +313,7 @@ def bound_ayat(text: str, spans: Sequence[Span], segments: Sequence[tuple[int, i
         return m.group(1).lower() if m else None
 
     at = ayat.index(home)
-    by_number = {number(k): k for k in ayat[:at] if number(k)}
+    by_number = {n: k for k in ayat[:at] if (n := number(k))}
     chosen: list[_Node] = []
     # earlier: what it refers back to, and what that refers back to in turn
     pending = [home]
