@@ -226,17 +226,47 @@ def holds_span(text: str, golds: Iterable[str]) -> bool:
     return any(k and f" {k} " in hay for g in golds for k in map(answer_key, answer_variants(g)))
 
 
+def gold_lines(gold: str) -> list[str]:
+    """A gold answer written on several lines (a lead-in and its items, a Pasal's ayat), each line normalised without
+    its list marker ("(1)", "a."): a quote carries an item's letter but not an ayat's number, or neither."""
+    return [k for k in (answer_key(_MARKER.sub("", ln)) for ln in gold.splitlines()) if k]
+
+
+def lines_in_order(hay: str, lines: Sequence[str], window: int | None = None) -> bool:
+    """Every line inside `hay` (an _hay-normalised text) as whole words, in order, the first to the end of the last
+    within `window` characters (None: anywhere)."""
+    start = hay.find(f" {lines[0]} ")
+    while start != -1:
+        pos, ok = start + len(lines[0]) + 1, True
+        for ln in lines[1:]:
+            at = hay.find(f" {ln} ", pos)
+            if at == -1 or (window is not None and at + len(ln) - start > window):
+                ok = False
+                break
+            pos = at + len(ln) + 1
+        if ok:
+            return True
+        start = hay.find(f" {lines[0]} ", start + 1)
+    return False
+
+
 def span_hit(claim_quotes: Sequence[Sequence[str]], golds: Iterable[str]) -> bool:
     """A gold answer inside one verified quote of a shown claim, or inside that claim's verified
     quotes joined in order with a space (an enumeration's lead-in and one of its items, quoted
-    as two quotes of one claim)."""
+    as two quotes of one claim); a gold of several lines also when each of its lines, without its
+    list marker, is inside those joined quotes in order (the rule by which CorpusText counts it a
+    span answer: a Pasal's ayat quoted one quote each, their labels not quoted)."""
     golds = span_golds(golds)
     if not golds:
         return False
+    multi = [ls for g in golds if len(ls := gold_lines(g)) > 1]
     for quotes in claim_quotes:
         if any(holds_span(q, golds) for q in quotes):
             return True
-        if len(quotes) > 1 and holds_span(" ".join(quotes), golds):
+        joined = " ".join(quotes)
+        if len(quotes) > 1 and holds_span(joined, golds):
+            return True
+        if multi and any(lines_in_order(_hay(joined), ls) for ls in multi):
             return True
     return False
 
@@ -258,25 +288,9 @@ class CorpusText:
         if any(f" {k} " in hay for hay in self._hays for k in keys):
             return True
         for g in golds:
-            lines = [answer_key(_MARKER.sub("", ln)) for ln in g.splitlines()]
-            lines = [ln for ln in lines if ln]
-            if len(lines) > 1 and any(self._in_order(hay, lines) for hay in self._hays):
+            lines = gold_lines(g)
+            if len(lines) > 1 and any(lines_in_order(hay, lines, self.WINDOW) for hay in self._hays):
                 return True
-        return False
-
-    def _in_order(self, hay: str, lines: list[str]) -> bool:
-        start = hay.find(f" {lines[0]} ")
-        while start != -1:
-            pos, ok = start + len(lines[0]) + 1, True
-            for ln in lines[1:]:
-                at = hay.find(f" {ln} ", pos)
-                if at == -1 or at + len(ln) - start > self.WINDOW:
-                    ok = False
-                    break
-                pos = at + len(ln) + 1
-            if ok:
-                return True
-            start = hay.find(f" {lines[0]} ", start + 1)
         return False
 
 

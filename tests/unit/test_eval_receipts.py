@@ -141,6 +141,26 @@ def test_span_hit_across_a_lead_in_and_an_item_of_one_claim():
     assert not span_hit([["Pasal 21 mengatur"]], ["Pasal 21"])   # a reference-only gold is never a span
 
 
+def test_span_hit_of_a_pasal_whose_ayat_are_quoted_one_quote_each():
+    # the gold is a whole Pasal: ayat (1) an enumeration with its letters, ayat (2) a sentence. The claim quotes each
+    # ayat without its "(1)"/"(2)" (the label is the citation's), the items keep their letters as the text has them:
+    # neither the gold nor its marker-less variant is one string of the joined quotes, but every line is, in order
+    gold = ["(1) Perusahaan yang mempekerjakan Pekerja selama Waktu Kerja Lembur berkewajiban:\n"
+            "a. membayar Upah Kerja Lembur;\nb. memberi kesempatan untuk istirahat secukupnya.\n"
+            "(2) Pemberian makanan dan minuman tidak dapat digantikan dalam bentuk uang."]
+    ayat1 = ("Perusahaan yang mempekerjakan Pekerja selama Waktu Kerja Lembur berkewajiban: a. membayar Upah Kerja "
+             "Lembur, b. memberi kesempatan untuk istirahat secukupnya.")
+    ayat2 = "Pemberian makanan dan minuman tidak dapat digantikan dalam bentuk uang."
+    elsewhere = "Dalam hal terjadi Pemutusan Hubungan Kerja, Pengusaha wajib membayar uang pesangon."
+    assert not span_hit([[ayat1, ayat2]], [gold[0].replace("\n", " ")])  # one line: only the strings, as before
+    assert span_hit([[ayat1, ayat2]], gold)
+    assert span_hit([[ayat1, elsewhere, ayat2]], gold)       # another provision quoted between them
+    assert not span_hit([[ayat1], [ayat2]], gold)            # two claims: not one answer
+    assert not span_hit([[ayat2, ayat1]], gold)              # the lines in the gold's order only
+    assert not span_hit([[ayat1]], gold)                     # every line, not most
+    assert not span_hit([[ayat1.replace("secukupnya", "sebentar"), ayat2]], gold)  # each line whole
+
+
 def test_span_hit_of_a_gold_that_opens_with_its_pasal_heading():
     # the gold quotes the Pasal with its heading; the claim quotes its text and cites the Pasal
     gold = ["Pasal 60 Pengawasan ketenagakerjaan dilaksanakan oleh Pengawas Ketenagakerjaan."]
