@@ -240,6 +240,12 @@ class GeneratorSettings(_Strict):
                           "it by 'sebagaimana dimaksud pada ayat (N)': the earlier ones it refers to (its subject) and "
                           "the later ones that refer back to it (its conditions, details and exceptions), within the "
                           "claim schema's citation limit")
+    close_items: float | None = Field(
+        None, gt=0, le=1, description="extractive: a claim quoting one item of an enumeration also quotes the other "
+                                      "items of it the reader read at least this share of the item's reading (it "
+                                      "cannot tell which of them answers), in the enumeration's order, within the "
+                                      "claim schema's citation limit and max_unit_chars; not a definitions entry; "
+                                      "None: one item")
     reader: str | None = Field(None, description="extractive only: the trained reader's weights (a file name in "
                                                  "pipeline/reader/weights/, or a path); None chooses by coverage alone")
     answer_threshold: float | dict[Literal["prose", "regulation"], float] = Field(

@@ -32,7 +32,7 @@ from ..ingest.categories import CategoryTagger
 from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
-from ..reader.answers import bound_ayat
+from ..reader.answers import bound_ayat, siblings, with_items
 from ..reader.model import cross_lingual, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
@@ -472,6 +472,33 @@ class ExtractiveGenerator:
         probs = self.reader.probability(x, docs=doc_of) if self.reader is not None and len(keep) else None
         return x, keep, probs
 
+    @staticmethod
+    def _close_items(question: str, r: Scored, scored: Sequence[Scored], ratio: float,
+                     max_chars: int) -> list[AnswerCandidate]:
+        """The other items of r's enumeration the reader read at least `ratio` of r's reading (its own reading, before
+        agreement), best first, as many as the claim's citations and `max_chars` hold: the reader cannot tell which of
+        them answers, so the claim quotes them together rather than pick one (reader/answers.siblings: not a
+        definitions entry). Not an item about the complement of what was asked (`excluded_phrase`)."""
+        def read(x: Scored) -> float:
+            return x.read if x.read is not None else (x.probability or 0.0)
+        c = r.candidate
+        if r.read is None and r.probability is None:
+            return []  # no reader: coverage ranks, it does not read
+        rivals = {x.candidate: x for x in scored}
+        near = sorted((rivals[o] for o in siblings(c, list(rivals))
+                       if read(rivals[o]) >= ratio * read(r) and not excluded_phrase(question, o.quotes[1])),
+                      key=lambda x: -read(x))
+        room = MAX_CITATIONS - len(c.segments)
+        size = sum(b - a for a, b in c.segments)
+        out = []
+        for x in near[:max(0, room)]:
+            a, b = x.candidate.segments[1]
+            if size + (b - a) > max_chars:
+                break
+            size += b - a
+            out.append(x.candidate)
+        return out
+
     def _referenced_quote(self, request: GenerationRequest, item: int, have: frozenset[str]) -> str | None:
         """The sentence of a referenced span that states most of what the claim's own quote does not."""
         ctx = request.context
@@ -521,10 +548,14 @@ class ExtractiveGenerator:
                 continue
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
             claimed.add((c.item, c.segments))
+            if s.close_items is not None and provision[c.item]:
+                near = self._close_items(request.question, r, scored, s.close_items, s.max_unit_chars)
+                claimed.update((x.item, x.segments) for x in near)
+                c = with_items(c, near)
             citations = [{"chunk_id": cid, "quote": q} for q in c.quotes]
             have = self.analyzer.all_tokens(c.quote)
-            for i in refs:
-                quote = self._referenced_quote(request, i, have)
+            for i in refs:  # within the schema's citation limit, after the claim's own quotes
+                quote = self._referenced_quote(request, i, have) if len(citations) < MAX_CITATIONS else None
                 if quote:
                     citations.append({"chunk_id": ctx[i].chunk_id, "quote": quote})
             if s.bound_ayat and provision[c.item]:

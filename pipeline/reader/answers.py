@@ -26,10 +26,12 @@ when the question's route requires evidence categories, text that states none of
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..definitions import entry_of
 from ..ingest.categories import CategoryTagger
 from ..instructions import instruction_spans
 from ..text import split_sentences, trim_span
@@ -336,3 +338,28 @@ def bound_ayat(text: str, spans: Sequence[Span], segments: Sequence[tuple[int, i
         if 0 < b - a <= max_chars:
             out.append((a, b))
     return tuple(out)
+
+
+def siblings(c: AnswerCandidate, others: Sequence[AnswerCandidate]) -> list[AnswerCandidate]:
+    """The other items of the enumeration an item candidate belongs to (same chunk, same lead-in), among `others`.
+    None for a definitions entry: each entry of "yang dimaksud dengan:" answers its own term, and an entry read
+    close to the asked one is another term's meaning, not a part of the answer."""
+    if c.kind != "item" or len(c.segments) < 2 or entry_of(_SPAN_LABEL.sub("", c.body, count=1)) is not None:
+        return []
+    return [o for o in others if o.kind == "item" and o.item == c.item and o.items == c.items
+            and o.segments[0] == c.segments[0] and o.position != c.position]
+
+
+def with_items(c: AnswerCandidate, more: Sequence[AnswerCandidate]) -> AnswerCandidate:
+    """An item candidate quoted together with other items of its enumeration (`siblings`): its lead-in, the items in
+    the enumeration's order, and its closing words, each an exact slice as before. The verbatim judge accepts it as it
+    does one item: only whole items of the enumeration are left out between the pieces."""
+    items = sorted({o.position: o for o in (c, *more)}.values(), key=lambda o: o.position)
+    if len(items) == 1:
+        return c
+    lead = c.segments[0]
+    tail = c.segments[2:]  # the closing words after the last item, when there are any
+    segments = (lead, *(o.segments[1] for o in items), *tail)
+    text_of = dict(zip(c.segments, c.quotes)) | {o.segments[1]: o.quotes[1] for o in items}
+    return dataclasses.replace(c, segments=segments, quotes=tuple(text_of[s] for s in segments),
+                               body="\n".join(o.body for o in items))
