@@ -79,10 +79,8 @@ def main() -> None:
         held = [r for r in wrong if any(ok for s, ok in r["siblings"] if s >= t)]
         table.append({"share": t, "merged": len(merged), "best_wrong": len(wrong), "gold_among_quoted": len(held),
                       "right_with_more": len(merged) - len(wrong)})
-    item_rows = [r for r in rows if r["kind"] == "item"]
     summary = {"laws": len(laws), "questions": asked, "best_is_item_with_siblings": len(rows),
-               "item_questions_there": len(item_rows),
-               "best_right": sum(r["right"] for r in item_rows), "table": table}
+               "best_right": sum(r["right"] for r in rows), "table": table}
     print(json.dumps({k: v for k, v in summary.items() if k != "table"}))
     print(f"{'share':>6} {'quoted together':>16} {'best was wrong':>15} {'gold among them':>16} {'right + more':>13}")
     for row in table:

@@ -344,7 +344,8 @@ def siblings(c: AnswerCandidate, others: Sequence[AnswerCandidate]) -> list[Answ
     """The other items of the enumeration an item candidate belongs to (same chunk, same lead-in), among `others`.
     None for a definitions entry: each entry of "yang dimaksud dengan:" answers its own term, and an entry read
     close to the asked one is another term's meaning, not a part of the answer."""
-    if c.kind != "item" or len(c.segments) < 2 or entry_of(_SPAN_LABEL.sub("", c.body, count=1)) is not None:
+    label = _SPAN_LABEL.match(c.body)
+    if c.kind != "item" or len(c.segments) < 2 or entry_of(c.body[label.end() if label else 0:]) is not None:
         return []
     return [o for o in others if o.kind == "item" and o.item == c.item and o.items == c.items
             and o.segments[0] == c.segments[0] and o.position != c.position]
