@@ -35,7 +35,7 @@ def main() -> None:
     from pipeline.reader import training
     from pipeline.reader.answers import siblings
     from pipeline.reader.mining import Translator, mine_law, read_laws
-    from pipeline.reader.model import WEIGHTS_DIR, load_reader
+    from pipeline.reader.model import load_reader, weights_path
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--archive", type=Path, default=ROOT.parent / "shared/data/peraturan/uu.tar.xz")
@@ -45,7 +45,7 @@ def main() -> None:
 
     profile = load_profile("lite")
     g = profile.settings.generator
-    reader = load_reader(Path(g.reader) if "/" in g.reader else WEIGHTS_DIR / Path(g.reader).with_suffix(".json").name)
+    reader = load_reader(weights_path(g.reader))
     chunker = Chunker(profile.settings.chunking.max_chars)
     laws = list(read_laws(a.archive, chunker, limit=a.laws, keep=lambda name: training.law_part(name) == "validate"))
     asker = training._LawQuestions(profile, training._ChunkPool(laws, training.query_analyzer(profile).analyzers["id"]))

@@ -7,8 +7,6 @@ pipeline/models.py.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..analysis import QueryAnalyzer
 from ..config import EmbedderSettings, Profile
 from ..errors import ConfigError
@@ -81,14 +79,12 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder
             raise _needs_models_extra(f"generator backend {s.backend!r}") from e
     from ..ingest.categories import CategoryTagger
     from ..reader import load_reader
-    from ..reader.model import WEIGHTS_DIR
+    from ..reader.model import weights_path
     from .lite import ExtractiveGenerator
 
     reader = None
     if s.reader is not None:
-        # a path when it names a directory, else a file in the package's weights directory
-        path = Path(s.reader) if "/" in s.reader else WEIGHTS_DIR / Path(s.reader).with_suffix(".json").name
-        reader = load_reader(path)
+        reader = load_reader(weights_path(s.reader))
     embedder_for = None
     if s.cross_lingual is not None:  # the cross-lingual reading was fitted with one embedder's cosines
         mine = embedder_name(profile.settings.embedder)

@@ -479,15 +479,14 @@ class ExtractiveGenerator:
         agreement), best first, as many as the claim's citations and `max_chars` hold: the reader cannot tell which of
         them answers, so the claim quotes them together rather than pick one (reader/answers.siblings: not a
         definitions entry). Not an item about the complement of what was asked (`excluded_phrase`)."""
-        def read(x: Scored) -> float:
-            return x.read if x.read is not None else (x.probability or 0.0)
-        c = r.candidate
-        if r.read is None and r.probability is None:
+        def read(x: Scored) -> float | None:
+            return x.read if x.read is not None else x.probability
+        c, base = r.candidate, read(r)
+        if base is None:
             return []  # no reader: coverage ranks, it does not read
-        rivals = {x.candidate: x for x in scored}
-        near = sorted((rivals[o] for o in siblings(c, list(rivals))
-                       if read(rivals[o]) >= ratio * read(r) and not excluded_phrase(question, o.quotes[1])),
-                      key=lambda x: -read(x))
+        listed = set(siblings(c, [x.candidate for x in scored]))
+        near = sorted((x for x in scored if x.candidate in listed and (read(x) or 0.0) >= ratio * base
+                       and not excluded_phrase(question, x.candidate.quotes[1])), key=lambda x: -(read(x) or 0.0))
         room = MAX_CITATIONS - len(c.segments)
         size = sum(b - a for a, b in c.segments)
         out = []
@@ -555,7 +554,9 @@ class ExtractiveGenerator:
             citations = [{"chunk_id": cid, "quote": q} for q in c.quotes]
             have = self.analyzer.all_tokens(c.quote)
             for i in refs:  # within the schema's citation limit, after the claim's own quotes
-                quote = self._referenced_quote(request, i, have) if len(citations) < MAX_CITATIONS else None
+                if len(citations) >= MAX_CITATIONS:
+                    break
+                quote = self._referenced_quote(request, i, have)
                 if quote:
                     citations.append({"chunk_id": ctx[i].chunk_id, "quote": quote})
             if s.bound_ayat and provision[c.item]:

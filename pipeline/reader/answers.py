@@ -358,9 +358,7 @@ def with_items(c: AnswerCandidate, more: Sequence[AnswerCandidate]) -> AnswerCan
     items = sorted({o.position: o for o in (c, *more)}.values(), key=lambda o: o.position)
     if len(items) == 1:
         return c
-    lead = c.segments[0]
-    tail = c.segments[2:]  # the closing words after the last item, when there are any
-    segments = (lead, *(o.segments[1] for o in items), *tail)
-    text_of = dict(zip(c.segments, c.quotes)) | {o.segments[1]: o.quotes[1] for o in items}
-    return dataclasses.replace(c, segments=segments, quotes=tuple(text_of[s] for s in segments),
+    # the lead-in, each item, then the closing words after the last item (c.segments[2:], when there are any)
+    return dataclasses.replace(c, segments=(c.segments[0], *(o.segments[1] for o in items), *c.segments[2:]),
+                               quotes=(c.quotes[0], *(o.quotes[1] for o in items), *c.quotes[2:]),
                                body="\n".join(o.body for o in items))

@@ -264,6 +264,12 @@ def digest(spec: dict) -> str:
 _LOADED: dict[str, ReaderModel] = {}
 
 
+def weights_path(name: str) -> Path:
+    """Where a profile's `generator.reader` names its weights: a path when it names a directory, else a file of the
+    package's weights directory ("reader-lite" -> pipeline/reader/weights/reader-lite.json)."""
+    return Path(name) if "/" in name else WEIGHTS_DIR / Path(name).with_suffix(".json").name
+
+
 def load_reader(path: Path | None = None) -> ReaderModel:
     """The reader from a weights file (default: the committed lite weights), loaded once."""
     path = Path(path or DEFAULT_WEIGHTS)
