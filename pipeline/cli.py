@@ -175,6 +175,9 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--data", type=Path, default=Path("../shared/data"),
                    help="the shared data directory (idk_mrc/, tydiqa_id/, peraturan/uu.tar.xz; default: ../shared/data)")
     p.add_argument("--out", type=Path, help="weights file (default: the profile's reader in pipeline/reader/weights/)")
+    p.add_argument("--regulations", type=Path, action="append", default=[], metavar="ARCHIVE",
+                   help="reader: another archive of regulations mined beside peraturan/uu.tar.xz (repeatable; "
+                        "the committed weights also read training-data/pp.tar.xz, built by scripts/pp_archive.py)")
     p.add_argument("--limit", type=int, help="the first N passages of each file and N laws spread over the archive "
                                              "(a quick, smaller model)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
@@ -511,11 +514,15 @@ def cmd_train(args) -> int:
     out = args.out or (WEIGHTS_DIR / f"{name}.json" if name and "/" not in name else DEFAULT_WEIGHTS)
     train = [args.data / "idk_mrc" / "train.json", args.data / "tydiqa_id" / "train.json"]
     valid = [args.data / "idk_mrc" / "valid.json", args.data / "tydiqa_id" / "valid.json"]
-    laws = args.data / "peraturan" / "uu.tar.xz"
-    missing = [str(p) for p in (*train, *valid, laws) if not p.is_file()]
+    laws = [args.data / "peraturan" / "uu.tar.xz", *args.regulations]
+    missing = [str(p) for p in (*train, *valid, *laws) if not p.is_file()]
     if missing:
         print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR)", file=sys.stderr)
         return 2
+    if not args.regulations:
+        print("saksi: training on the laws alone; the committed reader was also trained on the Government Regulations "
+              "of training-data/pp.tar.xz (--regulations; pipeline/reader/weights/README.md), so these weights will "
+              "differ from it", file=sys.stderr)
     spec = train_reader(train, valid, profile, out, limit=args.limit,
                         progress=lambda m: print(m, file=sys.stderr), bar=progress_bar, laws=laws, law_limit=args.limit)
     print(validation_text(spec, out))

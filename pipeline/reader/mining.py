@@ -1,6 +1,7 @@
 """Question/answer pairs mined from real laws, for the reader's training.
 
-Each law (the 1,535 Undang-Undang of `peraturan/uu.tar.xz`) is read and chunked by the
+Each law (the 1,535 Undang-Undang of `peraturan/uu.tar.xz`, and the Government Regulations of a
+`pp.tar.xz` built by scripts/pp_archive.py) is read and chunked by the
 ingest path itself, and every chunk's candidate answers (reader/answers.py) are offered to a
 set of patterns, each of which recognises a kind of provision and asks about it the way
 people do — without naming the law, in the words of the provision and around them:
@@ -78,20 +79,21 @@ class Law:
 
 # --- reading the laws ----------------------------------------------------------------------
 
-_MEMBER = re.compile(r"(?:^|/)uu/(\d{4})/(\w+)\.md$")
+_MEMBER = re.compile(r"(?:^|/)(uu|pp)/(\d{4})/(\w+)\.md$")   # Undang-Undang, Peraturan Pemerintah
 
 
 def read_laws(archive: Path, chunker: Chunker, limit: int | None = None,
               keep: Callable[[str], bool] | None = None) -> Iterator[Law]:
-    """The laws of a `uu.tar.xz`, in member-name order, each read and chunked as ingest would."""
+    """The laws of a `uu.tar.xz` (or the regulations of a `pp.tar.xz`: scripts/pp_archive.py), in member-name
+    order, each read and chunked as ingest would."""
     with tarfile.open(archive, "r:*") as tar, tempfile.TemporaryDirectory() as tmp:
         members = sorted((m for m in tar.getmembers() if m.isfile() and _MEMBER.search(m.name)), key=lambda m: m.name)
         n = 0
         for m in members:
             if keep is not None and not keep(m.name):
                 continue
-            year, number = _MEMBER.search(m.name).groups()
-            path = Path(tmp) / f"uu-{year}-{number}.md"
+            kind, year, number = _MEMBER.search(m.name).groups()
+            path = Path(tmp) / f"{kind}-{year}-{number}.md"
             path.write_bytes(tar.extractfile(m).read())
             try:
                 src = read_source(path)
@@ -101,7 +103,7 @@ def read_laws(archive: Path, chunker: Chunker, limit: int | None = None,
             finally:
                 path.unlink()
             if chunks:
-                yield Law(m.name, src.document.cite_as or f"UU {number}/{year}", src.document.title, tuple(chunks))
+                yield Law(m.name, src.document.cite_as or f"{kind.upper()} {number}/{year}", src.document.title, tuple(chunks))
                 n += 1
                 if limit is not None and n >= limit:
                     return

@@ -276,7 +276,7 @@ def _ask_batch(batch: list[MinedQuestion]) -> list[tuple[str, np.ndarray, np.nda
     return [_ASKER.rows(q) for q in batch]
 
 
-def law_examples(archive: Path, profile: Profile, limit: int | None = None,
+def law_examples(archives: Path | Sequence[Path], profile: Profile, limit: int | None = None,
                  bar: Callable[[int, str], Callable[[int], None]] | None = None,
                  say: Callable[[str], None] | None = None, workers: int | None = None) -> tuple[dict[str, Examples], dict]:
     """Mined regulation questions as examples, by part of the training (fit, calibrate, validate),
@@ -288,16 +288,18 @@ def law_examples(archive: Path, profile: Profile, limit: int | None = None,
     import os
 
     chunker = Chunker(profile.settings.chunking.max_chars)
-    keep = None
-    if limit is not None:  # a slice spread over the years: every n-th law of the archive
-        import tarfile
+    laws: list[Law] = []
+    for archive in ([archives] if isinstance(archives, Path) else archives):
+        keep = None
+        if limit is not None:  # a slice spread over the years: every n-th law of each archive
+            import tarfile
 
-        with tarfile.open(archive, "r:*") as tar:
-            names = sorted(m.name for m in tar.getmembers() if m.isfile() and m.name.endswith(".md"))
-        step = max(1, len(names) // max(1, limit))
-        chosen = set(names[::step][:limit])
-        keep = chosen.__contains__
-    laws = list(read_laws(archive, chunker, keep=keep))
+            with tarfile.open(archive, "r:*") as tar:
+                names = sorted(m.name for m in tar.getmembers() if m.isfile() and m.name.endswith(".md"))
+            step = max(1, len(names) // max(1, limit))
+            chosen = set(names[::step][:limit])
+            keep = chosen.__contains__
+        laws.extend(read_laws(archive, chunker, keep=keep))
     (say or log.info)(f"{len(laws)} laws read, {sum(len(x.chunks) for x in laws)} chunks")
     analyzer = query_analyzer(profile)
     pool = _ChunkPool(laws, analyzer.analyzers["id"])
@@ -467,15 +469,17 @@ def question_figures(p: np.ndarray, ex: Examples, threshold: float) -> dict:
 
 def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile, out: Path,
                  limit: int | None = None, progress: Callable[[str], None] | None = None,
-                 bar: Callable[[int, str], Callable[[int], None]] | None = None, laws: Path | None = None,
+                 bar: Callable[[int, str], Callable[[int], None]] | None = None, laws: Path | Sequence[Path] | None = None,
                  law_limit: int | None = None, workers: int | None = None) -> dict:
     """Build examples; per domain (prose, regulation) fit both models on its questions, calibrate, compare
     on its validation sets and keep the better; write both domains' scorers.
-    `laws`: a `uu.tar.xz` to mine regulation questions from (None: prose only), asked in `workers`
-    processes (the weights do not depend on how many)."""
+    `laws`: a `uu.tar.xz` (or several archives: the laws, then a `pp.tar.xz` of scripts/pp_archive.py) to mine
+    regulation questions from (None: prose only), asked in `workers` processes (the weights do not depend on how
+    many)."""
     say = progress or log.info
+    laws = [laws] if isinstance(laws, Path) else list(laws or [])
     say(f"reading {len(train)} training and {len(valid)} validation file(s)"
-        + (f" and the laws of {laws}" if laws else ""))
+        + (f" and the regulations of {', '.join(map(str, laws))}" if laws else ""))
     ex = examples_from(train, profile, limit, bar)
     vex = [examples_from([v], profile, limit, bar) for v in valid]
     cal_q = np.array([_in_calibration(q) for q in ex.qids])
@@ -484,7 +488,7 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     fits = {"prose": prose_fit, "regulation": regulation["fit"] if regulation else prose_fit}
     held = {"prose": prose_cal, "regulation": regulation["calibrate"] if regulation else prose_cal}
     validation = {"prose": [(v.parent.name, e) for v, e in zip(valid, vex)],
-                  "regulation": [("uu", regulation["validate"])] if regulation else []}
+                  "regulation": [("laws", regulation["validate"])] if regulation else []}
     say(", ".join(f"{d}: {len(e.y)} training candidates ({int(e.y.sum())} answer), {len(held[d].y)} calibrating"
                   for d, e in fits.items()))
     for d, e in fits.items():
@@ -511,8 +515,8 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     spec["digest"] = digest(spec)
     data = [{"file": f"{p.parent.name}/{p.name}", "sha256": _sha(p)} for p in train]
     licences = {"idk_mrc": "CC BY-SA 4.0", "tydiqa_id": "Apache-2.0"}
-    if laws:
-        data.append({"file": f"{laws.parent.name}/{laws.name}", "sha256": _sha(laws)})
+    for archive in laws:
+        data.append({"file": f"{archive.parent.name}/{archive.name}", "sha256": _sha(archive)})
         licences["peraturan"] = LAW_LICENCE
     spec["training"] = {
         "data": data, "licences": licences,

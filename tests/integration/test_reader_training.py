@@ -42,7 +42,7 @@ def test_training_twice_gives_the_same_weights_byte_for_byte(data, profile, tmp_
     assert all(set(c) == {"logistic", "trees"} for c in spec["training"]["compared"].values())
     assert spec["training"]["data"][0]["sha256"] and spec["training"]["validation"]["idk_mrc"]
     mined = spec["training"]["mined"]
-    assert mined["laws"] == 10 and mined["questions"] > 50 and spec["training"]["validation"]["uu"]
+    assert mined["laws"] == 10 and mined["questions"] > 50 and spec["training"]["validation"]["laws"]
     assert spec["training"]["licences"]["peraturan"]
 
 
@@ -103,3 +103,29 @@ def test_the_cross_encoder_command_mines_the_laws_and_writes_weights_that_load(t
     assert "training data not found" in capsys.readouterr().err
     assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--questions", "0"]) == 2
     assert "at least 1" in capsys.readouterr().err
+
+
+def test_a_second_archive_of_government_regulations_is_mined_beside_the_laws(profile, tmp_path):
+    """`--regulations`: the PPs of a second archive (scripts/pp_archive.py's layout) add their questions to the laws'."""
+    import io
+    import tarfile
+
+    from pipeline.reader.training import law_examples
+
+    if not LAWS.is_file():
+        pytest.fail(f"shared laws not found at {LAWS} (set SAKSI_SHARED_DATA)")
+    pp = ("PERATURAN PEMERINTAH REPUBLIK INDONESIA NOMOR 2 TAHUN 2016 TENTANG PENGELOLAAN ARSIP PERCOBAAN\n"
+          "Pasal 1\nDalam Peraturan Pemerintah ini yang dimaksud dengan:\n"
+          "1. Arsip Percobaan adalah rekaman kegiatan dalam berbagai bentuk dan media.\n"
+          "2. Unit Kearsipan adalah satuan kerja yang bertugas mengelola arsip.\n"
+          "Pasal 2\n(1) Arsip Percobaan wajib disimpan paling lama 10 (sepuluh) tahun oleh lembaga negara.\n"
+          "(2) Penyimpanan sebagaimana dimaksud pada ayat (1) dilaksanakan oleh Unit Kearsipan.\n").encode()
+    archive = tmp_path / "pp.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        info = tarfile.TarInfo("pp/2016/2.md")
+        info.size = len(pp)
+        tar.addfile(info, io.BytesIO(pp))
+    _, alone = law_examples(LAWS, profile, limit=2, workers=1)
+    _, both = law_examples([LAWS, archive], profile, limit=2, workers=1)
+    assert alone["laws"] == 2 and both["laws"] == 3
+    assert both["questions"] > alone["questions"]
