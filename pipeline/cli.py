@@ -517,7 +517,8 @@ def cmd_train(args) -> int:
     laws = [args.data / "peraturan" / "uu.tar.xz", *args.regulations]
     missing = [str(p) for p in (*train, *valid, *laws) if not p.is_file()]
     if missing:
-        print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR)", file=sys.stderr)
+        print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR, and --regulations paths "
+              "that exist)", file=sys.stderr)
         return 2
     if not args.regulations:
         print("saksi: training on the laws alone; the committed reader was also trained on the Government Regulations "

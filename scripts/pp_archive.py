@@ -46,9 +46,8 @@ def number_of(path: str) -> str | None:
 
 def amended(text: str) -> set[str]:
     """The PPs a text's title says it amends ("44/2015"), OCR's O and l read as digits."""
-    head = text[:800]
-    return {f"{int(n.translate(_DIGIT))}/{y.translate(_DIGIT)}" for n, y in _AMENDS.findall(head)
-            if n.translate(_DIGIT).isdigit() and y.translate(_DIGIT).isdigit()}
+    found = ((n.translate(_DIGIT), y.translate(_DIGIT)) for n, y in _AMENDS.findall(text[:800]))
+    return {f"{int(n)}/{y}" for n, y in found if n.isdigit() and y.isdigit()}
 
 
 def _git(git_dir: Path, *args: str, data: bytes | None = None) -> bytes:
@@ -58,13 +57,13 @@ def _git(git_dir: Path, *args: str, data: bytes | None = None) -> bytes:
 
 def build(git_dir: Path, commit: str, out: Path, first_year: int, last_year: int = 2023) -> dict:
     listing = _git(git_dir, "ls-tree", "-r", commit, "pp/").decode()
-    paths = {}
+    paths = {}  # path -> blob, for the PPs of the years asked that are neither held out nor dev (never read)
     for line in listing.splitlines():
         meta, path = line.split("\t", 1)
         m = _PATH.match(path)
-        if m and first_year <= int(m.group(1)) <= last_year:
+        if m and first_year <= int(m[1]) <= last_year and f"{m[2]}/{m[1]}" not in EXCLUDED:
             paths[path] = meta.split()[2]
-    chosen = sorted(p for p in paths if number_of(p) not in EXCLUDED)   # held out and dev: never read
+    chosen = sorted(paths)
     blobs = _git(git_dir, "cat-file", "--batch", data="".join(paths[p] + "\n" for p in chosen).encode())
     texts, at = {}, 0
     for p in chosen:
@@ -96,7 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("training-data/pp.tar.xz"))
     a = p.parse_args(argv)
     git_dir = a.git_dir / ".git" if (a.git_dir / ".git").is_dir() else a.git_dir
-    got = build(git_dir, a.commit, a.out, a.first)
+    try:
+        got = build(git_dir, a.commit, a.out, a.first)
+    except (subprocess.CalledProcessError, FileNotFoundError) as e:
+        detail = e.stderr.decode(errors="replace").strip() if isinstance(e, subprocess.CalledProcessError) else str(e)
+        print(f"pp_archive: cannot read commit {a.commit} of {a.git_dir} with git: {detail}", file=sys.stderr)
+        return 2
     print(f"{a.out}: {got['files']} PPs; amendments left out: {', '.join(got['amendments_left_out']) or 'none'}")
     return 0
 

@@ -82,12 +82,22 @@ class Law:
 _MEMBER = re.compile(r"(?:^|/)(uu|pp)/(\d{4})/(\w+)\.md$")   # Undang-Undang, Peraturan Pemerintah
 
 
+def _members(tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    return sorted((m for m in tar.getmembers() if m.isfile() and _MEMBER.search(m.name)), key=lambda m: m.name)
+
+
+def law_names(archive: Path) -> list[str]:
+    """The member names of an archive's laws ("uu/2003/13.md", "pp/2021/5.md"), in the order read_laws reads them."""
+    with tarfile.open(archive, "r:*") as tar:
+        return [m.name for m in _members(tar)]
+
+
 def read_laws(archive: Path, chunker: Chunker, limit: int | None = None,
               keep: Callable[[str], bool] | None = None) -> Iterator[Law]:
     """The laws of a `uu.tar.xz` (or the regulations of a `pp.tar.xz`: scripts/pp_archive.py), in member-name
     order, each read and chunked as ingest would."""
     with tarfile.open(archive, "r:*") as tar, tempfile.TemporaryDirectory() as tmp:
-        members = sorted((m for m in tar.getmembers() if m.isfile() and _MEMBER.search(m.name)), key=lambda m: m.name)
+        members = _members(tar)
         n = 0
         for m in members:
             if keep is not None and not keep(m.name):

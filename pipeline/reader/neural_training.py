@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import tarfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -39,12 +38,10 @@ def mine(archive: Path, profile, laws_wanted: int, negatives: int = 5, other_law
     from ..analysis import query_analyzer
     from ..ingest.chunker import Chunker
     from . import training as T
-    from .mining import Translator, mine_law, read_laws
+    from .mining import Translator, law_names, mine_law, read_laws
     from .model import load_reader
 
-    with tarfile.open(archive, "r:*") as tar:
-        names = sorted(m.name for m in tar.getmembers() if m.isfile() and m.name.endswith(".md"))
-    fit = [n for n in names if T.law_part(n) == "fit"]
+    fit = [n for n in law_names(archive) if T.law_part(n) == "fit"]
     random.Random(7).shuffle(fit)
     chosen = set(fit[:laws_wanted])
     laws = [x for x in read_laws(archive, Chunker(profile.settings.chunking.max_chars), keep=chosen.__contains__)

@@ -45,7 +45,7 @@ from ..progress import ProgressBar
 from ..types import ContextItem
 from .answers import AnswerCandidate, answer_candidates
 from .features import FEATURES, Featurizer, answer_view
-from .mining import PATTERNS, Law, MinedQuestion, Translator, context_item, mine_law, read_laws
+from .mining import PATTERNS, Law, MinedQuestion, Translator, context_item, law_names, mine_law, read_laws
 from .model import DOMAINS, ReaderModel, competition, digest
 
 log = logging.getLogger(__name__)
@@ -276,6 +276,12 @@ def _ask_batch(batch: list[MinedQuestion]) -> list[tuple[str, np.ndarray, np.nda
     return [_ASKER.rows(q) for q in batch]
 
 
+def _spread(archive: Path, limit: int) -> Callable[[str], bool]:
+    """A slice of `limit` laws spread over the years: every n-th law of the archive."""
+    names = law_names(archive)
+    return set(names[::max(1, len(names) // max(1, limit))][:limit]).__contains__
+
+
 def law_examples(archives: Path | Sequence[Path], profile: Profile, limit: int | None = None,
                  bar: Callable[[int, str], Callable[[int], None]] | None = None,
                  say: Callable[[str], None] | None = None, workers: int | None = None) -> tuple[dict[str, Examples], dict]:
@@ -290,16 +296,7 @@ def law_examples(archives: Path | Sequence[Path], profile: Profile, limit: int |
     chunker = Chunker(profile.settings.chunking.max_chars)
     laws: list[Law] = []
     for archive in ([archives] if isinstance(archives, Path) else archives):
-        keep = None
-        if limit is not None:  # a slice spread over the years: every n-th law of each archive
-            import tarfile
-
-            with tarfile.open(archive, "r:*") as tar:
-                names = sorted(m.name for m in tar.getmembers() if m.isfile() and m.name.endswith(".md"))
-            step = max(1, len(names) // max(1, limit))
-            chosen = set(names[::step][:limit])
-            keep = chosen.__contains__
-        laws.extend(read_laws(archive, chunker, keep=keep))
+        laws.extend(read_laws(archive, chunker, keep=None if limit is None else _spread(archive, limit)))
     (say or log.info)(f"{len(laws)} laws read, {sum(len(x.chunks) for x in laws)} chunks")
     analyzer = query_analyzer(profile)
     pool = _ChunkPool(laws, analyzer.analyzers["id"])
@@ -515,8 +512,8 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     spec["digest"] = digest(spec)
     data = [{"file": f"{p.parent.name}/{p.name}", "sha256": _sha(p)} for p in train]
     licences = {"idk_mrc": "CC BY-SA 4.0", "tydiqa_id": "Apache-2.0"}
-    for archive in laws:
-        data.append({"file": f"{archive.parent.name}/{archive.name}", "sha256": _sha(archive)})
+    data += [{"file": f"{archive.parent.name}/{archive.name}", "sha256": _sha(archive)} for archive in laws]
+    if laws:
         licences["peraturan"] = LAW_LICENCE
     spec["training"] = {
         "data": data, "licences": licences,

@@ -85,3 +85,8 @@ def test_the_mining_reads_a_pp_member_as_a_government_regulation(repo, tmp_path)
     laws = list(read_laws(out, Chunker(1500)))
     assert [(law.name, law.cite) for law in laws] == [("pp/2016/2.md", "PP 2/2016")]
     assert any("Pasal 2" in c.location for c in laws[0].chunks)
+
+
+def test_a_folder_that_is_not_the_repository_is_a_clear_error(tmp_path, capsys):
+    assert pp_archive.main([str(tmp_path / "nowhere"), "--out", str(tmp_path / "pp.tar.xz")]) == 2
+    assert "cannot read commit c87e616" in capsys.readouterr().err and not (tmp_path / "pp.tar.xz").exists()
