@@ -520,6 +520,13 @@ def cmd_train(args) -> int:
         print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR, and --regulations paths "
               "that exist)", file=sys.stderr)
         return 2
+    import tarfile
+
+    unreadable = [str(p) for p in laws if not tarfile.is_tarfile(p)]
+    if unreadable:  # found before the prose examples are built, not an hour into the training
+        print(f"saksi: not a tar archive of regulations: {', '.join(unreadable)} (scripts/pp_archive.py builds one)",
+              file=sys.stderr)
+        return 2
     if not args.regulations:
         print("saksi: training on the laws alone; the committed reader was also trained on the Government Regulations "
               "of training-data/pp.tar.xz (--regulations; pipeline/reader/weights/README.md), so these weights will "

@@ -129,3 +129,14 @@ def test_a_second_archive_of_government_regulations_is_mined_beside_the_laws(pro
     _, both = law_examples([LAWS, archive], profile, limit=2, workers=1)
     assert alone["laws"] == 2 and both["laws"] == 3
     assert both["questions"] > alone["questions"]
+
+
+def test_a_regulations_file_that_is_not_an_archive_is_refused_before_training(tmp_path, capsys):
+    bad = tmp_path / "pp.tar.xz"
+    bad.write_text("not an archive", encoding="utf-8")
+    out = tmp_path / "w.json"
+    assert main(["train", "reader", "--data", str(SHARED_DATA), "--regulations", str(bad), "--out", str(out)]) == 2
+    assert "not a tar archive" in capsys.readouterr().err and not out.exists()
+    assert main(["train", "reader", "--data", str(SHARED_DATA), "--regulations", str(tmp_path / "none.tar.xz"),
+                 "--out", str(out)]) == 2
+    assert "training data not found" in capsys.readouterr().err
