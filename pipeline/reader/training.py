@@ -386,19 +386,24 @@ TREE_PARAMS = {"objective": "binary", "learning_rate": 0.03, "num_leaves": 255, 
                "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1, "lambda_l2": 1.0,
                "seed": 7, "deterministic": True, "force_row_wise": True, "num_threads": 1, "verbose": -1}
 TREE_ROUNDS = 500
+# boosters grown on the same rows with different bagging seeds, their log-odds averaged: one booster's answers move
+# by a few questions in a hundred when three rows of its data change (docs/evaluation.md, issue 25, fifteenth pass);
+# the average of two moves less. Stored as one forest, each leaf divided by their number, so reading is unchanged.
+TREE_SEEDS = (7, 8)
 
 
 def fit_trees(ex: Examples) -> dict:
     import lightgbm as lgb
 
-    booster = lgb.train(TREE_PARAMS, lgb.Dataset(ex.x, ex.y, feature_name=list(FEATURES), free_raw_data=False),
-                        num_boost_round=TREE_ROUNDS)
-    dump = booster.dump_model()
-    trees = [_flatten(t["tree_structure"]) for t in dump["tree_info"]]
-    return {"kind": "trees", "base": 0.0, "trees": trees}
+    data = lgb.Dataset(ex.x, ex.y, feature_name=list(FEATURES), free_raw_data=False)
+    trees = []
+    for seed in TREE_SEEDS:
+        booster = lgb.train({**TREE_PARAMS, "seed": seed}, data, num_boost_round=TREE_ROUNDS)
+        trees += [_flatten(t["tree_structure"], 1.0 / len(TREE_SEEDS)) for t in booster.dump_model()["tree_info"]]
+    return {"kind": "trees", "base": 0.0, "trees": trees, "boosters": len(TREE_SEEDS)}
 
 
-def _flatten(root: dict) -> dict:
+def _flatten(root: dict, scale: float = 1.0) -> dict:
     """One LightGBM tree as arrays: inner nodes in visit order, leaves numbered, children as ~leaf."""
     feature, threshold, left, right, leaf = [], [], [], [], []
     depth = 0
@@ -407,7 +412,7 @@ def _flatten(root: dict) -> dict:
         nonlocal depth
         depth = max(depth, d)
         if "leaf_value" in node or "split_feature" not in node:
-            leaf.append(round(float(node.get("leaf_value", 0.0)), 8))
+            leaf.append(round(float(node.get("leaf_value", 0.0)) * scale, 8))
             return ~(len(leaf) - 1)
         if node.get("decision_type", "<=") != "<=":
             raise ValueError(f"unsupported split {node.get('decision_type')}")

@@ -73,6 +73,24 @@ def test_the_reader_beats_coverage_on_held_out_lines(data, profile):
     assert _auc(reader, test.y) > _auc(coverage, test.y) + 0.05
 
 
+def test_the_trees_are_the_average_of_one_booster_per_seed(data, profile):
+    """fit_trees grows one booster per TREE_SEEDS seed on the same rows and stores them as one forest with every leaf
+    divided by their number: the forest's log-odds are the mean of the boosters' own (LightGBM's raw scores)."""
+    import lightgbm as lgb
+
+    from pipeline.reader.training import TREE_PARAMS, TREE_ROUNDS, TREE_SEEDS
+
+    ex = examples_from([data], profile, limit=120)
+    spec = {"features": list(FEATURES), **fit_trees(ex), "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}
+    assert len(TREE_SEEDS) >= 2 and spec["boosters"] == len(TREE_SEEDS)
+    assert len(spec["trees"]) == len(TREE_SEEDS) * TREE_ROUNDS
+    raw = [lgb.train({**TREE_PARAMS, "seed": s}, lgb.Dataset(ex.x, ex.y, feature_name=list(FEATURES)),
+                     num_boost_round=TREE_ROUNDS).predict(ex.x, raw_score=True) for s in TREE_SEEDS]
+    assert not np.allclose(raw[0], raw[1])  # the seeds grow different boosters
+    p = np.clip(ReaderModel(spec, "slice").raw_probability(ex.x), 1e-9, 1 - 1e-9)
+    np.testing.assert_allclose(np.log(p / (1 - p)), np.mean(raw, axis=0), atol=1e-4)
+
+
 def test_the_command_prints_validation_figures(data, tmp_path, capsys):
     out = tmp_path / "w.json"
     assert main(["train", "reader", "--data", str(SHARED_DATA), "--limit", "15", "--out", str(out)]) == 0
