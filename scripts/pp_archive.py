@@ -60,8 +60,8 @@ def build(git_dir: Path, commit: str, out: Path, first_year: int, last_year: int
     paths = {}  # path -> blob, for the PPs of the years asked that are neither held out nor dev (never read)
     for line in listing.splitlines():
         meta, path = line.split("\t", 1)
-        m = _PATH.match(path)
-        if m and first_year <= int(m[1]) <= last_year and f"{m[2]}/{m[1]}" not in EXCLUDED:
+        number = number_of(path)
+        if number and first_year <= int(number.split("/")[1]) <= last_year and number not in EXCLUDED:
             paths[path] = meta.split()[2]
     chosen = sorted(paths)
     blobs = _git(git_dir, "cat-file", "--batch", data="".join(paths[p] + "\n" for p in chosen).encode())
