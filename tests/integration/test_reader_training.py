@@ -110,17 +110,25 @@ def test_the_cross_encoder_command_mines_the_laws_and_writes_weights_that_load(t
 
     if not LAWS.is_file():
         pytest.fail(f"shared laws not found at {LAWS} (set SAKSI_SHARED_DATA)")
-    out = tmp_path / "ce.bin"
-    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--laws", "3", "--questions", "6",
-                 "--out", str(out)]) == 0
-    assert "6 questions from 3 laws" in capsys.readouterr().out
+    out, mined = tmp_path / "ce.bin", tmp_path / "mined.jsonl.xz"
+    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--laws", "3", "--mined", str(mined),
+                 "--mine-only", "--out", str(out)]) == 0
+    assert mined.is_file() and not out.exists()  # mined, written, not trained: another machine may train it
+    assert "mined questions written to" in capsys.readouterr().err
+    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--mined", str(mined), "--questions", "6",
+                 "--storage", "q8", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "6 questions from 3 laws" in captured.out and "mined questions read from" in captured.err
+    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--mine-only"]) == 2
+    assert "--mine-only needs --mined" in capsys.readouterr().err
     ce = CrossEncoder(out)
     assert ce.header["training"]["laws"] == 3 and len(ce.header["training"]["examples"]) == 5
+    assert ce.header["storage"] == "q8"
     assert np.isfinite(ce.logits("Apa yang dimaksud dengan Pekerja?", ["Pekerja adalah setiap orang."])).all()
     assert main(["train", "cross-encoder", "--data", str(tmp_path)]) == 2
     assert "training data not found" in capsys.readouterr().err
-    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--questions", "0"]) == 2
-    assert "at least 1" in capsys.readouterr().err
+    assert main(["train", "cross-encoder", "--data", str(SHARED_DATA), "--questions", "-1"]) == 2
+    assert "0 (all) or more" in capsys.readouterr().err
 
 
 def test_a_second_archive_of_government_regulations_is_mined_beside_the_laws(profile, tmp_path):

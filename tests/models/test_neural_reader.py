@@ -61,6 +61,56 @@ def test_training_is_deterministic_and_recorded(trained, tmp_path):
                                                                                                    "head.bias"}
 
 
+def test_mined_rows_saved_then_trained_by_the_module_entry_give_the_same_file(trained, tmp_path, capsys):
+    """`saksi train cross-encoder --mined FILE --mine-only` writes the rows another machine trains from
+    (`python -m pipeline.reader.neural_training FILE OUT --device cuda`): read back whole, and trained on the CPU
+    by that entry, with the pairs tokenized in two processes, they give the bytes `train` gives in one."""
+    path, _ = trained
+    rows_file = tmp_path / "mined.jsonl.xz"
+    neural_training.save_rows(rows_file, ROWS, {"laws": 2, "archive_sha256": "ab" * 32})
+    rows, meta = neural_training.load_rows(rows_file)
+    assert rows == ROWS and meta["laws"] == 2
+    one = tmp_path / "one.bin"
+    neural_training.train(rows, one, top=2, laws=2, archive_sha256="ab" * 32)
+    two = tmp_path / "two.bin"
+    assert neural_training.main([str(rows_file), str(two), "--top", "2", "--workers", "2"]) == 0
+    assert two.read_bytes() == one.read_bytes()
+    header = neural.read_weights(two)[0]
+    assert header["training"]["device"] == "cpu" and header["training"]["laws"] == 2 and header["top"] == 2
+    assert "2 questions (5 pairs)" in capsys.readouterr().out
+    bad = tmp_path / "bad.jsonl.xz"
+    neural_training.save_rows(bad, ROWS, {})
+    import lzma
+    with lzma.open(bad, "wt") as f:
+        f.write('{"q": "no meta line"}\n')
+    with pytest.raises(ValueError, match="no meta line"):
+        neural_training.load_rows(bad)
+
+
+def test_q8_storage_is_half_the_size_reads_close_and_a_float16_file_requantised_gives_the_same_bytes(trained,
+                                                                                                      tmp_path):
+    """"q8" stores each matrix as int8 rows with a float16 scale: what a GPU-trained float16 file becomes through
+    `neural.requantize` is byte for byte what training with storage "q8" writes, and reads within a row's rounding."""
+    path, _ = trained
+    q8 = tmp_path / "q8.bin"
+    header = neural_training.train(ROWS, q8, top=1, maxlen=48, question_max=16, batch=2, storage="q8")
+    again = tmp_path / "again.bin"
+    assert neural.requantize(path, again)["digest"] == header["digest"]
+    assert again.read_bytes() == q8.read_bytes()
+    assert q8.stat().st_size < 0.6 * path.stat().st_size
+    _, f2 = neural.read_weights(path)
+    got_header, got = neural.read_weights(q8)
+    assert got_header["storage"] == "q8" and {k for k in got} == set(f2)
+    for k, v in f2.items():
+        step = np.abs(v).max(axis=-1, keepdims=True) / 127 if v.ndim == 2 else 0
+        assert np.all(np.abs(got[k] - v) <= step / 2 + 1e-3), k
+    ce = neural.CrossEncoder(q8)
+    np.testing.assert_allclose(ce.logits(ROWS[0]["q"], [ROWS[0]["pos"]]),
+                               neural.CrossEncoder(path).logits(ROWS[0]["q"], [ROWS[0]["pos"]]), atol=0.05)
+    with pytest.raises(ValueError, match="one of f2, q8"):
+        neural.tensor_bytes(f2, "q4")
+
+
 def test_weights_over_another_model_file_or_damaged_are_refused(trained, tmp_path):
     path, header = trained
     _, tensors = neural.read_weights(path)
