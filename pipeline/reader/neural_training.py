@@ -118,8 +118,11 @@ def save_rows(path: Path, rows: list[dict], meta: dict) -> None:
 def load_rows(path: Path) -> tuple[list[dict], dict]:
     import lzma
 
-    with lzma.open(path, "rt", encoding="utf-8") as f:
-        lines = [json.loads(line) for line in f if line.strip()]
+    try:
+        with lzma.open(path, "rt", encoding="utf-8") as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+    except (lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a file of mined cross-encoder rows ({e})") from None
     if not lines or "meta" not in lines[0]:
         raise ValueError(f"{path}: not a file of mined cross-encoder rows (no meta line)")
     return lines[1:], lines[0]["meta"]

@@ -85,6 +85,9 @@ def test_mined_rows_saved_then_trained_by_the_module_entry_give_the_same_file(tr
         f.write('{"q": "no meta line"}\n')
     with pytest.raises(ValueError, match="no meta line"):
         neural_training.load_rows(bad)
+    bad.write_bytes(b"not xz at all")
+    with pytest.raises(ValueError, match="not a file of mined cross-encoder rows"):
+        neural_training.load_rows(bad)
 
 
 def test_q8_storage_is_half_the_size_reads_close_and_a_float16_file_requantised_gives_the_same_bytes(trained,
