@@ -580,13 +580,14 @@ def _train_cross_encoder(args, profile) -> int:
         except (OSError, ValueError) as e:
             print(f"saksi: {e}", file=sys.stderr)
             return 2
-        n_laws = meta.get("laws", 0)
+        n_laws, laws_sha = meta.get("laws", 0), meta.get("archive_sha256", "")
         say(f"{len(rows)} mined questions read from {args.mined}")
     else:
         rows, n_laws = neural_training.mine(archives, profile, wanted or None, progress=say)
+        laws_sha = file_hash(laws)
         if args.mined:
             neural_training.save_rows(args.mined, rows, {"laws": n_laws, "archives": [a.name for a in archives],
-                                                         "archive_sha256": file_hash(laws)})
+                                                         "archive_sha256": laws_sha})
             say(f"{len(rows)} mined questions written to {args.mined}")
     if not rows:
         print(f"saksi: no question could be mined from {n_laws} laws: nothing to train on (more --laws)",
@@ -595,7 +596,7 @@ def _train_cross_encoder(args, profile) -> int:
     if args.mine_only:
         return 0
     header = neural_training.train(rows, out, questions=args.questions or None, laws=n_laws,
-                                   archive_sha256=file_hash(laws), storage=args.storage, progress=say)
+                                   archive_sha256=laws_sha, storage=args.storage, progress=say)
     t = header["training"]
     print(f"{out}: {t['questions']} questions from {n_laws} laws ({t['pairs']} pairs), final loss {t['final_loss']}, "
           f"digest {header['digest'][:12]}")

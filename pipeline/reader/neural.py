@@ -32,7 +32,7 @@ WEIGHTS_DIR = Path(__file__).parent / "weights"
 STORAGE = ("f2", "q8")
 
 
-def _stored(name: str, a: np.ndarray, storage: str) -> tuple[str, bytes]:
+def _stored(a: np.ndarray, storage: str) -> tuple[str, bytes]:
     """One tensor as stored: float16 ("f2"); or, for a matrix in "q8", its rows as int8 with one float16 scale each
     (symmetric, the row's largest magnitude at 127), quantised from the float16 values so that quantising a float16
     file gives the bytes training with "q8" writes."""
@@ -52,7 +52,7 @@ def tensor_bytes(tensors: dict[str, np.ndarray], storage: str = "f2") -> tuple[l
         raise ValueError(f"storage {storage!r}: one of {', '.join(STORAGE)}")
     listed, parts = [], []
     for n in sorted(tensors):
-        kind, raw = _stored(n, tensors[n], storage)
+        kind, raw = _stored(tensors[n], storage)
         listed.append([n, list(tensors[n].shape), kind])
         parts.append(raw)
     return listed, b"".join(parts)

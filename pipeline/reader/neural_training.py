@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import e5
+from .forked import forked_map
 from .neural import tensor_bytes, write
 
 THREADS = 2  # fixed, so the arithmetic (and the file) does not depend on the machine's core count
@@ -45,10 +46,6 @@ def mine(archives: Path | Sequence[Path], profile, laws_wanted: int | None, nega
     fit part of the archives (None: all of it), each asked among its nearest passages of those laws, as `saksi train
     reader` asks them. The questions are asked in `workers` forked processes (default: the CPUs
     this process may use) and come back in question order, so the rows do not depend on how many."""
-    global _MINER
-    import multiprocessing
-    import os
-
     from ..analysis import query_analyzer
     from ..ingest.chunker import Chunker
     from . import training as T
@@ -65,29 +62,21 @@ def mine(archives: Path | Sequence[Path], profile, laws_wanted: int | None, nega
     translator = Translator(profile.glossary, analyzer.analyzers["id"])
     progress(f"{len(laws)} laws of the fit part read, {sum(len(x.chunks) for x in laws)} chunks")
     questions = [q for law in laws for q in mine_law(law, profile, translator) if q.kind != "chapter"]
-    _MINER = (T._LawQuestions(profile, T._ChunkPool(laws, analyzer.analyzers["id"])), load_reader(), negatives,
-              other_law)
-    batches = [questions[i:i + 50] for i in range(0, len(questions), 50)]
-    workers = workers or len(os.sched_getaffinity(0))
-    got: list[dict | None] = []
-    if workers > 1 and len(batches) > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as procs:
-            for part in procs.imap(_mine_batch, batches):
-                got.extend(part)
-                if len(got) % 2000 < 50:
-                    progress(f"asked {len(got)}/{len(questions)} questions")
-    else:
-        for b in batches:
-            got.extend(_mine_batch(b))
-    _MINER = None
+    asked = [0]
+
+    def done(n: int) -> None:
+        asked[0] += n
+        if asked[0] % 2000 < n:
+            progress(f"asked {asked[0]}/{len(questions)} questions")
+
+    state = (T._LawQuestions(profile, T._ChunkPool(laws, analyzer.analyzers["id"])), load_reader(), negatives,
+             other_law)
+    got = forked_map(_mine_batch, state, questions, batch=50, workers=workers, done=done)
     return [r for r in got if r is not None], len(laws)
 
 
-_MINER = None  # (asker, reader, negatives, other_law): the forked workers' copy
-
-
-def _mine_batch(batch: list) -> list[dict | None]:
-    asker, reader, negatives, other_law = _MINER
+def _mine_batch(state: tuple, batch: list) -> list[dict | None]:
+    asker, reader, negatives, other_law = state
     out: list[dict | None] = []
     for q in batch:
         lang, items, cands, x, keep, labels = asker.ask(q)
@@ -226,7 +215,8 @@ def train(rows: list[dict], out: Path, *, top: int = 4, maxlen: int = 128, quest
     random.Random(0).shuffle(rows)
     rows = rows[:questions] if questions else rows
     t0, running, pairs = time.time(), None, 0
-    tokenized = _tokenized(f, rows, maxlen, question_max, workers)  # before the model: no fork after CUDA starts
+    # before the model: no fork after CUDA starts
+    tokenized = forked_map(_tokenize_rows, (f, maxlen, question_max), rows, batch=500, workers=workers)
     progress(f"{len(rows)} questions tokenized, {time.time() - t0:.0f} s")
     model = _Model(f, top, device=device)
     layers, head = model.trainable()
@@ -262,30 +252,11 @@ def train(rows: list[dict], out: Path, *, top: int = 4, maxlen: int = 128, quest
     return header
 
 
-_TOKENIZE = None  # (file, maxlen, question_max): the forked workers' copy
-
-
-def _tokenize_rows(rows: list[dict]) -> list[list[tuple[list[int], float]]]:
-    f, maxlen, question_max = _TOKENIZE
+def _tokenize_rows(state: tuple, rows: list[dict]) -> list[list[tuple[list[int], float]]]:
+    """Each row's pairs as token ids with their labels (the positive first)."""
+    f, maxlen, question_max = state
     return [[(e5.pair(f, r["q"], c, maxlen, question_max), y)
              for y, group in ((1.0, [r["pos"]]), (0.0, r["neg"])) for c in group] for r in rows]
-
-
-def _tokenized(f: e5.E5File, rows: list[dict], maxlen: int, question_max: int,
-               workers: int) -> list[list[tuple[list[int], float]]]:
-    """Each row's pairs as token ids with their labels (the positive first), in row order whatever `workers`."""
-    global _TOKENIZE
-    import multiprocessing
-
-    _TOKENIZE = (f, maxlen, question_max)
-    try:
-        batches = [rows[i:i + 500] for i in range(0, len(rows), 500)]
-        if workers > 1 and len(batches) > 1:
-            with multiprocessing.get_context("fork").Pool(workers) as procs:
-                return [t for part in procs.imap(_tokenize_rows, batches) for t in part]
-        return [t for b in batches for t in _tokenize_rows(b)]
-    finally:
-        _TOKENIZE = None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,6 +45,7 @@ from ..progress import ProgressBar
 from ..types import ContextItem
 from .answers import AnswerCandidate, answer_candidates
 from .features import FEATURES, Featurizer, answer_view
+from .forked import forked_map
 from .mining import PATTERNS, Law, MinedQuestion, Translator, context_item, law_names, mine_law, read_laws
 from .model import DOMAINS, ReaderModel, competition, digest
 
@@ -269,11 +270,9 @@ class _LawQuestions:
         return lang, x[used], np.array([labels[k] for k in used], dtype=np.float64), docs
 
 
-_ASKER: _LawQuestions | None = None  # the forked workers' copy
-
-
-def _ask_batch(batch: list[MinedQuestion]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
-    return [_ASKER.rows(q) for q in batch]
+def _ask_batch(asker: _LawQuestions,
+               batch: list[MinedQuestion]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    return [asker.rows(q) for q in batch]
 
 
 def _spread(archive: Path, limit: int) -> Callable[[str], bool]:
@@ -289,10 +288,6 @@ def law_examples(archives: Path | Sequence[Path], profile: Profile, limit: int |
     and a description of what was mined (counts per pattern and language, five examples each).
     The questions are asked in `workers` forked processes (default: the CPUs this process may use);
     the rows come back in question order, so the result does not depend on how many."""
-    global _ASKER
-    import multiprocessing
-    import os
-
     chunker = Chunker(profile.settings.chunking.max_chars)
     laws: list[Law] = []
     for archive in ([archives] if isinstance(archives, Path) else archives):
@@ -302,24 +297,9 @@ def law_examples(archives: Path | Sequence[Path], profile: Profile, limit: int |
     pool = _ChunkPool(laws, analyzer.analyzers["id"])
     tr = Translator(profile.glossary, analyzer.analyzers["id"])
     mined = [(law_part(law.name), q) for law in laws for q in mine_law(law, profile, tr)]
-    _ASKER = _LawQuestions(profile, pool)
-    questions = [q for _, q in mined]
-    batches = [questions[i:i + 50] for i in range(0, len(questions), 50)]
     progress = bar(len(mined), "mined law questions") if bar else None
-    workers = workers or len(os.sched_getaffinity(0))
-    answered: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
-    if workers > 1 and len(batches) > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as procs:
-            for got in procs.imap(_ask_batch, batches):
-                answered.extend(got)
-                if progress:
-                    progress(len(got))
-    else:
-        for b in batches:
-            answered.extend(_ask_batch(b))
-            if progress:
-                progress(len(b))
-    _ASKER = None
+    answered = forked_map(_ask_batch, _LawQuestions(profile, pool), [q for _, q in mined], batch=50, workers=workers,
+                          done=progress)
     rows: dict[str, tuple[list, list, list, list, list, list]] = {p: ([], [], [], [], [], []) for p, _ in LAW_PARTS}
     counts: dict[str, dict[str, int]] = {}
     samples: dict[str, list[dict]] = {}

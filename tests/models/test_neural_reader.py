@@ -64,7 +64,7 @@ def test_training_is_deterministic_and_recorded(trained, tmp_path):
 def test_mined_rows_saved_then_trained_by_the_module_entry_give_the_same_file(trained, tmp_path, capsys):
     """`saksi train cross-encoder --mined FILE --mine-only` writes the rows another machine trains from
     (`python -m pipeline.reader.neural_training FILE OUT --device cuda`): read back whole, and trained on the CPU
-    by that entry, with the pairs tokenized in two processes, they give the bytes `train` gives in one."""
+    by that entry, they give the bytes `train` gives (the worker processes: tests/unit/test_forked.py)."""
     path, _ = trained
     rows_file = tmp_path / "mined.jsonl.xz"
     neural_training.save_rows(rows_file, ROWS, {"laws": 2, "archive_sha256": "ab" * 32})
