@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import random
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -275,7 +276,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--storage", choices=["f2", "q8"], default="f2",
                     help="f2: float16 tensors; q8: int8 matrices with a float16 scale a row (half the size)")
     a = ap.parse_args(argv)
-    rows, meta = load_rows(a.rows)
+    try:
+        rows, meta = load_rows(a.rows)
+    except (OSError, ValueError) as e:
+        print(f"neural_training: {e}", file=sys.stderr)
+        return 2
+    if a.device != "cpu":
+        import torch
+
+        if not torch.cuda.is_available():
+            print(f"neural_training: --device {a.device}, but torch sees no CUDA device here", file=sys.stderr)
+            return 2
     header = train(rows, a.out, top=a.top, questions=a.questions, base=a.base, batch=a.batch,
                    laws=meta.get("laws", 0),
                    archive_sha256=meta.get("archive_sha256", ""), device=a.device, workers=a.workers,

@@ -88,6 +88,13 @@ def test_mined_rows_saved_then_trained_by_the_module_entry_give_the_same_file(tr
     bad.write_bytes(b"not xz at all")
     with pytest.raises(ValueError, match="not a file of mined cross-encoder rows"):
         neural_training.load_rows(bad)
+    assert neural_training.main([str(bad), str(tmp_path / "x.bin")]) == 2  # a message, not a traceback
+    assert "not a file of mined cross-encoder rows" in capsys.readouterr().err
+    assert neural_training.main([str(tmp_path / "absent.jsonl.xz"), str(tmp_path / "x.bin")]) == 2
+    if not torch.cuda.is_available():
+        assert neural_training.main([str(rows_file), str(tmp_path / "x.bin"), "--device", "cuda"]) == 2
+        assert "no CUDA device" in capsys.readouterr().err
+    assert not (tmp_path / "x.bin").exists()
 
 
 def test_q8_storage_is_half_the_size_reads_close_and_a_float16_file_requantised_gives_the_same_bytes(trained,
