@@ -214,6 +214,26 @@ class CrossLingualCalibration(_Strict):
         "(the reader's pick and the embedder's disagree): set under the top band, such an answer is never TINGGI"))
 
 
+class ProseReading(_Strict):
+    """A prose candidate (not a regulation's provision) read by the embedder as well as by the reader. The reader's
+    features are term overlap; the embedder reads what the words mean, and tells the sentence that answers from its
+    neighbours that only share the question's words. The reader's `candidates` best prose candidates among the
+    operator's records are embedded, and each is re-read as sigmoid(logit * the reader's log-odds + similarity *
+    cosine + lead * (its cosine minus the best of another passage's candidates) + closest * [the embedder read it
+    closest] + first * [in the retrieval's first passage] + intercept); a prose candidate not embedded reads at most
+    the lowest of those. Fitted on the reader's calibration parts of the IDK-MRC and TyDi-ID training splits
+    (bench/prose_reading_fit.py)."""
+
+    embedder: str = Field(description="the embedder it was fitted with (its name); another embedder is refused")
+    candidates: int = Field(3, ge=1, le=20, description="prose candidates embedded, the reader's best first")
+    logit: float = Field(ge=0, description="weight of the reader's log-odds")
+    similarity: float = Field(description="log-odds per unit of cosine")
+    lead: float = Field(0.0, description="log-odds per unit of cosine ahead of the best other passage's")
+    closest: float = Field(0.0, description="log-odds added when no embedded candidate is closer to the question")
+    first: float = Field(0.0, description="log-odds added in the retrieval's first passage")
+    intercept: float
+
+
 class GeneratorSettings(_Strict):
     backend: Literal["extractive", "openai", "vllm", "transformers"] = "extractive"
     openai: OpenAICompatSettings | None = None
@@ -263,6 +283,9 @@ class GeneratorSettings(_Strict):
     cross_lingual: CrossLingualCalibration | None = Field(
         None, description="extractive with a reader: an English question's regulation candidates re-read by the "
                           "embedder's cosine (see CrossLingualCalibration); None keeps the reader's own")
+    prose_reading: ProseReading | None = Field(
+        None, description="extractive with a reader: the reader's best prose candidates re-read with the embedder's "
+                          "cosine (see ProseReading); None keeps the reader's own")
     cross_encoder: CrossEncoderSettings | None = Field(
         None, description="extractive with a reader: the reader's best regulation candidates read again by a "
                           "cross-encoder, for generator.agreement's `neural` term (see CrossEncoderSettings)")
@@ -290,6 +313,8 @@ class GeneratorSettings(_Strict):
             raise ValueError("generator.reader is read by the extractive generator only")
         if self.agreement is not None and self.reader is None:
             raise ValueError("generator.agreement re-reads the reader's probability: it needs generator.reader")
+        if self.prose_reading is not None and self.reader is None:
+            raise ValueError("generator.prose_reading re-reads the reader's probability: it needs generator.reader")
         if self.cross_encoder is not None and self.reader is None:
             raise ValueError("generator.cross_encoder reads the reader's best candidates: it needs generator.reader")
         if self.agreement is not None and self.agreement.neural > 0 and self.cross_encoder is None:

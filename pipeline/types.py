@@ -215,8 +215,10 @@ class SentenceScore:
     claimed: bool                  # emitted as a claim
     referenced: tuple[str, ...] = ()  # chunk ids of the spans read with it (its subject by reference)
     kind: str = "sentence"         # the answer unit (reader/answers.py KINDS): sentence, item, enumeration, ayat, pasal
-    read: float | None = None      # the reader's own probability when agreement or cross_lingual re-read it
-    similarity: float | None = None  # the embedder's cosine of question and quote, where it read it (cross_lingual)
+    read: float | None = None      # the reader's own probability when agreement, cross_lingual or prose_reading
+                                   # re-read it
+    similarity: float | None = None  # the embedder's cosine of question and quote, where it read it (cross_lingual,
+                                     # prose_reading)
     neural: float | None = None    # the cross-encoder's log-odds that it answers, where it read it (cross_encoder)
     chapter: str | None = None     # its passage's chapter title, where the question asks about it as a whole (chapter)
 

@@ -59,8 +59,9 @@ def make_reranker(profile: Profile, analyzer: QueryAnalyzer) -> Reranker:
 
 def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder | None = None) -> Generator:
     """The profile's generator. The extractive one reads English questions' regulation candidates with `embedder`
-    (None: the profile's, loaded here) where generator.cross_lingual is set; that reading is refused when it was
-    fitted with another embedder than the profile's."""
+    (None: the profile's, loaded here) where generator.cross_lingual is set, and its best prose candidates where
+    generator.prose_reading is; each reading is refused when it was fitted with another embedder than the
+    profile's."""
     s = profile.settings.generator
     if s.backend == "openai":
         from .openai_compat import OpenAICompatGenerator
@@ -86,11 +87,15 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder
     if s.reader is not None:
         reader = load_reader(weights_path(s.reader))
     embedder_for = None
-    if s.cross_lingual is not None:  # the cross-lingual reading was fitted with one embedder's cosines
+    readings = [(key, fitted, bench) for key, fitted, bench in
+                (("cross_lingual", s.cross_lingual, "bench/crosslingual_fit.py"),
+                 ("prose_reading", s.prose_reading, "bench/prose_reading_fit.py")) if fitted is not None]
+    if readings:  # the embedder's readings were fitted with one embedder's cosines
         mine = embedder_name(profile.settings.embedder)
-        if s.cross_lingual.embedder != mine:
-            raise ConfigError(f"generator.cross_lingual was fitted with {s.cross_lingual.embedder!r}, but this profile "
-                              f"embeds with {mine!r}: refit it (bench/crosslingual_fit.py) or leave it out")
+        for key, fitted, bench in readings:
+            if fitted.embedder != mine:
+                raise ConfigError(f"generator.{key} was fitted with {fitted.embedder!r}, but this profile embeds with "
+                                  f"{mine!r}: refit it ({bench}) or leave it out")
         embedder_for = embedder or make_embedder(profile)
         if getattr(embedder_for, "name", mine) != mine:
             embedder_for = None  # a stand-in embedder (a test's fake): its cosines are not the fitted ones

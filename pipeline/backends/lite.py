@@ -33,7 +33,7 @@ from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
 from ..reader.answers import bound_ayat, siblings, with_items
-from ..reader.model import cross_lingual, with_agreement
+from ..reader.model import cross_lingual, prose_reading, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
 
@@ -283,8 +283,10 @@ class Scored(NamedTuple):
     candidate: AnswerCandidate
     referenced: tuple[int, ...]   # context items its resolved references point at
     coverage: float
-    probability: float | None     # what decides (the reader's, re-read by agreement / cross_lingual); None: no reader
-    read: float | None            # the reader's own probability, where agreement or cross_lingual re-read it
+    probability: float | None     # what decides (the reader's, re-read by agreement / cross_lingual / prose_reading);
+                                  # None: no reader
+    read: float | None            # the reader's own probability, where agreement, cross_lingual or prose_reading
+                                  # re-read it
     similarity: float | None      # the embedder's cosine with the question, where it read it
     neural: float | None          # the cross-encoder's log-odds, where it read it
     chapter: str | None           # the title of its passage's chapter, where the question asks about that chapter
@@ -306,12 +308,13 @@ class ExtractiveGenerator:
 
     name = "extractive"
     RECORDED = 20  # candidates kept in the trace
-    VECTORS = 1024  # embedded texts kept (the cross-lingual reading)
+    VECTORS = 1024  # embedded texts kept (the cross-lingual and the prose readings)
 
     def __init__(self, settings: GeneratorSettings, analyzer: QueryAnalyzer, tagger: CategoryTagger | None = None,
                  reader: ReaderModel | None = None, embedder: Embedder | None = None, cross_encoder=None):
-        """`embedder`: reads an English question's regulation candidates where settings.cross_lingual is set (it must
-        be the embedder that reading was fitted with: backends.make_generator checks). `cross_encoder`
+        """`embedder`: reads an English question's regulation candidates where settings.cross_lingual is set, and the
+        reader's best prose candidates where settings.prose_reading is (it must be the embedder those readings were
+        fitted with: backends.make_generator checks). `cross_encoder`
         (reader/neural.CrossEncoder): reads the reader's best regulation candidates where settings.cross_encoder is
         set."""
         self.settings = settings
@@ -370,7 +373,8 @@ class ExtractiveGenerator:
                 x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
         cov = x[:, FEATURES.index("coverage")]
         read, cosines, neural, chaptered = None, None, None, [None] * len(keep)
-        if probs is not None and (s.agreement is not None or s.cross_lingual is not None):
+        if probs is not None and (s.agreement is not None or s.cross_lingual is not None
+                                  or s.prose_reading is not None):
             regulation = np.array([provision[cands[i].item] for i in keep])
             read = np.where(regulation, probs, np.nan)
             first = np.array([cands[i].item == trusted[0] for i in keep])
@@ -412,6 +416,19 @@ class ExtractiveGenerator:
                 # an unasked definitions entry is still read, as the others' rival, but never lifted by the reading
                 # (its ceiling still applies)
                 agreed = np.where(unasked, np.minimum(agreed, crossed), crossed)
+            if (pr := s.prose_reading) is not None and self.embedder is not None:
+                # the reader's best prose candidates of the operator's records are read by the embedder too; every
+                # other prose candidate (the reader's lesser ones, uploads) reads at most the lowest of those
+                prose = ~regulation
+                readable = np.flatnonzero(prose & pool)
+                chosen = readable[np.argsort(-probs[readable], kind="stable")[:pr.candidates]]
+                if len(chosen):
+                    cosines[chosen] = await self._cosines(request.question, [cands[keep[k]].quote for k in chosen])
+                    agreed = agreed.copy()
+                    agreed[prose] = prose_reading(probs[prose], cosines[prose],
+                                                  np.array([cands[i].item for i in keep])[prose], first[prose],
+                                                  pr.logit, pr.similarity, pr.lead, pr.closest, pr.first, pr.intercept)
+                    read = np.where(prose, probs, read)
             probs = agreed
         return [Scored(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,
                        float(read[k]) if read is not None and not np.isnan(read[k]) else None,

@@ -130,6 +130,29 @@ def cross_lingual(p: np.ndarray, cosine: np.ndarray, items: np.ndarray, first_pa
     return out
 
 
+def prose_reading(p: np.ndarray, cosine: np.ndarray, items: np.ndarray, first_passage: np.ndarray, logit: float,
+                  similarity: float, lead: float, closest: float, first: float, intercept: float) -> np.ndarray:
+    """Prose candidates' probabilities re-read with the embedder's cosine with the question (config.ProseReading).
+    A measured candidate (cosine not NaN) reads sigmoid(logit * the reader's log-odds + similarity * cosine + lead *
+    (its cosine minus the best measured cosine of another passage's candidate; none: 0) + closest * [no measured
+    candidate is closer] + first * [it lies in the retrieval's first passage] + intercept). A candidate not measured
+    (the reader ranked it below those that were) reads at most the lowest measured reading."""
+    measured = ~np.isnan(cosine)
+    if not measured.any():
+        return p
+    q = np.clip(p, 1e-4, 1 - 1e-4)
+    cos = np.where(measured, cosine, -np.inf)
+    best = cos.max()
+    out = p.copy()
+    for k in np.flatnonzero(measured):
+        others = cos[measured & (items != items[k])]
+        ahead = float(cos[k] - others.max()) if len(others) else 0.0
+        z = (logit * np.log(q[k] / (1 - q[k])) + similarity * cos[k] + lead * ahead + closest * float(cos[k] >= best)
+             + first * float(first_passage[k]) + intercept)
+        out[k] = 1.0 / (1.0 + np.exp(-z))
+    return np.where(measured, out, np.minimum(p, out[measured].min()))
+
+
 @dataclass(frozen=True)
 class _Forest:
     feature: np.ndarray    # (trees, nodes) int

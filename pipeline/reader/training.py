@@ -157,7 +157,9 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
                     np.concatenate(ds))
 
 
-def _in_calibration(qid: str) -> bool:
+def in_calibration(qid: str) -> bool:
+    """A prose question held out of the trees to calibrate them (one in CALIBRATION_SHARE, by a hash of its id): the
+    reader's readings of these are honest, so later fits over its readings use them (bench/prose_reading_fit.py)."""
     return int(hashlib.sha256(qid.encode()).hexdigest(), 16) % CALIBRATION_SHARE == 0
 
 
@@ -464,7 +466,7 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
         + (f" and the regulations of {', '.join(map(str, laws))}" if laws else ""))
     ex = examples_from(train, profile, limit, bar)
     vex = [examples_from([v], profile, limit, bar) for v in valid]
-    cal_q = np.array([_in_calibration(q) for q in ex.qids])
+    cal_q = np.array([in_calibration(q) for q in ex.qids])
     prose_fit, prose_cal = ex.rows(~cal_q), ex.rows(cal_q)
     regulation, mined = (law_examples(laws, profile, law_limit, bar, say, workers) if laws else ({}, None))
     fits = {"prose": prose_fit, "regulation": regulation["fit"] if regulation else prose_fit}

@@ -10,7 +10,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.reader import FEATURES
 from pipeline.reader.model import ReaderModel
-from pipeline.reader.training import _in_calibration, examples_from, fit_trees, train_reader
+from pipeline.reader.training import in_calibration, examples_from, fit_trees, train_reader
 
 from ..conftest import SHARED_DATA
 
@@ -64,7 +64,7 @@ def _auc(score: np.ndarray, y: np.ndarray) -> float:
 
 def test_the_reader_beats_coverage_on_held_out_lines(data, profile):
     ex = examples_from([data], profile, limit=250)
-    held = np.array([_in_calibration(q) for q in ex.qids])
+    held = np.array([in_calibration(q) for q in ex.qids])
     fit, test = ex.rows(~held), ex.rows(held)
     assert test.y.sum() >= 20 and (test.y == 0).sum() >= 20
     spec = {"features": list(FEATURES), **fit_trees(fit), "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}

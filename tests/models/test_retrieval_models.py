@@ -130,9 +130,10 @@ def model_corpus(tmp_path_factory, bge_m3_dir, cross_encoder_dir, nli_dir):
               judge=JudgeSettings(backend="nli", model=str(nli_dir)),
               # random-init models order the context at random: the reader's thresholds off (the regulations'
               # answer_at too), so whatever it reads is claimed and the NLI judge has claims to read; the
-              # cross-lingual reading off (it was fitted with the lite embedder's cosines, and is refused with another)
+              # embedder's readings off (cross-lingual and prose: fitted with the lite embedder's cosines, and refused
+              # with another)
               generator=p.settings.generator.model_copy(update={"answer_threshold": 0.0, "answer_at": None,
-                                                                "cross_lingual": None}))
+                                                                "cross_lingual": None, "prose_reading": None}))
     corpus = Corpus(tmp_path_factory.mktemp("model-corpus"), p)
     report = corpus.ingest([SAMPLE])
     assert report.ingested and not report.errors

@@ -454,20 +454,110 @@ def test_a_candidate_the_embedder_did_not_read_closest_stays_under_the_ceiling()
         Settings.model_validate(bad)
 
 
-def test_a_cross_lingual_reading_fitted_with_another_embedder_is_refused(profile):
-    """The cross-lingual reading's weights mean something only for the embedder they were fitted with: a profile
+@pytest.mark.parametrize("key", ["cross_lingual", "prose_reading"])
+def test_an_embedder_reading_fitted_with_another_embedder_is_refused(profile, key):
+    """The embedder's readings' weights mean something only for the embedder they were fitted with: a profile
     that embeds with another is refused when the generator is built."""
     from pipeline.analysis import query_analyzer
     from pipeline.backends import make_generator
-    from pipeline.config import CrossLingualCalibration
+    from pipeline.config import CrossLingualCalibration, ProseReading
     from pipeline.errors import ConfigError
 
-    reading = CrossLingualCalibration(embedder="bge-m3/elsewhere", similarity=30.0, intercept=-1.5)
+    reading = (CrossLingualCalibration(embedder="bge-m3/elsewhere", similarity=30.0, intercept=-1.5)
+               if key == "cross_lingual" else ProseReading(embedder="bge-m3/elsewhere", logit=1.0, similarity=9.0,
+                                                           intercept=-8.0))
     settings = profile.settings.model_copy(update={"generator": profile.settings.generator.model_copy(
-        update={"cross_lingual": reading})})
+        update={key: reading})})
     other = profile.model_copy(update={"settings": settings})
     with pytest.raises(ConfigError, match="fitted with 'bge-m3/elsewhere'"):
         make_generator(other, query_analyzer(other))
+
+
+def test_prose_reading_re_reads_the_embedded_and_caps_the_rest():
+    """reader/model.prose_reading: an embedded candidate reads the fitted logistic of the reader's log-odds, its cosine,
+    its lead over the best embedded candidate of another passage, whether it is the closest and whether it lies in
+    the retrieval's first passage; one not embedded reads at most the lowest embedded reading; none embedded: the
+    reader's readings stand."""
+    import numpy as np
+
+    from pipeline.reader.model import prose_reading
+
+    p = np.array([0.45, 0.30, 0.60, 0.90])
+    cos = np.array([0.95, 0.60, 0.50, np.nan])
+    items = np.array([0, 1, 0, 2])
+    first = np.array([True, False, True, False])
+    w = dict(logit=1.0, similarity=10.0, lead=5.0, closest=1.0, first=0.5, intercept=-8.0)
+    out = prose_reading(p, cos, items, first, **w)
+
+    def sig(z):
+        return 1 / (1 + np.exp(-z))
+    lo = np.log(p / (1 - p))
+    assert np.isclose(out[0], sig(lo[0] + 9.5 + 5.0 * (0.95 - 0.60) + 1.0 + 0.5 - 8.0)) and out[0] > 0.95
+    assert np.isclose(out[1], sig(lo[1] + 6.0 + 5.0 * (0.60 - 0.95) - 8.0))        # lead over item 0's best
+    assert np.isclose(out[2], sig(lo[2] + 5.0 + 5.0 * (0.50 - 0.60) + 0.5 - 8.0)) and out[2] < p[2]  # read lower
+    assert out[3] == min(out[:3]) < p[3]                      # not embedded: never above the embedded ones
+    assert (prose_reading(p, np.full(4, np.nan), items, first, **w) == p).all()
+
+
+def _prose(qa, question, uploaded=None):
+    """Two encyclopedia passages (no Pasal: the prose domain); `uploaded`: the chunk id an API key uploaded."""
+    a = ("Majapahit adalah kerajaan besar yang berpusat di Jawa Timur pada abad keempat belas. "
+         "Kerajaan Majapahit didirikan oleh Raden Wijaya pada tahun 1293 setelah mengusir tentara Mongol.")
+    b = "Kerajaan Majapahit mencapai puncak kejayaan pada masa pemerintahan Hayam Wuruk dan patihnya Gajah Mada."
+    context = tuple(ContextItem(cid, "Ensiklopedia", f"alinea {n}", text, False, "id", 0.9 - 0.1 * n,
+                                uploaded_by="key:someone" if cid == uploaded else None)
+                    for n, (cid, text) in enumerate((("a", a), ("b", b)), 1))
+    return GenerationRequest(question=question, lang="id", context=context,
+                             terms=tuple(qa.term_groups(qa.normalise(question), "id")))
+
+
+def _prose_settings(profile, **update):
+    from pipeline.config import ProseReading
+
+    return profile.settings.generator.model_copy(update={
+        "min_coverage": 0.3, "agreement": None, "cross_lingual": None,
+        "prose_reading": ProseReading(embedder="embedder-fake", candidates=3, logit=1.0, similarity=10.0, lead=5.0,
+                                      closest=1.0, first=0.0, intercept=-8.0), **update})
+
+
+def test_the_prose_reading_answers_the_sentence_the_embedder_reads_closest(qa, profile):
+    """generator.prose_reading: the reader reads both passages under the prose threshold (0.45, 0.40); the embedder
+    puts the founding sentence well ahead of the rest, and it is re-read past the threshold and answered, with the
+    reader's own reading and the cosine in its score. Where the embedder reads nothing closer than the rest, the
+    reader's 0.6 is read down and the question is refused; without the reading, 0.6 would answer."""
+    question = "Siapa yang mendirikan kerajaan Majapahit?"
+    req = _prose(qa, question)
+    embedder = _FakeEmbedder(0.5, {"Raden Wijaya": 0.95})
+    out = asyncio.run(ExtractiveGenerator(_prose_settings(profile), qa, None, _FakeReader({0: 0.45, 1: 0.40}),
+                                          embedder).generate(req))
+    claims = json.loads(out.raw)["claims"]
+    assert [c["citations"][0]["quote"] for c in claims][:1] == [
+        "Kerajaan Majapahit didirikan oleh Raden Wijaya pada tahun 1293 setelah mengusir tentara Mongol."]
+    best = out.scores[0]
+    assert best.read == 0.45 and best.similarity == pytest.approx(0.95) and best.probability > 0.9
+    assert sum(1 for kind, _ in embedder.asked if kind == "passage") <= 3       # the reader's best three only
+    flat = _FakeEmbedder(0.5)
+    refused = asyncio.run(ExtractiveGenerator(_prose_settings(profile), qa, None, _FakeReader({0: 0.6, 1: 0.3}),
+                                              flat).generate(req))
+    assert not json.loads(refused.raw)["claims"]
+    assert all(s.probability < 0.5 for s in refused.scores)
+    alone = asyncio.run(ExtractiveGenerator(_prose_settings(profile, prose_reading=None), qa, None,
+                                            _FakeReader({0: 0.6, 1: 0.3})).generate(req))
+    assert json.loads(alone.raw)["claims"]
+
+
+def test_an_upload_is_not_read_by_the_embedder_and_not_above_the_read(qa, profile):
+    """The prose reading embeds the operator's records only: an upload the reader reads at 0.9 is not embedded and
+    reads at most the lowest reading of those that were, so it is not answered above them."""
+    req = _prose(qa, "Siapa yang mendirikan kerajaan Majapahit?", uploaded="b")
+    embedder = _FakeEmbedder(0.5, {"Raden Wijaya": 0.95})
+    out = asyncio.run(ExtractiveGenerator(_prose_settings(profile), qa, None, _FakeReader({0: 0.45, 1: 0.9}),
+                                          embedder).generate(req))
+    assert all("Hayam Wuruk" not in t for kind, t in embedder.asked if kind == "passage")
+    upload = [s for s in out.scores if s.chunk_id == "b"]
+    assert upload and all(s.similarity is None and s.probability <= min(
+        x.probability for x in out.scores if x.similarity is not None) for s in upload)
+    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]][:1] == ["a"]
 
 
 @pytest.mark.parametrize("location, provision", [
