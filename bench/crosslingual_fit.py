@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from pipeline.backends import embedder_name, make_embedder  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
 from pipeline.eval.receipts import same_law  # noqa: E402
+from pipeline.reader.model import leads  # noqa: E402
 from regulation_thresholds import fit_logistic, pasal_hit, referenced_attempts  # noqa: E402  (bench/, beside it)
 
 CENTER = 0.85    # the cosine at which the similarity term is zero (config.CrossLingualCalibration.center)
@@ -59,8 +60,9 @@ def _questions(run: Path, k: int) -> list[dict]:
     return out
 
 
-def _measure(questions: list[dict]) -> None:
-    """Each candidate's cosine with its question, and its lead over the best other passage's candidate."""
+def embed_cosines(questions: list[dict]) -> None:
+    """Each candidate's cosine with its question (`cos`), embedded with the lite profile's embedder as the generator
+    embeds them (the question as a query, the quotes as passages). Questions: {"question", "cands": [{"quote"}]}."""
     embedder = make_embedder(load_profile("lite"))
 
     async def run() -> None:
@@ -69,13 +71,19 @@ def _measure(questions: list[dict]) -> None:
                 continue
             qv = np.asarray(await embedder.embed_queries([q["question"]]), dtype=np.float64)[0]
             vs = np.asarray(await embedder.embed_passages([c["quote"] for c in q["cands"]]), dtype=np.float64)
-            cos = (vs @ qv) / (np.linalg.norm(vs, axis=1) * np.linalg.norm(qv))
-            for c, x in zip(q["cands"], cos):
+            for c, x in zip(q["cands"], (vs @ qv) / (np.linalg.norm(vs, axis=1) * np.linalg.norm(qv))):
                 c["cos"] = float(x)
-            for c in q["cands"]:
-                others = [o["cos"] for o in q["cands"] if o["item"] != c["item"]]
-                c["lead"] = c["cos"] - max(others) if others else 0.0
     asyncio.run(run())
+
+
+def _measure(questions: list[dict]) -> None:
+    """Each candidate's cosine with its question, and its lead over the best other passage's candidate."""
+    embed_cosines(questions)
+    for q in questions:
+        if q["cands"]:
+            ahead = leads(np.array([c["cos"] for c in q["cands"]]), np.array([c["item"] for c in q["cands"]]))
+            for c, x in zip(q["cands"], ahead):
+                c["lead"] = float(x)
 
 
 def _x(cands: list[dict]) -> np.ndarray:

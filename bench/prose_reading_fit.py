@@ -25,7 +25,6 @@ configs/lite.yaml's form. `--measure` runs (the validation splits) are only scor
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -35,13 +34,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.backends import embedder_name, make_embedder  # noqa: E402
+from pipeline.backends import embedder_name  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
 from pipeline.eval.datasets import contains_answer, load_dataset  # noqa: E402
-from pipeline.reader.model import prose_reading  # noqa: E402
+from pipeline.reader.model import leads, prose_reading  # noqa: E402
 from pipeline.reader.training import in_calibration  # noqa: E402
 from pipeline.types import is_provision  # noqa: E402
-from regulation_thresholds import fit_logistic  # noqa: E402  (bench/, beside it)
+from crosslingual_fit import embed_cosines  # noqa: E402  (bench/, beside it)
+from regulation_thresholds import fit_logistic  # noqa: E402
 
 THRESHOLDS = (0.4, 0.5, 0.6, 0.7)
 TERMS = ("logit", "similarity", "lead", "closest", "first")
@@ -84,33 +84,13 @@ def _questions(run: Path, k: int) -> list[dict]:
     return out
 
 
-def _embed(questions: list[dict]) -> None:
-    """Each candidate's cosine with its question (the lite profile's embedder, as the generator reads it)."""
-    embedder = make_embedder(load_profile("lite"))
-
-    async def run() -> None:
-        for q in questions:
-            if not q["cands"]:
-                continue
-            qv = np.asarray(await embedder.embed_queries([q["question"]]), dtype=np.float64)[0]
-            vs = np.asarray(await embedder.embed_passages([c["quote"] for c in q["cands"]]), dtype=np.float64)
-            for c, x in zip(q["cands"], (vs @ qv) / (np.linalg.norm(vs, axis=1) * np.linalg.norm(qv))):
-                c["cos"] = float(x)
-    asyncio.run(run())
-
-
 def _x(q: dict) -> np.ndarray:
     """The terms of each candidate of a question (TERMS, then 1), as the generator computes them."""
     cands = q["cands"]
     cos = np.array([c["cos"] for c in cands])
-    items = np.array([c["item"] for c in cands])
     p = np.clip([c["p"] for c in cands], 1e-4, 1 - 1e-4)
-    rows = []
-    for k, c in enumerate(cands):
-        others = cos[items != items[k]]
-        rows.append([np.log(p[k] / (1 - p[k])), cos[k], cos[k] - others.max() if len(others) else 0.0,
-                     float(cos[k] >= cos.max()), float(c["first"]), 1.0])
-    return np.array(rows).reshape(-1, len(TERMS) + 1)
+    return np.column_stack([np.log(p / (1 - p)), cos, leads(cos, np.array([c["item"] for c in cands])),
+                            (cos >= cos.max()).astype(float), [float(c["first"]) for c in cands], np.ones(len(cands))])
 
 
 def _fit(questions: list[dict]) -> np.ndarray:
@@ -163,7 +143,7 @@ def fit(runs: list[Path], measure: list[Path], k: int) -> int:
     if not any(q["cands"] for qs in fitted.values() for q in qs):
         print("prose_reading_fit: no prose candidate with a reading in the fit runs", file=sys.stderr)
         return 2
-    _embed(everything)
+    embed_cosines(everything)
     w = _fit([q for qs in fitted.values() for q in qs])
     for group, runs_of in (("fitted", fitted), ("measured", measured)):
         for run, qs in runs_of.items():

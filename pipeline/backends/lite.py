@@ -292,6 +292,12 @@ class Scored(NamedTuple):
     chapter: str | None           # the title of its passage's chapter, where the question asks about that chapter
 
 
+def _best(probs: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
+    """The indices of the `n` highest readings among the candidates `mask` admits (ties in their order)."""
+    admitted = np.flatnonzero(mask)
+    return admitted[np.argsort(-probs[admitted], kind="stable")[:n]]
+
+
 class ExtractiveGenerator:
     """Quotes the context's answers that most probably answer the question.
 
@@ -377,7 +383,8 @@ class ExtractiveGenerator:
                                   or s.prose_reading is not None):
             regulation = np.array([provision[cands[i].item] for i in keep])
             read = np.where(regulation, probs, np.nan)
-            first = np.array([cands[i].item == trusted[0] for i in keep])
+            items = np.array([cands[i].item for i in keep], dtype=np.int64)  # each candidate's context item
+            first = np.array([i == trusted[0] for i in items], dtype=bool)
             own = set(trusted)
             pool = np.array([cands[i].item in own for i in keep])  # the reader's best among the trusted
             # a definitions entry read for a question that asks no meaning keeps the reader's own reading: it is
@@ -391,13 +398,11 @@ class ExtractiveGenerator:
             neural = np.full(len(keep), np.nan)  # the cross-encoder's log-odds, where it read
             if (ce := s.cross_encoder) is not None and self.cross_encoder is not None:
                 # the reader's best regulation candidates of the operator's records, read again with the question
-                readable = np.flatnonzero(regulation & pool)
-                chosen = readable[np.argsort(-probs[readable], kind="stable")[:ce.candidates]]
+                chosen = _best(probs, regulation & pool, ce.candidates)
                 if len(chosen):
                     neural[chosen] = self.cross_encoder.logits(request.question, [cands[keep[k]].quote for k in chosen])
             if s.chapter is not None:
-                chaptered = self._chapters(request, [cands[i].item for i in keep], probs, regulation, trusted,
-                                           meaning)
+                chaptered = self._chapters(request, items.tolist(), probs, regulation, trusted, meaning)
             if (a := s.agreement) is not None:
                 agreed = with_agreement(probs, regulation & ~unasked, first, a.logit, a.agree, a.intercept,
                                         pool & ~unasked,
@@ -406,13 +411,11 @@ class ExtractiveGenerator:
             if (c := s.cross_lingual) is not None and self.embedder is not None and request.lang == "en":
                 # an English question of Indonesian regulations: the reader's best candidates of the operator's
                 # records are read by the embedder too (uploads keep the reader's reading)
-                readable = np.flatnonzero(regulation & pool
-                                          & np.array([ctx[cands[i].item].lang != "en" for i in keep]))
-                chosen = readable[np.argsort(-probs[readable], kind="stable")[:c.candidates]]
+                chosen = _best(probs, regulation & pool & np.array([ctx[i].lang != "en" for i in items]), c.candidates)
                 if len(chosen):
                     cosines[chosen] = await self._cosines(request.question, [cands[keep[k]].quote for k in chosen])
-                crossed = cross_lingual(agreed, cosines, np.array([cands[i].item for i in keep]), first, c.similarity,
-                                        c.center, c.lead, c.agree, c.intercept, c.ceiling)
+                crossed = cross_lingual(agreed, cosines, items, first, c.similarity, c.center, c.lead, c.agree,
+                                        c.intercept, c.ceiling)
                 # an unasked definitions entry is still read, as the others' rival, but never lifted by the reading
                 # (its ceiling still applies)
                 agreed = np.where(unasked, np.minimum(agreed, crossed), crossed)
@@ -420,14 +423,12 @@ class ExtractiveGenerator:
                 # the reader's best prose candidates of the operator's records are read by the embedder too; every
                 # other prose candidate (the reader's lesser ones, uploads) reads at most the lowest of those
                 prose = ~regulation
-                readable = np.flatnonzero(prose & pool)
-                chosen = readable[np.argsort(-probs[readable], kind="stable")[:pr.candidates]]
+                chosen = _best(probs, prose & pool, pr.candidates)
                 if len(chosen):
                     cosines[chosen] = await self._cosines(request.question, [cands[keep[k]].quote for k in chosen])
                     agreed = agreed.copy()
-                    agreed[prose] = prose_reading(probs[prose], cosines[prose],
-                                                  np.array([cands[i].item for i in keep])[prose], first[prose],
-                                                  pr.logit, pr.similarity, pr.lead, pr.closest, pr.first, pr.intercept)
+                    agreed[prose] = prose_reading(probs[prose], cosines[prose], items[prose], first[prose], pr.logit,
+                                                  pr.similarity, pr.lead, pr.closest, pr.first, pr.intercept)
                     read = np.where(prose, probs, read)
             probs = agreed
         return [Scored(cands[i], linked[i], float(cov[k]), float(probs[k]) if probs is not None else None,

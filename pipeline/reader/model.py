@@ -108,6 +108,17 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
     return np.where(regulation, np.maximum(out, p), p)
 
 
+def leads(cosine: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Per measured candidate (cosine not NaN): its cosine minus the best measured cosine of a candidate of another
+    passage (`items`: each candidate's passage; none measured there: 0); NaN where not measured."""
+    measured = ~np.isnan(cosine)
+    out = np.full(len(cosine), np.nan)
+    for k in np.flatnonzero(measured):
+        others = cosine[measured & (items != items[k])]
+        out[k] = float(cosine[k] - others.max()) if len(others) else 0.0
+    return out
+
+
 def cross_lingual(p: np.ndarray, cosine: np.ndarray, items: np.ndarray, first_passage: np.ndarray, similarity: float,
                   center: float, lead: float, agree: float, intercept: float,
                   ceiling: float | None = None) -> np.ndarray:
@@ -120,10 +131,9 @@ def cross_lingual(p: np.ndarray, cosine: np.ndarray, items: np.ndarray, first_pa
         return p
     out = p.copy()
     closest = cosine[measured].max()
+    ahead = leads(cosine, items)
     for k in np.flatnonzero(measured):
-        others = cosine[measured & (items != items[k])]
-        ahead = float(cosine[k] - others.max()) if len(others) else 0.0
-        z = similarity * (cosine[k] - center) + lead * ahead + agree * float(first_passage[k]) + intercept
+        z = similarity * (cosine[k] - center) + lead * ahead[k] + agree * float(first_passage[k]) + intercept
         out[k] = max(p[k], 1.0 / (1.0 + np.exp(-z)))
         if ceiling is not None and cosine[k] < closest:
             out[k] = min(out[k], ceiling)
@@ -141,14 +151,12 @@ def prose_reading(p: np.ndarray, cosine: np.ndarray, items: np.ndarray, first_pa
     if not measured.any():
         return p
     q = np.clip(p, 1e-4, 1 - 1e-4)
-    cos = np.where(measured, cosine, -np.inf)
-    best = cos.max()
+    best = cosine[measured].max()
+    ahead = leads(cosine, items)
     out = p.copy()
     for k in np.flatnonzero(measured):
-        others = cos[measured & (items != items[k])]
-        ahead = float(cos[k] - others.max()) if len(others) else 0.0
-        z = (logit * np.log(q[k] / (1 - q[k])) + similarity * cos[k] + lead * ahead + closest * float(cos[k] >= best)
-             + first * float(first_passage[k]) + intercept)
+        z = (logit * np.log(q[k] / (1 - q[k])) + similarity * cosine[k] + lead * ahead[k]
+             + closest * float(cosine[k] >= best) + first * float(first_passage[k]) + intercept)
         out[k] = 1.0 / (1.0 + np.exp(-z))
     return np.where(measured, out, np.minimum(p, out[measured].min()))
 
