@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from pipeline.backends import embedder_name  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
-from pipeline.eval.datasets import contains_answer, load_dataset  # noqa: E402
+from pipeline.eval.datasets import EvalDataError, contains_answer, load_dataset  # noqa: E402
 from pipeline.reader.model import leads, prose_reading  # noqa: E402
 from pipeline.reader.training import in_calibration  # noqa: E402
 from pipeline.types import is_provision  # noqa: E402
@@ -49,8 +49,14 @@ TERMS = ("logit", "similarity", "lead", "closest", "first")
 
 def split(dataset: Path, out: Path) -> int:
     """The calibration part of a SQuAD-style training split, every passage kept."""
-    rows = json.loads(dataset.read_text(encoding="utf-8"))
-    kept = {q.qid for q in load_dataset(dataset).questions if in_calibration(q.qid)}
+    try:
+        kept = {q.qid for q in load_dataset(dataset).questions if in_calibration(q.qid)}
+        rows = json.loads(dataset.read_text(encoding="utf-8"))
+        if not isinstance(rows, list):
+            raise EvalDataError(f"{dataset} is not a SQuAD-style list of passages with their questions")
+    except EvalDataError as e:
+        print(f"prose_reading_fit: {e}", file=sys.stderr)
+        return 2
     part = [dict(ctx, qas=[qa for qa in ctx["qas"] if str(qa.get("id")) in kept]) for ctx in rows]
     out.write_text(json.dumps(part, ensure_ascii=False), encoding="utf-8")
     print(f"{out}: {sum(len(c['qas']) for c in part)} of {sum(len(c['qas']) for c in rows)} questions "
@@ -65,8 +71,12 @@ def _questions(run: Path, k: int) -> list[dict]:
     for line in (run / "questions.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         cands = []
-        if row.get("trace"):
-            attempt = json.loads((run / row["trace"]).read_text(encoding="utf-8"))["parts"][0]["attempts"][-1]
+        trace = run / row["trace"] if row.get("trace") else None
+        if trace is not None and not trace.is_file():
+            raise FileNotFoundError(f"{run}: question {row['id']}'s trace {row['trace']} is gone (pruned?); run the "
+                                    "eval again")
+        if trace is not None:
+            attempt = json.loads(trace.read_text(encoding="utf-8"))["parts"][0]["attempts"][-1]
             chunks = {c["chunk"]["chunk_id"]: c["chunk"] for c in attempt["candidates"]}
             scores = []
             for s in (attempt.get("generator_output") or {}).get("scores") or []:
@@ -137,8 +147,12 @@ def fit(runs: list[Path], measure: list[Path], k: int) -> int:
         if not (run / "questions.jsonl").is_file():
             print(f"prose_reading_fit: {run} is not a `saksi eval` output (no questions.jsonl)", file=sys.stderr)
             return 2
-    fitted = {run: _questions(run, k) for run in runs}
-    measured = {run: _questions(run, k) for run in measure}
+    try:
+        fitted = {run: _questions(run, k) for run in runs}
+        measured = {run: _questions(run, k) for run in measure}
+    except (FileNotFoundError, ValueError, KeyError) as e:  # a run cut short or edited by hand
+        print(f"prose_reading_fit: {e}", file=sys.stderr)
+        return 2
     everything = [q for qs in (*fitted.values(), *measured.values()) for q in qs]
     if not any(q["cands"] for qs in fitted.values() for q in qs):
         print("prose_reading_fit: no prose candidate with a reading in the fit runs", file=sys.stderr)

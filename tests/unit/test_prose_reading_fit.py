@@ -27,3 +27,22 @@ def test_split_keeps_the_calibration_questions_and_every_passage(tmp_path):
     assert kept == [q for q in ids if in_calibration(q)] and 0 < len(kept) < len(ids)
     assert [c["context"] for c in part] == [r["context"] for r in rows]  # every passage stays in the corpus
     assert f"{len(kept)} of 40 questions" in done.stdout
+
+
+def test_bad_input_is_a_message_and_exit_2(tmp_path):
+    """A dataset that is missing or not a list of passages, and a run that is not an eval output, end in one line and
+    exit 2, not a traceback."""
+    script = str(ROOT / "bench" / "prose_reading_fit.py")
+    (tmp_path / "dict.json").write_text('{"data": 1}', encoding="utf-8")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "questions.jsonl").write_text(
+        json.dumps({"id": "q1", "question": "?", "answerable": True, "golds": ["x"], "trace": "traces/gone.json"})
+        + "\n", encoding="utf-8")
+    for args in (["split", str(tmp_path / "missing.json"), str(tmp_path / "o.json")],
+                 ["split", str(tmp_path / "dict.json"), str(tmp_path / "o.json")],
+                 ["fit", str(tmp_path)],
+                 ["fit", str(tmp_path / "run")]):
+        done = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.startswith("prose_reading_fit: ") and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "o.json").exists()
