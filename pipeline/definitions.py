@@ -18,6 +18,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from .analysis import ocr_initial
+
 # "Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah …": the term before the copula
 ENTRY = re.compile(r"^\W*(?:(?:\d{1,3}[a-z]?|[a-z]{1,2})\.\s*)?(?P<term>[^.;:]{2,200}?)\s*,?\s+(?:adalah|ialah|merupakan|means|is\s+defined"
                    r"\s+as|shall\s+mean)\b", re.IGNORECASE)
@@ -50,8 +52,10 @@ _WS = re.compile(r"\s+")
 
 
 def term_key(text: str) -> str:
-    """How terms compare: NFKC, case-folded, punctuation as space ("Pekerja/Buruh" keeps its slash)."""
-    return _WS.sub(" ", _PUNCT.sub(" ", unicodedata.normalize("NFKC", text).casefold())).strip()
+    """How terms compare: NFKC, case-folded, punctuation as space ("Pekerja/Buruh" keeps its slash), each word's first
+    letter as it was before a scan swapped I and l (analysis.ocr_initial: "luran" is "iuran")."""
+    words = _WS.sub(" ", _PUNCT.sub(" ", unicodedata.normalize("NFKC", text).casefold())).split()
+    return " ".join(ocr_initial(w) for w in words)
 
 
 @dataclass(frozen=True)

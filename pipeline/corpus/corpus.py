@@ -24,7 +24,7 @@ from ..protocols import Embedder, Generator, Judge
 from .datadir import CorpusState, DataDir
 from .ingestor import IngestReport, Ingestor, Preparation, Upload
 
-CHUNKER_VERSION = 2  # bump when a code change alters chunks, tags or tokens for the same input
+CHUNKER_VERSION = 3  # bump when a code change alters chunks, tags or tokens for the same input
 
 
 def rules_fingerprint(profile: Profile) -> str:

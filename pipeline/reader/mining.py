@@ -9,7 +9,7 @@ people do — without naming the law, in the words of the provision and around t
 | pattern | provision | asked as |
 |---|---|---|
 | definition | Pasal 1's "X (yang selanjutnya disingkat Y) adalah …" | "Apa yang dimaksud dengan Y?", "What is meant by …?" |
-| enumeration | "… meliputi / terdiri atas / wajib / dilarang / tidak berlaku bagi:" and its items | "… apa saja?", "Sebutkan …", "Ada berapa …?" |
+| enumeration | "… meliputi / terdiri atas / wajib / dilarang / tidak berlaku bagi:" and its items | "… apa saja?", "Sebutkan …", "Ada berapa …?", "Apa yang dimaksud dengan …?" (terdiri atas) |
 | item | one item of such a list, with its lead-in | "Apakah … termasuk …?", "… memuat rencana apa?" |
 | who | "X dilaksanakan oleh Y", "Menteri menetapkan X" | "Siapa yang melaksanakan X?", "Oleh siapa X …?" |
 | obligation / prohibition / permission | "X wajib …", "X dilarang …", "X dapat …" | "Apakah X wajib …?", "Siapa yang dilarang …?", "Bolehkah X …?" |
@@ -410,6 +410,11 @@ def _enumeration(c: AnswerCandidate, chunk: Chunk, key: str, tr: Translator) -> 
         verb = v.split()[0] if len(v.split()) > 1 else ""
         return _pick(key, [f"Oleh siapa saja {s_low} {verb}?".replace("  ", " "), f"Siapa saja yang {to_active(verb) or verb} "
                            f"{s_low}?".replace("  ", " "), f"{_cap(s_low)} {v} siapa saja?"]), False
+    if v.startswith("terdiri"):
+        # "Jenis Hukuman Disiplin ringan … terdiri atas: a. teguran lisan, …" says what the term covers: people ask its
+        # meaning as well as its members
+        return _pick(key, [f"Apa yang dimaksud dengan {s_low}?", f"{_cap(s_low)} {v} apa saja?", f"Apa saja {s_low}?",
+                           f"Sebutkan {s_low}!"]), False
     if v.startswith(("tidak berlaku", "dikecualikan")):
         return _pick(key, [f"Bagi siapa saja {s_low} {v.split()[0]} {v.split()[1]}?", f"Siapa saja yang dikecualikan "
                            f"dari {s_low}?", f"{_cap(s_low)} tidak berlaku bagi siapa saja?"]), False

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.analysis import QueryAnalyzer, build_analyzers, coverage, raw_tokens, weigh
+from pipeline.analysis import QueryAnalyzer, build_analyzers, coverage, ocr_initial, raw_tokens, weigh
 from pipeline.config import load_profile
 from pipeline.types import Term
 
@@ -88,6 +88,33 @@ def test_id_single_digit_kept_single_letter_dropped(analyzers):
 
 
 # --------------------------------------------------------------------------- English analyser
+
+
+# --------------------------------------------------------------------------- a scan's I read as l, and back
+
+
+@pytest.mark.parametrize("scanned, meant", [("luran", "iuran"), ("lzin", "izin"), ("lzinnya", "izinnya"),
+                                            ("lndonesia", "indonesia"), ("iembaran", "lembaran")])
+def test_ocr_initial_reads_a_swapped_first_letter_back(scanned, meant):
+    assert ocr_initial(scanned) == meant
+
+
+@pytest.mark.parametrize("word", ["lama", "lima", "lain", "izin", "iuran", "ilmu", "lisa", "ia", "l2", "item"])
+def test_ocr_initial_leaves_known_unknown_and_short_words_alone(word):
+    # a word Indonesian knows, a name whose swapped form it does not know either, and words too short to tell
+    assert ocr_initial(word) == word
+
+
+def test_id_tokens_meet_a_question_across_the_scan_error(analyzers):
+    ida = analyzers["id"]
+    record = ida.tokens("(1) luran JKK bagi Peserta penerima Upah; lzin usaha")
+    assert set(ida.tokens("iuran peserta")) <= set(record)
+    assert ida.stem("izin") in record and ida.stem("luran") == ida.stem("iuran")
+    assert ida.is_stopword("lni")  # "Ini" scanned as "lni" is still a stop word
+
+
+def test_en_analyser_does_not_read_words_as_indonesian(analyzers):
+    assert analyzers["en"].tokens("luran") == ["luran"]
 
 
 def test_en_analyser_stems_and_drops_stop_words(analyzers):

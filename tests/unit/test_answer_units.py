@@ -170,6 +170,15 @@ def test_a_definition_entry_names_its_long_and_short_form():
     assert entry_of("Pengawasan penggunaan TKA dilaksanakan oleh Menteri.") is None
 
 
+def test_a_definition_a_scan_misspelt_defines_the_term_as_asked():
+    # PP 44/2015 as scanned: "luran adalah …" for "Iuran adalah …"; the question asks about "iuran"
+    from pipeline.definitions import defines
+
+    e = entry_of("8. luran adalah sejumlah uang yang dibayar secara teratur oleh Peserta.")
+    assert e.keys == ("iuran",) and e.term == "luran"  # compared as meant, shown as written
+    assert defines(e, asked_term("Apa yang dimaksud dengan iuran?"))
+
+
 @pytest.mark.parametrize("question, location, quote, unasked", [
     # a "how" question read against Pasal 1's entry for a word it uses: the entry is not what was asked
     ("Bagaimana Hukuman Disiplin sedang dijatuhkan pada PNS?", "Pasal 1 angka 1–8",

@@ -114,6 +114,45 @@ def test_rate_and_duration_are_told_apart_in_both_directions(tagger, text, rate,
     assert has(tagger, text, "deadline") is deadline
 
 
+# --------------------------------------------------------------------------- definition
+
+
+@pytest.mark.parametrize("text", [
+    "Rencana Penggunaan Tenaga Kerja Asing yang selanjutnya disingkat RPTKA adalah rencana penggunaan TKA.",
+    "menjustir ialah mencocokkan atau melakukan perbaikan ringan.",
+    # a term said by its members: PP 94/2021 Pasal 8 ayat (2)
+    "Jenis Hukuman Disiplin ringan sebagaimana dimaksud pada ayat (1) huruf a terdiri atas:\na. teguran lisan,",
+    "The board consists of five members.",
+])
+def test_a_meaning_or_the_members_of_a_term_are_definition_evidence(tagger, text):
+    assert has(tagger, text, "definition")
+
+
+@pytest.mark.parametrize("text", [
+    "Pengesahan RPTKA diberikan oleh Menteri.",
+    "Bea masuk dikenakan selama 3 (tiga) tahun.",
+])
+def test_a_rule_that_states_no_meaning_is_not_definition_evidence(tagger, text):
+    assert not has(tagger, text, "definition")
+
+
+def test_a_meaning_question_may_be_answered_by_a_list_of_what_the_term_consists_of(profile, tagger):
+    # "Apa yang dimaksud dengan Jenis Hukuman Disiplin ringan?" routes to `definition`, which keeps only candidates
+    # that state one: the list of its members is one, a rule about it is not
+    from pipeline.reader import answer_candidates
+
+    from .regulation_chunks import chunks_of, context_item
+
+    route = profile.routes.route("Apa yang dimaksud dengan Jenis Hukuman Disiplin ringan?")
+    assert route.required == ("definition",)
+    chunk = chunks_of("Pasal 8\n(1) Jenis Hukuman Disiplin ringan terdiri atas:\na. teguran lisan;\nb. teguran "
+                      "tertulis.\n(2) Hukuman Disiplin ringan dijatuhkan oleh Pejabat yang Berwenang Menghukum.\n")["Pasal 8"]
+    kept = answer_candidates([context_item(chunk)], 30, 700, tagger, route.required, 1200)
+    quotes = [c.quotes for c in kept]
+    assert any(c.kind == "enumeration" and "teguran tertulis" in c.quotes[-1] for c in kept), quotes
+    assert not any("dijatuhkan oleh" in q and "terdiri" not in q for c in kept for q in c.quotes), quotes
+
+
 # --------------------------------------------------------------------------- routes
 
 @pytest.mark.parametrize("question, route", [

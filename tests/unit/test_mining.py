@@ -110,3 +110,21 @@ def test_the_active_form_of_a_passive_verb(passive, active):
                                        ("mengajukan", "pengajuan"), ("menetapkan", "penetapan")])
 def test_the_noun_of_an_action(profile, verb, noun):
     assert nominalise(verb, build_analyzers(profile.analysis)["id"].stem) == noun
+
+
+def test_a_list_of_what_a_term_consists_of_is_also_asked_as_its_meaning(mined, profile):
+    # "X terdiri atas: a. … b. …" says what X covers: among its phrasings is "Apa yang dimaksud dengan X?", a question
+    # the definition route sends to the candidates that state a meaning, this list among them
+    from pipeline.ingest import CategoryTagger
+    from pipeline.reader import answer_candidates
+    from pipeline.reader.mining import _enumeration, context_item
+
+    law, _, _ = mined
+    chunk = next(c for c in law.chunks if c.location.startswith("Pasal 2"))
+    tr = Translator(profile.glossary, build_analyzers(profile.analysis)["id"])
+    (enum,) = [c for c in answer_candidates([context_item(chunk)], 30, 700, None, (), 1200) if c.kind == "enumeration"]
+    asked = {_enumeration(enum, chunk, f"k{i}", tr) for i in range(40)}
+    assert ("Apa yang dimaksud dengan rencana penggunaan TKA?", False) in asked
+    route = profile.routes.route("Apa yang dimaksud dengan rencana penggunaan TKA?")
+    kept = answer_candidates([context_item(chunk)], 30, 700, CategoryTagger(profile.categories), route.required, 1200)
+    assert any(c.segments == enum.segments for c in kept)
