@@ -189,6 +189,10 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                    help="reader, cross-encoder: another archive of regulations mined beside peraturan/uu.tar.xz "
                         "(repeatable; the committed weights also read training-data/pp.tar.xz, built by "
                         "scripts/pp_archive.py)")
+    p.add_argument("--prose", type=Path, action="append", default=[], metavar="FILE",
+                   help="reader: another reading-comprehension training set (SQuAD format) beside the IDK-MRC and "
+                        "TyDi-ID train splits (repeatable; the committed weights also read training-data/xquad.en.json, "
+                        "XQuAD's English questions: pipeline/reader/weights/README.md)")
     p.add_argument("--limit", type=int, help="the first N passages of each file and N laws spread over the archive "
                                              "(a quick, smaller model)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
@@ -523,7 +527,7 @@ def cmd_train(args) -> int:
         return _train_cross_encoder(args, profile)
     name = profile.settings.generator.reader
     out = args.out or (WEIGHTS_DIR / f"{name}.json" if name and "/" not in name else DEFAULT_WEIGHTS)
-    train = [args.data / "idk_mrc" / "train.json", args.data / "tydiqa_id" / "train.json"]
+    train = [args.data / "idk_mrc" / "train.json", args.data / "tydiqa_id" / "train.json", *args.prose]
     valid = [args.data / "idk_mrc" / "valid.json", args.data / "tydiqa_id" / "valid.json"]
     laws = [args.data / "peraturan" / "uu.tar.xz", *args.regulations]
     missing = [str(p) for p in (*train, *valid, *laws) if not p.is_file()]
@@ -542,6 +546,10 @@ def cmd_train(args) -> int:
         print("saksi: training on the laws alone; the committed reader was also trained on the Government Regulations "
               "of training-data/pp.tar.xz (--regulations; pipeline/reader/weights/README.md), so these weights will "
               "differ from it", file=sys.stderr)
+    if not args.prose:
+        print("saksi: no --prose set; the committed reader also read XQuAD's English questions "
+              "(training-data/xquad.en.json: pipeline/reader/weights/README.md), so these weights will differ from it",
+              file=sys.stderr)
     spec = train_reader(train, valid, profile, out, limit=args.limit,
                         progress=lambda m: print(m, file=sys.stderr), bar=progress_bar, laws=laws, law_limit=args.limit)
     print(validation_text(spec, out))

@@ -487,7 +487,9 @@ class ExtractiveGenerator:
         docs: dict[str, int] = {}
         doc_of = np.array([docs.setdefault(request.context[cands[i].item].document, len(docs)) for i in keep],
                           dtype=np.int64)
-        probs = self.reader.probability(x, docs=doc_of) if self.reader is not None and len(keep) else None
+        english = np.array([request.context[cands[i].item].lang == "en" for i in keep], dtype=bool)
+        probs = self.reader.probability(x, docs=doc_of, english=english) if self.reader is not None and len(keep) \
+            else None
         return x, keep, probs
 
     @staticmethod

@@ -14,6 +14,9 @@ A weights file is one JSON document (`pipeline/reader/weights/`):
     candidate of the other context items (`competition`): `{"coef": [a, b], "intercept": c}` (or
     an `{"x", "y"}` raw -> rate table);
   (a file with one top-level model and `calibration` instead of `domains` serves both domains);
+  optionally `english`: an English question of an English record (not a provision), trained on English reading
+  comprehension alone, so that the Indonesian prose scorer is not retaught by it (without it, the prose scorer
+  reads those);
 - `training`: what it was trained on and the figures it reached, for the record.
 
 `ReaderModel.probability(X)` is P(this candidate answers the question), by its domain's scorer (a
@@ -33,6 +36,9 @@ from .features import FEATURES
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 DOMAINS = ("prose", "regulation")  # calibrated apart: a regulation's candidates are not Wikipedia's
+# optional: a weights file without it reads those candidates by the prose scorer. `english`: an English question
+# of an English record (not a provision), learned from English reading comprehension apart from the Indonesian prose
+ENGLISH = "english"
 _REGULATION = FEATURES.index("regulation")
 _SENTENCE = FEATURES.index("k_sentence")
 _ENGLISH = FEATURES.index("q_english")
@@ -219,9 +225,10 @@ class ReaderModel:
         self.spec = spec
         self.source = source
         parts = spec.get("domains") or {d: {**spec, "calibration": spec["calibration"]} for d in DOMAINS}
+        present = DOMAINS + tuple(d for d in (ENGLISH,) if d in parts)
         try:
-            self._scorers = {d: _Scorer(parts[d], source) for d in DOMAINS}
-            self._cal = {d: parts[d]["calibration"] for d in DOMAINS}
+            self._scorers = {d: _Scorer(parts[d], source) for d in present}
+            self._cal = {d: parts[d]["calibration"] for d in present}
         except KeyError as e:
             raise ConfigError(f"reader weights {source}: nothing for {e}; rebuild them with `saksi train reader`") \
                 from None
@@ -232,29 +239,45 @@ class ReaderModel:
     def name(self) -> str:
         return f"reader-{self.kind}-{self.spec.get('digest', '?')}"
 
-    def raw_probability(self, x: np.ndarray) -> np.ndarray:
-        """Each candidate's raw P(answers) from its domain's model."""
+    @property
+    def domains(self) -> tuple[str, ...]:
+        return tuple(self._scorers)
+
+    def _domain_rows(self, x: np.ndarray, english: np.ndarray | None) -> list[tuple[str, np.ndarray]]:
+        """Which scorer reads each row: a provision the regulation scorer; an English question of an English record
+        the English scorer, where the weights have one; everything else the prose scorer."""
+        regulation = x[:, _REGULATION] > 0.5
+        prose = ~regulation
+        out = [("regulation", regulation)]
+        if english is not None and ENGLISH in self._scorers:
+            en = prose & np.asarray(english, dtype=bool) & (x[:, _ENGLISH] > 0.5)
+            out.append((ENGLISH, en))
+            prose = prose & ~en
+        return [("prose", prose)] + out
+
+    def raw_probability(self, x: np.ndarray, english: np.ndarray | None = None) -> np.ndarray:
+        """Each candidate's raw P(answers) from its domain's model (`english`: per row, whether its record is
+        English)."""
         if len(x) == 0:
             return np.zeros(0)
-        regulation = x[:, _REGULATION] > 0.5
         out = np.empty(len(x))
-        for domain, rows in (("prose", ~regulation), ("regulation", regulation)):
+        for domain, rows in self._domain_rows(x, english):
             if rows.any():
                 out[rows] = self._scorers[domain].raw(x[rows])
         return out
 
     def probability(self, x: np.ndarray, groups: np.ndarray | None = None,
-                    docs: np.ndarray | None = None) -> np.ndarray:
+                    docs: np.ndarray | None = None, english: np.ndarray | None = None) -> np.ndarray:
         """Calibrated P(answers), each candidate in its domain, read against its rivals in its document
         (`groups`: a question number per row, None: one question; `docs`: a document number per row,
-        None: one document)."""
-        raw = self.raw_probability(x)
+        None: one document; `english`: per row, whether its record is English, None: none is)."""
+        raw = self.raw_probability(x, english)
         if len(raw) == 0:
             return raw
         margin = competition(raw, x[:, _ITEM], np.zeros(len(raw), np.int64) if groups is None else groups, docs)
         regulation = x[:, _REGULATION] > 0.5
         out = np.empty(len(raw))
-        for domain, rows in (("prose", ~regulation), ("regulation", regulation)):
+        for domain, rows in self._domain_rows(x, english):
             if rows.any():
                 out[rows] = calibrated(self._cal[domain], raw[rows], margin[rows])
         both = regulation & (x[:, _SENTENCE] > 0.5) & (x[:, _ENGLISH] < 0.5)

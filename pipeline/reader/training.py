@@ -7,8 +7,13 @@ same dataset (for an unanswerable question, its own passage is the near miss it 
 written against). Every candidate answer of that context (reader/answers.py: the
 generator's own candidate rules, coverage pre-filter included) becomes one example.
 
-- **Prose** (the IDK-MRC and TyDi-ID train splits): a candidate is labelled 1 when it
-  contains a gold answer.
+- **Prose** (the IDK-MRC and TyDi-ID train splits, and any other Indonesian reading-comprehension
+  set given): a candidate is labelled 1 when it contains a gold answer.
+- **English** (an English reading-comprehension set given, e.g. XQuAD's: the committed weights read
+  it so that an English question of an English record is not read outside the training): labelled
+  as prose, its passages read in English, its questions split by a hash of their id, 70% to fit,
+  20% to calibrate, 10% to validate; a scorer of its own, so the Indonesian prose scorer is exactly
+  what the Indonesian sets make it.
 - **Regulations** (reader/mining.py: questions mined from the laws of `peraturan/uu.tar.xz`,
   each asked of its own chunk among the five chunks of all the laws bm25 finds nearest): 1 for
   the unit the question was mined from; a sentence candidate's question is also answered by
@@ -17,7 +22,7 @@ generator's own candidate rules, coverage pre-filter included) becomes one examp
   another law are left out (neither right nor wrong); everything else is 0.
   The laws are split by a hash of their name: 70% to fit, 20% to calibrate, 10% to validate.
 
-Two models are fitted on the fitting questions (prose: 80%, by a hash of the id): logistic
+Two models are fitted on each domain's fitting questions (prose: 80%, by a hash of the id): logistic
 regression and gradient-boosted trees (LightGBM). Each is calibrated (Platt scaling) per
 domain — prose on the other 20% of the prose questions, regulations on the calibration laws
 — then both are compared on the validation sets in the same setting; the better mean
@@ -42,12 +47,13 @@ from ..eval.datasets import EvalSet, answer_key, contains_answer, load_dataset
 from ..ingest.categories import CategoryTagger
 from ..ingest.chunker import Chunker
 from ..progress import ProgressBar
+from ..text import detect_language
 from ..types import ContextItem
 from .answers import AnswerCandidate, answer_candidates
 from .features import FEATURES, Featurizer, answer_view
 from .forked import forked_map
 from .mining import PATTERNS, Law, MinedQuestion, Translator, context_item, law_names, mine_law, read_laws
-from .model import DOMAINS, ReaderModel, competition, digest
+from .model import ENGLISH, ReaderModel, competition, digest
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +76,14 @@ class Examples:
         keep = mask_questions[self.question]
         return Examples(self.x[keep], self.y[keep], self.question[keep], self.qids, self.answerable,
                         None if self.doc is None else self.doc[keep])
+
+    def only(self, mask_questions: np.ndarray) -> "Examples":
+        """The questions of the mask alone, renumbered (question-level figures count only them)."""
+        number = np.cumsum(mask_questions) - 1
+        kept = self.rows(mask_questions)
+        return Examples(kept.x, kept.y, number[kept.question].astype(np.int64),
+                        [q for q, m in zip(self.qids, mask_questions) if m],
+                        [a for a, m in zip(self.answerable, mask_questions) if m], kept.doc)
 
 
 def _bm25_index(tokens: list[list[str]]):
@@ -127,12 +141,13 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
     for path in datasets:
         evalset = load_dataset(path, limit)
         progress = bar(len(evalset.questions), f"{path.parent.name}/{path.stem} questions") if bar else None
-        pool = _Pool(evalset, analyzer.analyzers["id"])
+        lang = dataset_language(evalset)  # an English set's passages are read by the English analyser
+        pool = _Pool(evalset, analyzer.analyzers[lang])
         for q in evalset.questions:
             lang = analyzer.language(q.question)
             terms = weigh(analyzer.term_groups(analyzer.normalise(q.question), lang), pool.idf, pool.max_idf)
             tokens = [tok for t in terms for alt in t.alternatives for tok in alt]
-            items = tuple(ContextItem(pid, "", "", pool.text[pid], False, "id", 0.0)
+            items = tuple(ContextItem(pid, "", "", pool.text[pid], False, lang, 0.0)
                           for pid in pool.nearest(tokens, q.passage, DISTRACTORS))
             route = profile.routes.route(q.question)
             cands = answer_candidates(items, g.min_sentence_chars, g.max_quote_chars, tagger, tuple(route.required),
@@ -155,6 +170,35 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
                         np.zeros(0, np.int64))
     return Examples(np.vstack(xs), np.concatenate(ys), np.concatenate(qs).astype(np.int64), qids, answerable,
                     np.concatenate(ds))
+
+
+PROSE_LICENCES = {"idk_mrc": "CC BY-SA 4.0", "tydiqa_id": "Apache-2.0",
+                  "xquad": "CC BY-SA 4.0 (XQuAD, github google-deepmind/xquad; SQuAD v1.1's English paragraphs)"}
+
+
+def prose_source(path: Path) -> str:
+    """Which reading-comprehension set a training file is: its folder in the shared data (idk_mrc/train.json), else
+    the first part of its name (training-data/xquad.en.json: xquad)."""
+    return path.parent.name if path.parent.name in PROSE_LICENCES else path.name.split(".")[0]
+
+
+ENGLISH_PARTS = (("fit", 7), ("calibrate", 2), ("validate", 1))  # tenths of an English set's questions, by id
+
+
+def english_part(qid: str) -> str:
+    """Which part of the English scorer's training a question serves (an English set comes without its own
+    validation split): fit, calibrate or validate, fixed by a hash of its id."""
+    k = int(hashlib.sha256(f"english:{qid}".encode()).hexdigest(), 16) % 10
+    for part, tenths in ENGLISH_PARTS:
+        if k < tenths:
+            return part
+        k -= tenths
+    raise AssertionError("the parts cover ten tenths")
+
+
+def dataset_language(evalset: EvalSet) -> str:
+    """The language of a dataset's passages ('id' or 'en'), told from its first passages."""
+    return detect_language(" ".join(p.text for p in evalset.passages[:20]))
 
 
 def in_calibration(qid: str) -> bool:
@@ -464,7 +508,9 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     laws = [laws] if isinstance(laws, Path) else list(laws or [])
     say(f"reading {len(train)} training and {len(valid)} validation file(s)"
         + (f" and the regulations of {', '.join(map(str, laws))}" if laws else ""))
-    ex = examples_from(train, profile, limit, bar)
+    # an English set teaches the English scorer alone: the Indonesian prose scorer stays what its own data makes it
+    languages = {p: dataset_language(load_dataset(p, limit)) for p in train}
+    ex = examples_from([p for p in train if languages[p] != "en"], profile, limit, bar)
     vex = [examples_from([v], profile, limit, bar) for v in valid]
     cal_q = np.array([in_calibration(q) for q in ex.qids])
     prose_fit, prose_cal = ex.rows(~cal_q), ex.rows(cal_q)
@@ -473,14 +519,21 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     held = {"prose": prose_cal, "regulation": regulation["calibrate"] if regulation else prose_cal}
     validation = {"prose": [(v.parent.name, e) for v, e in zip(valid, vex)],
                   "regulation": [("laws", regulation["validate"])] if regulation else []}
+    english_sets = [p for p in train if languages[p] == "en"]
+    if english_sets:
+        en = examples_from(english_sets, profile, limit, bar)
+        part = np.array([english_part(q) for q in en.qids])
+        fits[ENGLISH], held[ENGLISH] = en.rows(part == "fit"), en.rows(part == "calibrate")
+        validation[ENGLISH] = [(prose_source(english_sets[0]) if len(english_sets) == 1 else "english",
+                                en.only(part == "validate"))]
     say(", ".join(f"{d}: {len(e.y)} training candidates ({int(e.y.sum())} answer), {len(held[d].y)} calibrating"
                   for d, e in fits.items()))
     for d, e in fits.items():
-        if len(set(e.y.tolist())) < 2:
+        if len(set(e.y.tolist())) < 2 or len(e.y) < 2 * TREE_PARAMS["min_data_in_leaf"]:
             raise SaksiError(f"too little {d} training data: {len(e.y)} candidate answers, {int(e.y.sum())} holding "
                              "an answer; use more passages (a larger --limit)")
     domains, compared, figures = {}, {}, {}
-    for d in DOMAINS:  # each domain's scorer: both models fitted on its questions, the better one kept
+    for d in fits:  # each domain's scorer: both models fitted on its questions, the better one kept
         results = []
         for fitter in (fit_logistic, fit_trees):
             part = {**fitter(fits[d]), "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}
@@ -498,7 +551,7 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     spec = {"features": list(FEATURES), "domains": domains}
     spec["digest"] = digest(spec)
     data = [{"file": f"{p.parent.name}/{p.name}", "sha256": _sha(p)} for p in train]
-    licences = {"idk_mrc": "CC BY-SA 4.0", "tydiqa_id": "Apache-2.0"}
+    licences = {source: PROSE_LICENCES.get(source, "not stated") for source in map(prose_source, train)}
     data += [{"file": f"{archive.parent.name}/{archive.name}", "sha256": _sha(archive)} for archive in laws]
     if laws:
         licences["peraturan"] = LAW_LICENCE

@@ -166,3 +166,56 @@ def test_a_regulations_file_that_is_not_an_archive_is_refused_before_training(tm
     assert main(["train", "reader", "--data", str(SHARED_DATA), "--regulations", str(tmp_path / "none.tar.xz"),
                  "--out", str(out)]) == 2
     assert "training data not found" in capsys.readouterr().err
+
+
+def fake_english_set(n: int = 60) -> dict:
+    """A test double for XQuAD: `n` English paragraphs written here from a template (three facts each, one asked),
+    in SQuAD's official layout."""
+    towns = ["Aldham", "Brisk", "Corran", "Dunmore", "Elsby", "Farrow", "Glenby", "Harwick", "Ilsley", "Jarrow"]
+    things = ["harbour", "library", "market", "school", "museum", "station"]
+    paragraphs = []
+    for k in range(n):
+        town, thing = towns[k % len(towns)], things[k % len(things)]
+        year, count = 1800 + 7 * k, 10 + 3 * k
+        context = (f"The {thing} of {town} was built in {year} by the county council. It employs {count} people "
+                   f"throughout the year. Visitors reach it by the northern road from the river.")
+        question = (f"In which year was the {thing} of {town} built?" if k % 2 else
+                    f"How many people does the {thing} of {town} employ?")
+        answer = str(year) if k % 2 else str(count)
+        paragraphs.append({"context": context, "qas": [{"id": f"fake-en-{k}", "question": question,
+                                                        "answers": [{"text": answer,
+                                                                     "answer_start": context.index(answer)}]}]})
+    return {"version": "1.1", "data": [{"title": "Towns", "paragraphs": paragraphs}]}
+
+
+def test_an_english_set_teaches_its_own_scorer_and_its_licence_is_recorded(profile, tmp_path):
+    """`--prose`: an English reading-comprehension set is told English and read as the generator reads an English
+    record; its answer sentences are the positive rows; it trains the English scorer and leaves the Indonesian prose
+    scorer exactly as the Indonesian sets alone make it; the weights record the file and its licence."""
+    from pipeline.eval.datasets import load_dataset
+    from pipeline.reader.training import dataset_language, prose_source
+
+    path = tmp_path / "xquad.en.json"
+    path.write_text(json.dumps(fake_english_set(200)), encoding="utf-8")
+    assert dataset_language(load_dataset(path)) == "en"
+    assert dataset_language(load_dataset(IDK_VALID, limit=20)) == "id"
+    ex = examples_from([path], profile)
+    assert set(ex.question[ex.y == 1].tolist()) == set(range(200))  # every question's answer sentence is a row
+    assert prose_source(path) == "xquad" and prose_source(IDK_TRAIN) == "idk_mrc"
+    out, alone = tmp_path / "w.json", tmp_path / "alone.json"
+    train_reader([IDK_TRAIN, path], [IDK_VALID], profile, out, limit=200)
+    train_reader([IDK_TRAIN], [IDK_VALID], profile, alone, limit=200)
+    spec, without = json.loads(out.read_text()), json.loads(alone.read_text())
+    assert set(spec["domains"]) == {"prose", "regulation", "english"} and set(without["domains"]) == {"prose",
+                                                                                                        "regulation"}
+    assert spec["domains"]["prose"] == without["domains"]["prose"]
+    training = spec["training"]
+    assert training["licences"]["xquad"].startswith("CC BY-SA 4.0") and training["licences"]["idk_mrc"]
+    assert [d["file"] for d in training["data"]] == ["idk_mrc/train.json", f"{tmp_path.name}/xquad.en.json"]
+    assert training["validation"]["xquad"]["0.5"]["questions"] >= 1
+
+
+def test_a_missing_prose_set_is_a_clear_error(tmp_path, capsys):
+    assert main(["train", "reader", "--data", str(SHARED_DATA), "--prose", str(tmp_path / "none.json"),
+                 "--out", str(tmp_path / "w.json")]) == 2
+    assert "none.json" in capsys.readouterr().err

@@ -146,12 +146,14 @@ def test_the_committed_weights_load_fit_the_features_and_stay_small():
     spec = json.loads(DEFAULT_WEIGHTS.read_text())
     assert spec["features"] == list(FEATURES)
     # every source's licence is written beside the weights: the reading-comprehension sets and the laws
-    assert set(spec["training"]["licences"]) == {"idk_mrc", "tydiqa_id", "peraturan"}
+    assert set(spec["training"]["licences"]) == {"idk_mrc", "tydiqa_id", "xquad", "peraturan"}
     model = load_reader()
-    for domain in ("prose", "regulation"):  # each domain's scorer, calibrated on its own held-out questions
+    assert model.domains == ("prose", "regulation", "english")
+    for domain in model.domains:  # each domain's scorer, calibrated on its own held-out questions
         cal = spec["domains"][domain]["calibration"]
-        # increasing in the score, and in its lead over the other passages' best
-        assert cal["method"] == "platt-margin" and cal["coef"][0] > 0 and cal["coef"][1] > 0 and cal["rows"] > 1000
+        # increasing in the score, and (where other passages compete: prose, regulations) in its lead over their best
+        assert cal["method"] == "platt-margin" and cal["coef"][0] > 0 and cal["rows"] > 1000
+        assert domain == "english" or cal["coef"][1] > 0
     x = np.zeros((3, len(FEATURES)))
     p = model.probability(x)
     assert p.shape == (3,) and ((0 <= p) & (p <= 1)).all()
@@ -205,3 +207,28 @@ def test_weights_for_other_features_are_refused(tmp_path):
     bad.write_text(json.dumps({"features": ["coverage"], "kind": "logistic", "calibration": {"x": [0, 1], "y": [0, 1]}}))
     with pytest.raises(ConfigError, match="saksi train reader"):
         load_reader(bad)
+
+
+def _constant(z: float) -> dict:
+    """A logistic scorer whose raw log-odds is `z` whatever the features, with an identity calibration."""
+    n = len(FEATURES)
+    return {"kind": "logistic", "mean": [0.0] * n, "scale": [1.0] * n, "coef": [0.0] * n, "intercept": z,
+            "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}
+
+
+def test_an_english_question_of_an_english_record_is_read_by_the_english_scorer_where_the_weights_have_one():
+    """The `english` domain reads a prose candidate when the question and its record are both English; an
+    Indonesian record, an Indonesian question and a provision keep their scorers; weights without the domain read
+    it as prose (as before it existed)."""
+    prose, regulation, english = 0.1, 0.3, 0.9
+    domains = {"prose": _constant(np.log(prose / (1 - prose))), "regulation": _constant(np.log(regulation / (1 - regulation)))}
+    with_en = ReaderModel({"features": list(FEATURES), "domains": {**domains, "english": _constant(np.log(english / (1 - english)))}}, "t")
+    without = ReaderModel({"features": list(FEATURES), "domains": domains}, "t")
+    x = np.zeros((4, len(FEATURES)))
+    x[:, FEATURES.index("q_english")] = [1.0, 1.0, 0.0, 1.0]
+    x[3, FEATURES.index("regulation")] = 1.0
+    record_en = np.array([True, False, True, True])
+    assert with_en.domains == ("prose", "regulation", "english") and without.domains == ("prose", "regulation")
+    assert np.allclose(with_en.raw_probability(x, record_en), [english, prose, prose, regulation])
+    assert np.allclose(with_en.raw_probability(x), [prose, prose, prose, regulation])  # no record language: none English
+    assert np.allclose(without.raw_probability(x, record_en), [prose, prose, prose, regulation])
