@@ -85,7 +85,7 @@ class FakeListReader:
     def __init__(self, second: float):
         self.second = second
 
-    def probability(self, x: np.ndarray, groups=None, docs=None) -> np.ndarray:
+    def probability(self, x: np.ndarray, groups=None, docs=None, english=None) -> np.ndarray:
         item = x[:, FEATURES.index("k_item")] > 0.5
         place = np.rint(x[:, FEATURES.index("list_position")] * (np.exp(x[:, FEATURES.index("list_items")]) - 1))
         return np.where(item & (place == 1), 0.9, np.where(item & (place == 2), self.second,

@@ -203,7 +203,7 @@ class _FakeReader:
     def __init__(self, by_item: dict[int, float]):
         self.by_item = by_item
 
-    def probability(self, x, groups=None, docs=None):
+    def probability(self, x, groups=None, docs=None, english=None):
         import numpy as np
 
         from pipeline.reader import FEATURES
