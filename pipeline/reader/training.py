@@ -141,13 +141,13 @@ def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None 
     for path in datasets:
         evalset = load_dataset(path, limit)
         progress = bar(len(evalset.questions), f"{path.parent.name}/{path.stem} questions") if bar else None
-        lang = dataset_language(evalset)  # an English set's passages are read by the English analyser
-        pool = _Pool(evalset, analyzer.analyzers[lang])
+        passages_lang = dataset_language(evalset)  # an English set's passages are read by the English analyser
+        pool = _Pool(evalset, analyzer.analyzers[passages_lang])
         for q in evalset.questions:
             lang = analyzer.language(q.question)
             terms = weigh(analyzer.term_groups(analyzer.normalise(q.question), lang), pool.idf, pool.max_idf)
             tokens = [tok for t in terms for alt in t.alternatives for tok in alt]
-            items = tuple(ContextItem(pid, "", "", pool.text[pid], False, lang, 0.0)
+            items = tuple(ContextItem(pid, "", "", pool.text[pid], False, passages_lang, 0.0)
                           for pid in pool.nearest(tokens, q.passage, DISTRACTORS))
             route = profile.routes.route(q.question)
             cands = answer_candidates(items, g.min_sentence_chars, g.max_quote_chars, tagger, tuple(route.required),
