@@ -1,26 +1,54 @@
 """A question's scope: the documents it names, and whether it asks *within* them.
 
-"Menurut PMK 98/2025, …", "berdasarkan …", "according to PP 34/2011, …" ask within a
-document: retrieval is then restricted to the named documents the corpus holds, their
-names are not content an answer must cover, and a named document the corpus lacks leaves
-nothing to answer from. A document merely mentioned is only recorded, so an answer drawn
-from other records is never taken for its. Document names are read with the same grammar
-ingest uses for cross-references (`ingest/xrefs.py`), so a question and a regulation name
-a document alike. Any named document the corpus holds is also exempt from retrieval's per-source
+"Menurut PMK 98/2025, …", "berdasarkan …", "according to PP 34/2011, …", "… dalam PMK 98/2025"
+ask within a document, and so does a question about when the document itself takes effect
+("Kapan PMK 99/2025 mulai berlaku?", "When does PP 35/2021 come into force?": its closing
+provision answers, not another document's): retrieval is then restricted to the named
+documents the corpus holds, their names (and the title a question gives with one, "PMK
+99/2025 tentang …") are not content an answer must cover, and a named document the corpus
+lacks leaves nothing to answer from. A question about a relation between documents (revoked,
+amended, replaced) is never restricted: the answer may be in the other document. A document
+merely mentioned is only recorded, so an answer drawn from other records is never taken for
+its. Document names are read with the same grammar ingest uses for cross-references
+(`ingest/xrefs.py`), so a question and a regulation name a document alike. Any named document the corpus holds is also exempt from retrieval's per-source
 cap: the question is about its passages, so all of them it finds go to the reranker.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
-from .ingest.xrefs import documents_named, held_by
+from .ingest.xrefs import Reference, documents_named, held_by
 from .protocols import ChunkSource, ContextSource
 
-# "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …": the question
-# asks within that document, not about it
-_SCOPE_WORD = re.compile(r"\b(?:menurut|berdasarkan|sesuai(?:\s+dengan)?|according\s+to|under|pursuant\s+to)\s*$",
-                         re.IGNORECASE)
+# "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …", "dalam …", "in …": the
+# question asks within that document, not about it
+_SCOPE_WORD = re.compile(r"\b(?:menurut|berdasarkan|sesuai(?:\s+dengan)?|according\s+to|under|pursuant\s+to|"
+                         r"(?:di\s+)?dalam|in|within)\s*$", re.IGNORECASE)
+# "in"/"dalam" alone: a question about a relation between documents is not scoped by these
+_IN_ONLY = re.compile(r"\b(?:(?:di\s+)?dalam|in|within)\s*$", re.IGNORECASE)
+# a document named right after a scoped one ("dalam PMK 3/2022 dan PMK 7/2025") is scoped with it
+_JOINED = re.compile(r"^\s*(?:,|dan|and|atau|or|serta)\s*$", re.IGNORECASE)
+# the document's own force is what is asked ("Kapan PMK 99/2025 mulai berlaku?"): its closing provision says it. Not
+# the date it was made ("Kapan … diundangkan?"): that is in its signature block, and a question cut down to "Kapan
+# diundangkan?" was read into "… mulai berlaku setelah 10 hari terhitung sejak tanggal diundangkan" at TINGGI
+_OWN_FORCE = re.compile(r"\bberlaku\s*(?:\?|$)|\b(?:mulai\s+berlaku|berlaku\s+(?:sejak|mulai)|takes?\s+effect|"
+                        r"(?:comes?|come|came|enters?|enter|entered)\s+into\s+(?:force|effect)|"
+                        r"(?:becomes?|become|became)\s+effective|effective\s+date)\b", re.IGNORECASE)
+# a relation between documents: the answer may be in the other one ("Kapan PMK 3/2022 dicabut?")
+_RELATION = re.compile(r"\b(?:dicabut|mencabut|pencabutan|diubah|mengubah|perubahan|diganti|mengganti|penggantian|"
+                       r"revok(?:e|ed|es|ing)|repeal(?:ed|s|ing)?|amend(?:ed|s|ing|ment|ments)?|"
+                       r"replac(?:e|ed|es|ing)|supersed(?:e|ed|es|ing)|chang(?:e|ed|es)|melaksanakan|pelaksanaan|"
+                       r"implement(?:s|ed|ing)?|masih\s+berlaku|still\s+(?:in\s+force|valid|appl(?:y|ies))|"
+                       r"terjadi\s+(?:pada|dengan|terhadap)|happens?\s+to|"
+                       # a transitional provision: "pada saat Peraturan Pemerintah ini mulai berlaku, PP 53/2010 …"
+                       r"ini\s+mulai\s+berlaku|this\s+\w+\s+(?:takes\s+effect|comes\s+into\s+force))\b", re.IGNORECASE)
+# the title a question gives with a document's name ("PMK 99/2025 tentang pembebasan …", "… on customs duty …"), up to
+# the question's verb of force, a clause break or the end
+_TITLE = re.compile(r"\s+(?:tentang|mengenai|on|regarding|concerning)\s+.+?(?=\s+(?:mulai\s+berlaku|berlaku|"
+                    r"takes?\s+effect|come|comes|came|enters?|enter|becomes?|become|became|ditetapkan|diundangkan|"
+                    r"(?:is|was)\s+\w+ed)\b|\s*[,;:?]|\s*$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -48,7 +76,30 @@ async def question_scope(question: str, lang: str, chunks: ChunkSource | Context
         return Scope()
     documents = await chunks.documents()
     held = [(ref, held_by(ref, documents)) for ref in named]
-    scoped = [(ref, doc_id) for ref, doc_id in held if _SCOPE_WORD.search(question[:ref.start])]
+    within = asked_within(question, named)
+    scoped = [(ref, doc_id) for (ref, doc_id), inside in zip(held, within) if inside]
     return Scope(named=tuple((ref.document_label, doc_id) for ref, doc_id in held),
                  restrict=tuple(sorted({d for _, d in scoped if d})) if scoped else None,
-                 strip=tuple(ref.raw for ref, _ in scoped))
+                 strip=tuple(_with_title(question, ref) for ref, _ in scoped))
+
+
+def asked_within(question: str, named: Sequence[Reference]) -> list[bool]:
+    """For each named document (in the order of the text), whether the question asks within it."""
+    if _RELATION.search(question):
+        # "Kapan PMK 3/2022 dicabut?": the revoking document answers; only an explicit "menurut …" scopes
+        explicit = [bool(_SCOPE_WORD.search(question[:ref.start])) and not _IN_ONLY.search(question[:ref.start])
+                    for ref in named]
+        return explicit
+    if _OWN_FORCE.search(question):
+        return [True] * len(named)
+    out: list[bool] = []
+    for i, ref in enumerate(named):
+        joined = i > 0 and out[-1] and bool(_JOINED.match(question[named[i - 1].end:ref.start]))
+        out.append(joined or bool(_SCOPE_WORD.search(question[:ref.start])))
+    return out
+
+
+def _with_title(question: str, ref: Reference) -> str:
+    """The name as written, with the title the question gives after it, if any."""
+    m = _TITLE.match(question, ref.end)
+    return question[ref.start:m.end()] if m else ref.raw

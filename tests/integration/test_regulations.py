@@ -339,6 +339,16 @@ def test_a_rate_question_is_not_answered_with_the_duration(lite_regulations):
     assert not any("selama 3 (tiga) tahun" in c.text for c in result.claims if c.status == "supported")
 
 
+def test_when_a_regulation_takes_effect_is_answered_from_its_own_closing_provision(lite_regulations):
+    """Each regulation has its own "mulai berlaku" provision; unscoped, PMK 9/2025's and PMK 117/2025's were claimed
+    beside PMK 98/2025's (on the 16 regulations of bench/regulations the question was refused). Asked about one of
+    them, the question is asked within it."""
+    result = asyncio.run(lite_regulations.orchestrator().answer("Kapan PMK 98/2025 mulai berlaku?"))
+    assert result.outcome == "answer"
+    assert {x.doc_id for c in result.claims for x in c.citations} == {"pmk-098-2025"}
+    assert "mulai berlaku setelah 10 (sepuluh) hari terhitung sejak tanggal diundangkan" in result.claims[0].text
+
+
 def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_missing(regulations, tmp_path):
     from pipeline.replay import replay
     from pipeline.trace import load_trace
@@ -383,6 +393,15 @@ def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_
     assert trace.named_documents == (("Perbup Mamuju Tengah 34/2021", doc_id),) and trace.scoped_to == (doc_id,)
     assert regional.not_in_corpus == ()
     assert all(c.dropped for c in trace.parts[0].attempts[0].candidates if c.chunk.doc_id != doc_id)
+
+    # a question about when the document takes effect is asked within it (the lite profile's answer to it:
+    # test_when_a_regulation_takes_effect_is_answered_from_its_own_closing_provision)
+    force = asyncio.run(orchestrator.answer("Kapan PMK 99/2025 mulai berlaku?"))
+    trace = load_trace(Path(force.trace_path))
+    assert trace.scoped_to == ("pmk-099-2025",)
+    assert all(c.dropped for c in trace.parts[0].attempts[0].candidates if c.chunk.doc_id != "pmk-099-2025")
+    lacking = asyncio.run(orchestrator.answer("Kapan Peraturan Menteri Keuangan Nomor 124 Tahun 2024 mulai berlaku?"))
+    assert lacking.outcome == "refusal" and lacking.not_in_corpus == ("PMK 124/2024",)
 
     # naming a document without asking within it only adds the note
     mention = asyncio.run(orchestrator.answer(

@@ -1,0 +1,96 @@
+"""A question's scope: which named documents it asks within, and what of the question only names them."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pipeline.ingest.xrefs import documents_named
+from pipeline.scope import asked_within, question_scope
+from pipeline.types import Document
+
+pytestmark = pytest.mark.unit
+
+
+def _doc(doc_id: str, number: str, year: int) -> Document:
+    return Document(doc_id=doc_id, title="T", original="/x", lang="id", content_hash=doc_id,
+                    doc_type="Peraturan Menteri Keuangan", number=number, year=year, cite_as=f"PMK {number}/{year}")
+
+
+class _FakeDocuments:
+    """A test double of the corpus side of scope: only the documents it holds."""
+
+    def __init__(self, *docs: Document):
+        self.docs = list(docs)
+
+    async def documents(self):
+        return self.docs
+
+
+HELD = _FakeDocuments(_doc("pmk-099-2025", "99", 2025), _doc("pmk-007-2025", "7", 2025),
+                      _doc("pmk-003-2022", "3", 2022))
+
+
+def scope(question: str, lang: str = "id"):
+    return asyncio.run(question_scope(question, lang, HELD))
+
+
+def within(question: str, lang: str = "id") -> list[bool]:
+    return asked_within(question, documents_named(question, lang))
+
+
+@pytest.mark.parametrize("question, lang", [
+    ("Kapan PMK 99/2025 mulai berlaku?", "id"),
+    ("When does PMK 99/2025 take effect?", "en"),
+    ("When does PMK 99/2025 come into force?", "en"),
+    ("Sejak kapan PMK 99/2025 berlaku?", "id"),
+    ("Menurut PMK 99/2025, berapa lama jangka waktunya?", "id"),
+    ("Apa yang dimaksud dengan Bencana Alam dalam PMK 99/2025?", "id"),
+    ("What does hibah mean in PMK 99/2025?", "en"),
+])
+def test_a_question_about_when_the_document_takes_effect_or_asked_inside_it_is_scoped_to_it(question, lang):
+    s = scope(question, lang)
+    assert s.restrict == ("pmk-099-2025",) and s.named == (("PMK 99/2025", "pmk-099-2025"),)
+    assert "99/2025" not in s.without_names(question)  # the name scopes the search; it is not content to cover
+
+
+@pytest.mark.parametrize("question, lang", [
+    ("Kapan PMK 3/2022 dicabut?", "id"),                     # the revoking document answers
+    ("Apakah PMK 3/2022 masih berlaku?", "id"),
+    ("Which rule in PMK 3/2022 was replaced?", "en"),        # "in" does not scope a question about a relation
+    ("Is PMK 3/2022 still in force?", "en"),
+    ("Apa yang terjadi pada PMK 3/2022 pada saat Peraturan Menteri ini mulai berlaku?", "id"),
+    ("Berapa tarif pajak sewa tanah, dan apa kaitannya dengan PMK 3/2022?", "id"),  # mentioned only
+    # the date it was made is in its signature block: cut down to "Kapan diundangkan?", the question was read into
+    # "… mulai berlaku setelah 10 hari terhitung sejak tanggal diundangkan"
+    ("Kapan PMK 3/2022 diundangkan?", "id"),
+    ("When was PMK 3/2022 enacted?", "en"),
+])
+def test_a_question_about_a_relation_between_documents_or_a_mere_mention_is_not_restricted(question, lang):
+    s = scope(question, lang)
+    assert s.restrict is None and s.named == (("PMK 3/2022", "pmk-003-2022"),)
+    assert s.without_names(question) == question
+
+
+def test_an_explicit_according_to_scopes_even_a_question_about_revocation():
+    s = scope("Menurut PMK 7/2025, peraturan apa yang dicabut?")
+    assert s.restrict == ("pmk-007-2025",)
+
+
+def test_documents_named_together_after_a_scope_word_are_all_scoped():
+    assert within("Berapa tarif dalam PMK 3/2022 dan PMK 7/2025?") == [True, True]
+    assert within("Menurut PMK 7/2025, apakah tarifnya sama dengan PMK 3/2022?") == [True, False]
+
+
+def test_the_title_given_with_a_name_is_left_out_of_what_an_answer_must_cover():
+    question = ("When does PMK 99/2025 on customs duty and excise exemption for imported gifts and grants "
+                "take effect?")
+    assert scope(question, "en").without_names(question) == "When does take effect?"
+    question = "Apa yang dimaksud dengan hibah menurut PMK 99/2025 tentang pembebasan bea masuk, dan siapa penerimanya?"
+    assert scope(question).without_names(question) == "Apa yang dimaksud dengan hibah menurut , dan siapa penerimanya?"
+
+
+def test_a_question_about_when_a_document_the_corpus_lacks_takes_effect_has_nothing_to_answer_from():
+    s = scope("Kapan Peraturan Menteri Keuangan Nomor 124 Tahun 2024 tentang Organisasi dan Tata Kerja "
+              "Kementerian Keuangan mulai berlaku?")
+    assert s.named == (("PMK 124/2024", None),) and s.restrict == ()
