@@ -19,7 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from .ingest.metadata import issuer_place
 from .ingest.xrefs import Reference, documents_named, held_by
+from .types import Document
 from .protocols import ChunkSource, ContextSource
 
 # "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …", "dalam …", "in …": the
@@ -56,6 +58,7 @@ class Scope:
     named: tuple[tuple[str, str | None], ...] = ()  # (document label, ingested doc id or None)
     restrict: tuple[str, ...] | None = None          # doc ids retrieval is limited to; None: unrestricted
     strip: tuple[str, ...] = ()                      # the scoping names, left out of the terms to cover
+    places: tuple[str, ...] = ()                     # the places of regional instruments the question names
 
     @property
     def held(self) -> tuple[str, ...]:
@@ -70,10 +73,10 @@ class Scope:
 
 
 async def question_scope(question: str, lang: str, chunks: ChunkSource | ContextSource) -> Scope:
-    """The documents the question names (looked up in the corpus only when it names any)."""
+    """The documents the question names (looked up in the corpus only when it names any, or may name a place)."""
     named = documents_named(question, lang)
     if not named:
-        return Scope()
+        return places_scope(question, await chunks.documents()) if _PROPER.search(question) else Scope()
     documents = await chunks.documents()
     held = [(ref, held_by(ref, documents)) for ref in named]
     within = asked_within(question, named)
@@ -103,3 +106,36 @@ def _with_title(question: str, ref: Reference) -> str:
     """The name as written, with the title the question gives after it, if any."""
     m = _TITLE.match(question, ref.end)
     return question[ref.start:m.end()] if m else ref.raw
+
+
+# a capitalised word past the question's first, or an administrative word: it may name a place
+_PROPER = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]|(?i:\b(?:kabupaten|kab\.|kota|provinsi|prov\.|regency|city|"
+                     r"province)\b)")
+_ADMIN = r"(?:Pemerintah\s+)?(?:Kabupaten|Kab\.|Kota|Provinsi|Prov\.)"
+_ADMIN_AFTER = r"(?:Regency|City|Province|Municipality)"
+
+
+def places_scope(question: str, documents: Sequence[Document]) -> Scope:
+    """A question that names the place of regional instruments the corpus holds ("… PNS di Kabupaten Kotabaru",
+    "… in Kotabaru Regency") asks about that place: another place's regional instruments may not answer it (the
+    worst answer is the right rule of the wrong regency), national ones still may, and the place is not content an
+    answer must cover. The place is matched as a whole, capitalised as a name, or after its administrative word in
+    any case ("kabupaten kotabaru")."""
+    places: dict[str, set[str]] = {}
+    for d in documents:
+        if place := issuer_place(d.doc_type, d.issuer):
+            places.setdefault(place, set()).add(d.doc_id)
+    said, raws = set(), []
+    for place in sorted(places, key=len, reverse=True):
+        words = r"\s+".join(map(re.escape, place.split()))
+        named = re.compile(rf"(?:\b{_ADMIN}\s+)?\b{words}\b(?:\s+{_ADMIN_AFTER}\b)?")
+        admin = re.compile(rf"\b{_ADMIN}\s+{words}\b(?:\s+{_ADMIN_AFTER}\b)?", re.IGNORECASE)
+        m = named.search(question) or admin.search(question)
+        if m and not any(place in other for other in said):
+            said.add(place)
+            raws.append(m[0])
+    if not said:
+        return Scope()
+    elsewhere = set().union(*(ids for place, ids in places.items() if place not in said))
+    return Scope(restrict=tuple(sorted(d.doc_id for d in documents if d.doc_id not in elsewhere)),
+                 strip=tuple(raws), places=tuple(sorted(said)))

@@ -419,6 +419,15 @@ _ISSUER_PLACE = re.compile(r"^(?:Bupati|Wali\s*[Kk]ota|Gubernur|Pemerintah\s+(?P
                            r"\s+(?P<place>.+)$")
 
 
+def issuer_place(doc_type: str | None, issuer: str | None) -> str | None:
+    """The place a regional instrument is of ("Kotabaru" for a Peraturan Bupati of "Bupati Kotabaru", "Bone Bolango"
+    for "Pemerintah Kabupaten Bone Bolango"); None for any other document."""
+    if doc_type not in _REGIONAL_SHORT:
+        return None
+    m = _ISSUER_PLACE.match(issuer or "")
+    return " ".join(m["place"].split()) if m else None
+
+
 def citation(doc_type: str | None, number: str | None, year: int | None, issuer: str | None = None) -> str | None:
     """The short name citations use: "PMK 98/2025", "Perbup Kotabaru 9/2025", "Perda Kab. Magelang 8/2010",
     "PSAK 71"; "<doc_type> <number>/<year>" for other types. None when there is nothing to name it by."""

@@ -403,6 +403,19 @@ def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_
     lacking = asyncio.run(orchestrator.answer("Kapan Peraturan Menteri Keuangan Nomor 124 Tahun 2024 mulai berlaku?"))
     assert lacking.outcome == "refusal" and lacking.not_in_corpus == ("PMK 124/2024",)
 
+    # the place of regional instruments: no other place's regional instrument may answer; national ones may
+    place = asyncio.run(orchestrator.answer("Berapa lama Raskinda diberikan kepada setiap Rumah Tangga Sasaran di "
+                                            "Kota Surakarta?"))
+    trace = load_trace(Path(place.trace_path))
+    docs = [d for d, _ in corpus.store.documents()]
+    surakarta = {d.doc_id for d in docs if d.issuer == "Walikota Surakarta"}
+    elsewhere = {d.doc_id for d in docs if d.doc_type.startswith("Peraturan ") and d.issuer
+                 and d.issuer.split()[0] in ("Bupati", "Walikota", "Pemerintah")} - surakarta
+    assert surakarta and elsewhere and surakarta <= set(trace.scoped_to) and not elsewhere & set(trace.scoped_to)
+    assert "pmk-099-2025" in trace.scoped_to
+    assert all(c.dropped for c in trace.parts[0].attempts[0].candidates if c.chunk.doc_id in elsewhere)
+    assert {x.doc_id for c in place.claims for x in c.citations} <= set(trace.scoped_to)
+
     # naming a document without asking within it only adds the note
     mention = asyncio.run(orchestrator.answer(
         "Berapa lama Bea Masuk Tindakan Pengamanan atas impor kain tenunan dari kapas dikenakan, "

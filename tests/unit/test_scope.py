@@ -94,3 +94,39 @@ def test_a_question_about_when_a_document_the_corpus_lacks_takes_effect_has_noth
     s = scope("Kapan Peraturan Menteri Keuangan Nomor 124 Tahun 2024 tentang Organisasi dan Tata Kerja "
               "Kementerian Keuangan mulai berlaku?")
     assert s.named == (("PMK 124/2024", None),) and s.restrict == ()
+
+
+def _regional(doc_id: str, doc_type: str, issuer: str) -> Document:
+    return Document(doc_id=doc_id, title="T", original="/x", lang="id", content_hash=doc_id, doc_type=doc_type,
+                    issuer=issuer)
+
+
+PLACES = _FakeDocuments(_regional("kotabaru-a", "Peraturan Bupati", "Bupati Kotabaru"),
+                        _regional("kotabaru-b", "Peraturan Bupati", "Bupati Kotabaru"),
+                        _regional("tapin", "Peraturan Bupati", "Bupati Tapin"),
+                        _regional("bone", "Peraturan Daerah", "Pemerintah Kabupaten Bone Bolango"),
+                        _regional("batu", "Peraturan Walikota", "Walikota Batu"),
+                        _doc("pmk-099-2025", "99", 2025))
+
+
+@pytest.mark.parametrize("question, lang, place, said", [
+    ("Kapan THR bagi PNS di Kabupaten Kotabaru dibayarkan?", "id", "Kotabaru", "Kabupaten Kotabaru"),
+    ("When is the thirteenth salary paid in Kotabaru Regency?", "en", "Kotabaru", "Kotabaru Regency"),
+    ("berapa aset pemerintah kabupaten bone bolango?", "id", "Bone Bolango", "pemerintah kabupaten bone bolango"),
+    ("Berapa harga beras di Kota Batu?", "id", "Batu", "Kota Batu"),
+])
+def test_a_question_naming_the_place_of_regional_instruments_is_not_answered_from_another_places(
+        question, lang, place, said):
+    s = asyncio.run(question_scope(question, lang, PLACES))
+    assert s.places == (place,) and s.strip == (said,)
+    others = {"kotabaru-a", "kotabaru-b", "tapin", "bone", "batu"} - {
+        "Kotabaru": {"kotabaru-a", "kotabaru-b"}, "Bone Bolango": {"bone"}, "Batu": {"batu"}}[place]
+    assert "pmk-099-2025" in s.restrict and not others & set(s.restrict)  # national ones may still answer
+    assert said not in s.without_names(question)
+
+
+def test_a_common_word_that_is_also_a_place_names_no_place_unless_written_as_one():
+    for question in ("Apakah batu bara dikenai bea keluar?", "What is the bone density rule?",
+                     "Berapa tarif pajak penghasilan atas sewa tanah?"):
+        s = asyncio.run(question_scope(question, "id", PLACES))
+        assert s.places == () and s.restrict is None and s.strip == ()
