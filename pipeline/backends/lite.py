@@ -543,9 +543,11 @@ class ExtractiveGenerator:
         # best first; among equals, the smaller unit (the innermost citation), then context order
         scored.sort(key=lambda r: (-value(r), -ctx[r.candidate.item].retrieval_score, len(r.candidate.quote),
                                    r.candidate.item, r.candidate.index))
-        # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer
+        # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer, nor is a
+        # quote the layout cut off mid-phrase ("Pasal II ini mulai berlaku pada tanggal")
         answers = [r for r in scored
-                   if not (provision[r.candidate.item] and excluded_phrase(request.question, r.candidate.quote))]
+                   if not (provision[r.candidate.item] and excluded_phrase(request.question, r.candidate.quote))
+                   and not cut_short(r.candidate.quote)]
         eligible = [r for r in answers if value(r) >= floor(r)]
         if self.reader is not None and s.answer_at is not None:
             # regulations answer only when their best candidate reaches answer_at (a unit about the complement is
@@ -664,6 +666,21 @@ def excluded_phrase(question: str, text: str) -> str | None:
         if all(asked) and not any(stated):
             return f"{qw[said[0] - 1]} {a} {b}"
     return None
+
+
+# a word no sentence ends on: a preposition, an article, a copula, or "tanggal" with its date missing (not "dan",
+# "atau": an item of a list ends on them before the next, "…; dan", with or without its mark)
+_DANGLING = re.compile(r"\b(?:pada|tanggal|di|ke|dari|dengan|yang|untuk|oleh|bahwa|sebagai|terhadap|atas|bagi|adalah|"
+                       r"merupakan|sejak|sampai|hingga|tentang|dalam|the|of|to|on|in|at|by|for|with|a|an|is|are|"
+                       r"from)$", re.IGNORECASE)
+
+
+def cut_short(quote: str) -> bool:
+    """The quote stops mid-phrase, on a word no sentence ends on and without a closing mark, as text the layout broke
+    apart does ("Pasal II ini mulai berlaku pada tanggal", the date in another column): it states less than it
+    seems to."""
+    text = quote.rstrip()
+    return bool(text) and text[-1].isalnum() and bool(_DANGLING.search(text))
 
 
 _ITEM_LINE = re.compile(r"^\s*(?:[a-z]|\d{1,3})[.)]\s")  # a line that is an item of an enumeration: "b. …", "3. …"

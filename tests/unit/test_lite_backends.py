@@ -775,3 +775,16 @@ def test_the_chapter_term_needs_its_settings_and_agreement(profile):
                           "agreement": AgreementCalibration(logit=1, agree=1, chapter=2, intercept=0).model_dump()})
     with pytest.raises(ValidationError, match="needs generator.agreement"):
         g.model_validate({**g.model_dump(), "agreement": None, "chapter": ChapterSettings().model_dump()})
+
+
+def test_a_quote_the_layout_cut_off_mid_phrase_is_cut_short_and_an_item_of_a_list_is_not():
+    from pipeline.backends.lite import cut_short
+
+    assert cut_short("Pasal II ini mulai berlaku pada tanggal")
+    assert cut_short("The regulation takes effect on")
+    assert not cut_short("telah digunakan paling singkat 2 (dua) tahun sejak tanggal pemberitahuan pabean impor; atau")
+    assert not cut_short("tidak melakukan tindakan yang dapat mengakibatkan kerugian bagi yang dilayani, dan")
+    assert not cut_short("a. musim atau cuaca: atau")  # a scan's colon for the semicolon
+    assert not cut_short("b. pekerjaan yang bersifat sementara dan")
+    assert not cut_short("Peraturan Menteri ini mulai berlaku pada tanggal diundangkan.")
+    assert not cut_short("dibayarkan pada bulan Juli")
