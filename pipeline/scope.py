@@ -33,11 +33,16 @@ _IN_ONLY = re.compile(r"\b(?:(?:di\s+)?dalam|in|within)\s*$", re.IGNORECASE)
 # a document named right after a scoped one ("dalam PMK 3/2022 dan PMK 7/2025") is scoped with it
 _JOINED = re.compile(r"^\s*(?:,|dan|and|atau|or|serta)\s*$", re.IGNORECASE)
 # the document's own force is what is asked ("Kapan PMK 99/2025 mulai berlaku?"): its closing provision says it. Not
-# the date it was made ("Kapan … diundangkan?"): that is in its signature block, and a question cut down to "Kapan
-# diundangkan?" was read into "… mulai berlaku setelah 10 hari terhitung sejak tanggal diundangkan" at TINGGI
+# the date it was made ("Kapan … diundangkan?", _MAKING): that is in its signature block, and scoped to a document
+# the corpus holds, a question cut down to "Kapan diundangkan?" was read into "… mulai berlaku setelah 10 hari
+# terhitung sejak tanggal diundangkan" at TINGGI
 _OWN_FORCE = re.compile(r"\bberlaku\s*(?:\?|$)|\b(?:mulai\s+berlaku|berlaku\s+(?:sejak|mulai)|takes?\s+effect|"
                         r"(?:comes?|come|came|enters?|enter|entered)\s+into\s+(?:force|effect)|"
                         r"(?:becomes?|become|became)\s+effective|effective\s+date)\b", re.IGNORECASE)
+# when the document was made: in its signature block. A question about a document the corpus lacks has nothing to
+# answer from; about one it holds it is left unscoped (see _OWN_FORCE)
+_MAKING = re.compile(r"\b(?:ditetapkan|diundangkan|diterbitkan|disahkan|ditandatangani|enacted|issued|signed|promulgated|"
+                     r"stipulated)\b", re.IGNORECASE)
 # a relation between documents: the answer may be in the other one ("Kapan PMK 3/2022 dicabut?")
 _RELATION = re.compile(r"\b(?:dicabut|mencabut|pencabutan|diubah|mengubah|perubahan|diganti|mengganti|penggantian|"
                        r"revok(?:e|ed|es|ing)|repeal(?:ed|s|ing)?|amend(?:ed|s|ing|ment|ments)?|"
@@ -80,7 +85,8 @@ async def question_scope(question: str, lang: str, chunks: ChunkSource | Context
     documents = await chunks.documents()
     held = [(ref, held_by(ref, documents)) for ref in named]
     within = asked_within(question, named)
-    scoped = [(ref, doc_id) for (ref, doc_id), inside in zip(held, within) if inside]
+    making = bool(_MAKING.search(question)) and not _RELATION.search(question)
+    scoped = [(ref, doc_id) for (ref, doc_id), inside in zip(held, within) if inside or (making and doc_id is None)]
     return Scope(named=tuple((ref.document_label, doc_id) for ref, doc_id in held),
                  restrict=tuple(sorted({d for _, d in scoped if d})) if scoped else None,
                  strip=tuple(_with_title(question, ref) for ref, _ in scoped))

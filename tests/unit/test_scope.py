@@ -130,3 +130,11 @@ def test_a_common_word_that_is_also_a_place_names_no_place_unless_written_as_one
                      "Berapa tarif pajak penghasilan atas sewa tanah?"):
         s = asyncio.run(question_scope(question, "id", PLACES))
         assert s.places == () and s.restrict is None and s.strip == ()
+
+
+def test_when_a_document_the_corpus_lacks_was_made_has_nothing_to_answer_from_and_one_it_holds_is_unscoped():
+    s = scope("Kapan Peraturan Menteri Keuangan Nomor 124 Tahun 2024 tentang Organisasi dan Tata Kerja "
+              "Kementerian Keuangan ditetapkan?")
+    assert s.named == (("PMK 124/2024", None),) and s.restrict == ()
+    s = scope("Kapan PMK 99/2025 diundangkan?")
+    assert s.named == (("PMK 99/2025", "pmk-099-2025"),) and s.restrict is None
