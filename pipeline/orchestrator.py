@@ -106,7 +106,7 @@ class Orchestrator:
         question = check_question(question, self.settings.limits)
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
-        scope = await question_scope(question, q_lang, self.components.context)
+        scope = await question_scope(question, q_lang, self.components.context, self.analyzer)
         parts = await asyncio.gather(*(self._part(i, p, q_lang, scope) for i, p in enumerate(decompose(question))))
         s = self.settings
         result = conclude(parts, question, lang, self.analyzer.all_tokens, s.conflicts.min_overlap,

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .ingest.metadata import issuer_place
 from .ingest.xrefs import Reference, documents_named, held_by
 from .types import Document
+
+if TYPE_CHECKING:
+    from .analysis import QueryAnalyzer
 from .protocols import ChunkSource, ContextSource
 
 # "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …", "dalam …", "in …": the
@@ -77,11 +80,18 @@ class Scope:
         return text
 
 
-async def question_scope(question: str, lang: str, chunks: ChunkSource | ContextSource) -> Scope:
-    """The documents the question names (looked up in the corpus only when it names any, or may name a place)."""
+async def question_scope(question: str, lang: str, chunks: ChunkSource | ContextSource,
+                         analyzer: "QueryAnalyzer | None" = None) -> Scope:
+    """The documents the question names: by citation, else by description (with `analyzer`), else the place of
+    regional instruments (the corpus's documents are looked up only when the question may name any)."""
     named = documents_named(question, lang)
     if not named:
-        return places_scope(question, await chunks.documents()) if _PROPER.search(question) else Scope()
+        described = _DESCRIBED.search(question) if analyzer is not None else None
+        if not described and not _PROPER.search(question):
+            return Scope()
+        documents = await chunks.documents()
+        scope = described_scope(question, lang, documents, analyzer) if described else Scope()
+        return scope if scope.restrict is not None else places_scope(question, documents)
     documents = await chunks.documents()
     held = [(ref, held_by(ref, documents)) for ref in named]
     within = asked_within(question, named)
@@ -145,3 +155,36 @@ def places_scope(question: str, documents: Sequence[Document]) -> Scope:
     elsewhere = set().union(*(ids for place, ids in places.items() if place not in said))
     return Scope(restrict=tuple(sorted(d.doc_id for d in documents if d.doc_id not in elsewhere)),
                  strip=tuple(raws), places=tuple(sorted(said)))
+
+
+# a document named by what it is about: "in the Mamuju Tengah regional government accounting regulation", "under the
+# regulation on imported gifts", "menurut peraturan tentang pembebasan bea masuk"
+_KIND = r"(?:regulations?|rules?|decree|ordinance|peraturan(?:\s+(?:menteri(?:\s+keuangan)?|bupati|wali\s*kota|daerah|" \
+        r"gubernur|pemerintah))?|ketentuan)"
+_DESCRIBED = re.compile(
+    rf"\b(?:in|under|according\s+to|pursuant\s+to|dalam|di\s+dalam|menurut|berdasarkan)\s+(?P<phrase>"
+    rf"(?:the|this|that)\s+(?P<before>(?:[\w/-]+\s+){{1,8}}?){_KIND}\b"
+    rf"|(?:the\s+)?{_KIND}\s+(?:on|about|concerning|regarding|governing|tentang|mengenai)\s+(?P<after>[^,;:?]+))",
+    re.IGNORECASE)
+DESCRIBED_SHARE = 0.75  # of the description's terms a document's title and issuer must state
+
+
+def described_scope(question: str, lang: str, documents: Sequence[Document], analyzer: "QueryAnalyzer") -> Scope:
+    """A question that names a document by what it is about: the documents whose title and issuer state at least
+    `DESCRIBED_SHARE` of the description's terms (two terms at least), when they state more of it than any other
+    document, are the ones asked within, and the description is not content an answer must cover."""
+    m = _DESCRIBED.search(question)
+    if not m:
+        return Scope()
+    terms = analyzer.term_groups(analyzer.normalise(m["before"] or m["after"] or ""), lang)
+    if len(terms) < 2:
+        return Scope()
+    shares = {d.doc_id: sum(t.matched_by(analyzer.all_tokens(f"{d.title} {d.issuer or ''}")) for t in terms) / len(terms)
+              for d in documents}
+    best = max(shares.values(), default=0.0)
+    if best < DESCRIBED_SHARE:
+        return Scope()
+    chosen = tuple(sorted(d for d, v in shares.items() if v == best))
+    if len(chosen) == len(documents) and len(documents) > 1:
+        return Scope()  # it tells no document from another
+    return Scope(restrict=chosen, strip=(m["phrase"],))

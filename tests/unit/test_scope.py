@@ -138,3 +138,47 @@ def test_when_a_document_the_corpus_lacks_was_made_has_nothing_to_answer_from_an
     assert s.named == (("PMK 124/2024", None),) and s.restrict == ()
     s = scope("Kapan PMK 99/2025 diundangkan?")
     assert s.named == (("PMK 99/2025", "pmk-099-2025"),) and s.restrict is None
+
+
+def _titled(doc_id: str, title: str, doc_type: str = "Peraturan Menteri Keuangan", issuer: str = "Menteri Keuangan"):
+    return Document(doc_id=doc_id, title=title, original="/x", lang="id", content_hash=doc_id, doc_type=doc_type,
+                    issuer=issuer)
+
+
+TITLED = _FakeDocuments(
+    _titled("mateng", "SISTEM DAN PROSEDUR AKUNTANSI PEMERINTAH DAERAH", "Peraturan Bupati", "Bupati Mamuju Tengah"),
+    _titled("magelang", "PERUBAHAN ANGGARAN PENDAPATAN DAN BELANJA DAERAH KABUPATEN MAGELANG", "Peraturan Daerah",
+            "Pemerintah Kabupaten Magelang"),
+    _titled("pmk-099-2025", "PEMBERIAN PEMBEBASAN BEA MASUK DAN CUKAI ATAS IMPOR BARANG KIRIMAN HADIAH/HIBAH"),
+    _titled("pmk-105-2025", "PAJAK PENGHASILAN PASAL 21 ATAS PENGHASILAN TERTENTU YANG DITANGGUNG PEMERINTAH"))
+
+
+@pytest.fixture(scope="module")
+def analyzer():
+    from pipeline.analysis import query_analyzer
+    from pipeline.config import load_profile
+    return query_analyzer(load_profile("lite"))
+
+
+@pytest.mark.parametrize("question, lang, doc_id, phrase", [
+    ("What does Basis Kas mean in the Mamuju Tengah regional government accounting regulation?", "en", "mateng",
+     "the Mamuju Tengah regional government accounting regulation"),
+    ("How long is the exemption under the regulation on imported gifts and grants?", "en", "pmk-099-2025",
+     "the regulation on imported gifts and grants"),
+    ("Menurut peraturan tentang pajak penghasilan yang ditanggung pemerintah, berapa lama insentif diberikan?", "id",
+     "pmk-105-2025", "peraturan tentang pajak penghasilan yang ditanggung pemerintah"),
+])
+def test_a_document_named_by_what_it_is_about_is_asked_within(analyzer, question, lang, doc_id, phrase):
+    s = asyncio.run(question_scope(question, lang, TITLED, analyzer))
+    assert s.restrict == (doc_id,) and s.strip == (phrase,)
+    assert phrase not in s.without_names(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What is the rate in the regulation?",                       # says nothing of what it is about
+    "What is the rate under the tax regulation?",                # one term: too little to tell documents apart
+    "Which duty applies under the regulation on coal exports and mining royalties?",  # no title states it
+])
+def test_a_description_no_document_answers_to_scopes_nothing(analyzer, question):
+    s = asyncio.run(question_scope(question, "en", TITLED, analyzer))
+    assert s.restrict is None and s.strip == ()
