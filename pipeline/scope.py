@@ -10,8 +10,13 @@ lacks leaves nothing to answer from. A question about a relation between documen
 amended, replaced) is never restricted: the answer may be in the other document. A document
 merely mentioned is only recorded, so an answer drawn from other records is never taken for
 its. Document names are read with the same grammar ingest uses for cross-references
-(`ingest/xrefs.py`), so a question and a regulation name a document alike. Any named document the corpus holds is also exempt from retrieval's per-source
-cap: the question is about its passages, so all of them it finds go to the reranker.
+(`ingest/xrefs.py`), so a question and a regulation name a document alike. Any named document
+the corpus holds is also exempt from retrieval's per-source cap: the question is about its
+passages, so all of them it finds go to the reranker.
+
+A question that names no document by citation may name one by what it is about ("in the Mamuju
+Tengah regional government accounting regulation", `described_scope`), or the place of regional
+instruments ("… di Kabupaten Kotabaru", `places_scope`).
 """
 from __future__ import annotations
 
@@ -21,11 +26,11 @@ from typing import TYPE_CHECKING, Sequence
 
 from .ingest.metadata import issuer_place
 from .ingest.xrefs import Reference, documents_named, held_by
+from .protocols import ChunkSource, ContextSource
 from .types import Document
 
 if TYPE_CHECKING:
     from .analysis import QueryAnalyzer
-from .protocols import ChunkSource, ContextSource
 
 # "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …", "dalam …", "in …": the
 # question asks within that document, not about it
@@ -106,9 +111,8 @@ def asked_within(question: str, named: Sequence[Reference]) -> list[bool]:
     """For each named document (in the order of the text), whether the question asks within it."""
     if _RELATION.search(question):
         # "Kapan PMK 3/2022 dicabut?": the revoking document answers; only an explicit "menurut …" scopes
-        explicit = [bool(_SCOPE_WORD.search(question[:ref.start])) and not _IN_ONLY.search(question[:ref.start])
-                    for ref in named]
-        return explicit
+        return [bool(_SCOPE_WORD.search(question[:ref.start])) and not _IN_ONLY.search(question[:ref.start])
+                for ref in named]
     if _OWN_FORCE.search(question):
         return [True] * len(named)
     out: list[bool] = []
@@ -179,8 +183,10 @@ def described_scope(question: str, lang: str, documents: Sequence[Document], ana
     terms = analyzer.term_groups(analyzer.normalise(m["before"] or m["after"] or ""), lang)
     if len(terms) < 2:
         return Scope()
-    shares = {d.doc_id: sum(t.matched_by(analyzer.all_tokens(f"{d.title} {d.issuer or ''}")) for t in terms) / len(terms)
-              for d in documents}
+    shares = {}
+    for d in documents:
+        stated = analyzer.all_tokens(f"{d.title} {d.issuer or ''}")
+        shares[d.doc_id] = sum(t.matched_by(stated) for t in terms) / len(terms)
     best = max(shares.values(), default=0.0)
     if best < DESCRIBED_SHARE:
         return Scope()
