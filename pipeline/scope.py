@@ -164,7 +164,7 @@ def places_scope(question: str, documents: Sequence[Document]) -> Scope:
 # a document named by what it is about: "in the Mamuju Tengah regional government accounting regulation", "under the
 # regulation on imported gifts", "menurut peraturan tentang pembebasan bea masuk"
 _KIND = r"(?:regulations?|rules?|decree|ordinance|peraturan(?:\s+(?:menteri(?:\s+keuangan)?|bupati|wali\s*kota|daerah|" \
-        r"gubernur|pemerintah))?|ketentuan)"
+        r"gubernur|pemerintah))?|ketentuan|PMK|PP|Perpres|Permen|Perbup|Perda|Perwali|Perwal|Pergub|UU)"
 _DESCRIBED = re.compile(
     rf"\b(?:in|under|according\s+to|pursuant\s+to|dalam|di\s+dalam|menurut|berdasarkan)\s+(?P<phrase>"
     rf"(?:the|this|that)\s+(?P<before>(?:[\w/-]+\s+){{1,8}}?){_KIND}\b"

@@ -167,6 +167,8 @@ def analyzer():
      "the regulation on imported gifts and grants"),
     ("Menurut peraturan tentang pajak penghasilan yang ditanggung pemerintah, berapa lama insentif diberikan?", "id",
      "pmk-105-2025", "peraturan tentang pajak penghasilan yang ditanggung pemerintah"),
+    ("Berapa lama kendaraan harus dipakai menurut PMK tentang pembebasan bea masuk barang kiriman hadiah?", "id",
+     "pmk-099-2025", "PMK tentang pembebasan bea masuk barang kiriman hadiah"),
 ])
 def test_a_document_named_by_what_it_is_about_is_asked_within(analyzer, question, lang, doc_id, phrase):
     s = asyncio.run(question_scope(question, lang, TITLED, analyzer))
