@@ -544,10 +544,12 @@ class ExtractiveGenerator:
         scored.sort(key=lambda r: (-value(r), -ctx[r.candidate.item].retrieval_score, len(r.candidate.quote),
                                    r.candidate.item, r.candidate.index))
         # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer, nor is a
-        # quote the layout cut off mid-phrase ("Pasal II ini mulai berlaku pada tanggal")
+        # quote the layout cut off mid-phrase ("Pasal II ini mulai berlaku pada tanggal"), nor a form's closing clause
+        # in an annex ("Keputusan Menteri ini mulai berlaku …" in a PMK's Lampiran)
         answers = [r for r in scored
                    if not (provision[r.candidate.item] and excluded_phrase(request.question, r.candidate.quote))
-                   and not cut_short(r.candidate.quote)]
+                   and not cut_short(r.candidate.quote)
+                   and not annexed_form(ctx[r.candidate.item].location, r.candidate.quote)]
         eligible = [r for r in answers if value(r) >= floor(r)]
         if self.reader is not None and s.answer_at is not None:
             # regulations answer only when their best candidate reaches answer_at (a unit about the complement is
@@ -681,6 +683,20 @@ def cut_short(quote: str) -> bool:
     seems to."""
     text = quote.rstrip()
     return bool(text) and text[-1].isalnum() and bool(_DANGLING.search(text))
+
+
+# an instrument's own entry into force: "Keputusan Menteri ini mulai berlaku …", "This Decree takes effect …"
+_OWN_FORCE_CLAUSE = re.compile(r"\b(?:keputusan|peraturan|surat|instruksi)\b[^.;]{0,60}?\bini\s+(?:mulai\s+)?berlaku\b"
+                               r"|\bthis\s+\w+(?:\s+\w+)?\s+(?:shall\s+)?(?:takes?|comes?)\s+(?:effect|into\s+force)\b",
+                               re.IGNORECASE)
+
+
+def annexed_form(location: str, quote: str) -> bool:
+    """An instrument's entry-into-force clause found in an annex ("Lampiran", "Annex"): the annex holds forms of other
+    instruments (a Keputusan Menteri to be issued under the regulation, "Keputusan Menteri ini mulai berlaku pada
+    tanggal ditetapkan"), and a document's own clause is in its closing provisions, never in its annex."""
+    return bool(re.match(r"(?:lampiran|annex|appendix)\b", location.strip(), re.IGNORECASE)) \
+        and bool(_OWN_FORCE_CLAUSE.search(quote))
 
 
 _ITEM_LINE = re.compile(r"^\s*(?:[a-z]|\d{1,3})[.)]\s")  # a line that is an item of an enumeration: "b. …", "3. …"

@@ -404,6 +404,9 @@ def test_a_question_asked_within_a_regulation_is_answered_from_it_or_told_it_is_
     trace = load_trace(Path(force.trace_path))
     assert trace.scoped_to == ("pmk-099-2025",)
     assert all(c.dropped for c in trace.parts[0].attempts[0].candidates if c.chunk.doc_id != "pmk-099-2025")
+    # its Lampiran holds forms of a Keputusan Menteri with their own closing clause; with this test's hash embedder
+    # one of them was the answer ("Keputusan Menteri ini mulai berlaku pada tanggal ditetapkan.")
+    assert not any("Keputusan Menteri ini mulai berlaku" in c.text for c in force.claims), [c.text for c in force.claims]
     lacking = asyncio.run(orchestrator.answer("Kapan Peraturan Menteri Keuangan Nomor 124 Tahun 2024 mulai berlaku?"))
     assert lacking.outcome == "refusal" and lacking.not_in_corpus == ("PMK 124/2024",)
 

@@ -788,3 +788,13 @@ def test_a_quote_the_layout_cut_off_mid_phrase_is_cut_short_and_an_item_of_a_lis
     assert not cut_short("b. pekerjaan yang bersifat sementara dan")
     assert not cut_short("Peraturan Menteri ini mulai berlaku pada tanggal diundangkan.")
     assert not cut_short("dibayarkan pada bulan Juli")
+
+
+def test_an_entry_into_force_clause_in_an_annex_is_a_forms_not_the_documents():
+    from pipeline.backends.lite import annexed_form
+
+    assert annexed_form("Lampiran alinea 8", "Keputusan Menteri ini mulai berlaku pada tanggal ditetapkan.")
+    assert annexed_form("Annex I", "This Decree takes effect on the date it is signed.")
+    assert not annexed_form("Pasal 12", "Peraturan Menteri ini mulai berlaku setelah 60 (enam puluh) hari terhitung "
+                                        "sejak tanggal diundangkan.")
+    assert not annexed_form("Lampiran alinea 3", "Jaminan tertulis berlaku paling lama 6 (enam) bulan.")
