@@ -130,16 +130,18 @@ class _Pool:
         return _with_own(picked, own, k)
 
 
-def examples_from(datasets: Sequence[Path], profile: Profile, limit: int | None = None,
+def examples_from(datasets: Sequence[Path | EvalSet], profile: Profile, limit: int | None = None,
                   bar: Callable[[int, str], Callable[[int], None]] | None = None) -> Examples:
-    """Every candidate sentence of every question of the datasets (in file order)."""
+    """Every candidate sentence of every question of the datasets (files, or sets already read with the same
+    `limit`), in order."""
     analyzer = query_analyzer(profile)
     g = profile.settings.generator
     tagger = CategoryTagger(profile.categories)
     featurizer = Featurizer(analyzer.all_tokens, g.label_credit, g.passage_credit)
     xs, ys, qs, ds, qids, answerable = [], [], [], [], [], []
-    for path in datasets:
-        evalset = load_dataset(path, limit)
+    for dataset in datasets:
+        evalset = dataset if isinstance(dataset, EvalSet) else load_dataset(dataset, limit)
+        path = Path(evalset.path)
         progress = bar(len(evalset.questions), f"{path.parent.name}/{path.stem} questions") if bar else None
         passages_lang = dataset_language(evalset)  # an English set's passages are read by the English analyser
         pool = _Pool(evalset, analyzer.analyzers[passages_lang])
@@ -509,8 +511,9 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
     say(f"reading {len(train)} training and {len(valid)} validation file(s)"
         + (f" and the regulations of {', '.join(map(str, laws))}" if laws else ""))
     # an English set teaches the English scorer alone: the Indonesian prose scorer stays what its own data makes it
-    languages = {p: dataset_language(load_dataset(p, limit)) for p in train}
-    ex = examples_from([p for p in train if languages[p] != "en"], profile, limit, bar)
+    sets = {p: load_dataset(p, limit) for p in train}  # each read once: its language decides its scorer
+    languages = {p: dataset_language(e) for p, e in sets.items()}
+    ex = examples_from([sets[p] for p in train if languages[p] != "en"], profile, limit, bar)
     vex = [examples_from([v], profile, limit, bar) for v in valid]
     cal_q = np.array([in_calibration(q) for q in ex.qids])
     prose_fit, prose_cal = ex.rows(~cal_q), ex.rows(cal_q)
@@ -521,7 +524,7 @@ def train_reader(train: Sequence[Path], valid: Sequence[Path], profile: Profile,
                   "regulation": [("laws", regulation["validate"])] if regulation else []}
     english_sets = [p for p in train if languages[p] == "en"]
     if english_sets:
-        en = examples_from(english_sets, profile, limit, bar)
+        en = examples_from([sets[p] for p in english_sets], profile, limit, bar)
         part = np.array([english_part(q) for q in en.qids])
         fits[ENGLISH], held[ENGLISH] = en.rows(part == "fit"), en.rows(part == "calibrate")
         validation[ENGLISH] = [(prose_source(english_sets[0]) if len(english_sets) == 1 else "english",
