@@ -32,12 +32,13 @@ from .types import Document
 if TYPE_CHECKING:
     from .analysis import QueryAnalyzer
 
-# "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …", "dalam …", "in …": the
-# question asks within that document, not about it
-_SCOPE_WORD = re.compile(r"\b(?:menurut|berdasarkan|sesuai(?:\s+dengan)?|according\s+to|under|pursuant\s+to|"
-                         r"(?:di\s+)?dalam|in|within)\s*$", re.IGNORECASE)
-# "in"/"dalam" alone: a question about a relation between documents is not scoped by these
-_IN_ONLY = re.compile(r"\b(?:(?:di\s+)?dalam|in|within)\s*$", re.IGNORECASE)
+# "menurut PMK 98/2025", "berdasarkan …", "sesuai dengan …", "according to …", "under …": the question asks within
+# that document, not about it (even a question about a relation between documents)
+_EXPLICIT = r"menurut|berdasarkan|sesuai(?:\s+dengan)?|according\s+to|under|pursuant\s+to"
+# "dalam …", "in …": within it too, unless the question is about a relation between documents
+_IN = r"(?:di\s+)?dalam|in|within"
+_SCOPE_WORD = re.compile(rf"\b(?:{_EXPLICIT}|{_IN})\s*$", re.IGNORECASE)
+_EXPLICIT_WORD = re.compile(rf"\b(?:{_EXPLICIT})\s*$", re.IGNORECASE)
 # a document named right after a scoped one ("dalam PMK 3/2022 dan PMK 7/2025") is scoped with it
 _JOINED = re.compile(r"^\s*(?:,|dan|and|atau|or|serta)\s*$", re.IGNORECASE)
 # the document's own force is what is asked ("Kapan PMK 99/2025 mulai berlaku?"): its closing provision says it. Not
@@ -60,7 +61,7 @@ _RELATION = re.compile(r"\b(?:dicabut|mencabut|pencabutan|diubah|mengubah|peruba
                        # a transitional provision: "pada saat Peraturan Pemerintah ini mulai berlaku, PP 53/2010 …"
                        r"ini\s+mulai\s+berlaku|this\s+\w+\s+(?:takes\s+effect|comes\s+into\s+force))\b", re.IGNORECASE)
 # the title a question gives with a document's name ("PMK 99/2025 tentang pembebasan …", "… on customs duty …"), up to
-# the question's verb of force, a clause break or the end
+# the question's verb (of force, coming, making: any "is …ed"), a clause break or the end
 _TITLE = re.compile(r"\s+(?:tentang|mengenai|on|regarding|concerning)\s+.+?(?=\s+(?:mulai\s+berlaku|berlaku|"
                     r"takes?\s+effect|come|comes|came|enters?|enter|becomes?|become|became|ditetapkan|diundangkan|"
                     r"(?:is|was)\s+\w+ed)\b|\s*[,;:?]|\s*$)", re.IGNORECASE)
@@ -111,8 +112,7 @@ def asked_within(question: str, named: Sequence[Reference]) -> list[bool]:
     """For each named document (in the order of the text), whether the question asks within it."""
     if _RELATION.search(question):
         # "Kapan PMK 3/2022 dicabut?": the revoking document answers; only an explicit "menurut …" scopes
-        return [bool(_SCOPE_WORD.search(question[:ref.start])) and not _IN_ONLY.search(question[:ref.start])
-                for ref in named]
+        return [bool(_EXPLICIT_WORD.search(question[:ref.start])) for ref in named]
     if _OWN_FORCE.search(question):
         return [True] * len(named)
     out: list[bool] = []
