@@ -689,14 +689,14 @@ def cut_short(quote: str) -> bool:
 _OWN_FORCE_CLAUSE = re.compile(r"\b(?:keputusan|peraturan|surat|instruksi)\b[^.;]{0,60}?\bini\s+(?:mulai\s+)?berlaku\b"
                                r"|\bthis\s+\w+(?:\s+\w+)?\s+(?:shall\s+)?(?:takes?|comes?)\s+(?:effect|into\s+force)\b",
                                re.IGNORECASE)
+_ANNEX = re.compile(r"\s*(?:lampiran|annex|appendix)\b", re.IGNORECASE)  # a location in an annex
 
 
 def annexed_form(location: str, quote: str) -> bool:
     """An instrument's entry-into-force clause found in an annex ("Lampiran", "Annex"): the annex holds forms of other
     instruments (a Keputusan Menteri to be issued under the regulation, "Keputusan Menteri ini mulai berlaku pada
     tanggal ditetapkan"), and a document's own clause is in its closing provisions, never in its annex."""
-    return bool(re.match(r"(?:lampiran|annex|appendix)\b", location.strip(), re.IGNORECASE)) \
-        and bool(_OWN_FORCE_CLAUSE.search(quote))
+    return bool(_ANNEX.match(location)) and bool(_OWN_FORCE_CLAUSE.search(quote))
 
 
 _ITEM_LINE = re.compile(r"^\s*(?:[a-z]|\d{1,3})[.)]\s")  # a line that is an item of an enumeration: "b. …", "3. …"
