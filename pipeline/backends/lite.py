@@ -33,6 +33,7 @@ from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
 from ..reader.answers import bound_ayat, siblings, with_items
+from ..reader.features import NEGATION
 from ..reader.model import cross_lingual, prose_reading, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
@@ -498,7 +499,8 @@ class ExtractiveGenerator:
         """The other items of r's enumeration the reader read at least `ratio` of r's reading (its own reading, before
         agreement), best first, as many as the claim's citations and `max_chars` hold: the reader cannot tell which of
         them answers, so the claim quotes them together rather than pick one (reader/answers.siblings: not a
-        definitions entry). Not an item about the complement of what was asked (`excluded_phrase`)."""
+        definitions entry). Not an item about the complement of what was asked (`excluded_phrase`), nor one that says
+        the opposite of a word asked (`opposite_word`)."""
         def read(x: Scored) -> float | None:
             return x.read if x.read is not None else x.probability
         c, base = r.candidate, read(r)
@@ -506,7 +508,8 @@ class ExtractiveGenerator:
             return []  # no reader: coverage ranks, it does not read
         listed = set(siblings(c, [x.candidate for x in scored]))
         near = sorted((x for x in scored if x.candidate in listed and (read(x) or 0.0) >= ratio * base
-                       and not excluded_phrase(question, x.candidate.quotes[1])), key=lambda x: -(read(x) or 0.0))
+                       and not excluded_phrase(question, x.candidate.quotes[1])
+                       and not opposite_word(question, x.candidate.quotes[1])), key=lambda x: -(read(x) or 0.0))
         room = MAX_CITATIONS - len(c.segments)
         size = sum(b - a for a, b in c.segments)
         out = []
@@ -544,10 +547,12 @@ class ExtractiveGenerator:
         scored.sort(key=lambda r: (-value(r), -ctx[r.candidate.item].retrieval_score, len(r.candidate.quote),
                                    r.candidate.item, r.candidate.index))
         # a regulation's unit about the complement of what was asked ("bukan penerima Upah") is no answer, nor is a
-        # quote the layout cut off mid-phrase ("Pasal II ini mulai berlaku pada tanggal"), nor a form's closing clause
-        # in an annex ("Keputusan Menteri ini mulai berlaku …" in a PMK's Lampiran)
+        # text that says the opposite of a word asked ("lahir" for "Kapan … meninggal?"), nor a quote the layout cut
+        # off mid-phrase ("Pasal II ini mulai berlaku pada tanggal"), nor a form's closing clause in an annex
+        # ("Keputusan Menteri ini mulai berlaku …" in a PMK's Lampiran)
         answers = [r for r in scored
                    if not (provision[r.candidate.item] and excluded_phrase(request.question, r.candidate.quote))
+                   and not opposite_word(request.question, r.candidate.quote)
                    and not cut_short(r.candidate.quote)
                    and not annexed_form(ctx[r.candidate.item].location, r.candidate.quote)]
         eligible = [r for r in answers if value(r) >= floor(r)]
@@ -667,6 +672,75 @@ def excluded_phrase(question: str, text: str) -> str | None:
             return f"{a} {b}"
         if all(asked) and not any(stated):
             return f"{qw[said[0] - 1]} {a} {b}"
+    return None
+
+
+# words of opposite meaning, as written (each line: one side | the other side)
+OPPOSITES = tuple(
+    tuple(frozenset(side.split()) for side in line.split("|"))
+    for line in """
+    lahir kelahiran dilahirkan lahirnya | meninggal wafat tewas gugur kematian meninggalnya wafatnya
+    mulai dimulai dimulainya memulai bermula awal | berakhir berakhirnya selesai usai akhir diakhiri
+    berdiri didirikan | bubar dibubarkan
+    pertama | terakhir
+    panas | dingin
+    mayoritas | minoritas
+    tertinggi | terendah
+    terbesar | terkecil
+    terbanyak | tersedikit
+    tertua | termuda
+    terpanjang | terpendek
+    terdekat | terjauh
+    termahal | termurah
+    naik kenaikan | turun penurunan
+    masuk | keluar
+    utara | selatan
+    timur | barat
+    modern | tradisional kuno
+    nyata | maya
+    menang kemenangan | kalah kekalahan
+    pria laki | wanita perempuan
+    sebelum | sesudah setelah
+    kiri | kanan
+    maksimum maksimal | minimum minimal
+    murah | mahal
+    kaya | miskin
+    positif | negatif
+    suami | istri
+    raja | ratu
+    kakak | adik
+    ganas | jinak
+    impor | ekspor
+    pengangkatan diangkat mengangkat | pemberhentian diberhentikan memberhentikan
+    born birth | died death dies
+    start started starts began begins founded | end ended ends dissolved
+    first | last
+    highest | lowest
+    largest | smallest
+    oldest | youngest
+    north | south
+    east | west
+    before | after
+    majority | minority
+    maximum | minimum
+    import imports imported | export exports exported
+    appointed appointment | dismissed dismissal
+    """.strip().splitlines())
+
+
+def opposite_word(question: str, text: str) -> str | None:
+    """A word the question asks whose opposite the text says instead (OPPOSITES), as "asked/said": "meninggal/lahir"
+    for "Kapan Bob Dylan meninggal?" of "Bob Dylan lahir … 24 Mei 1941", "minoritas/mayoritas", "panas/dingin". The
+    text speaks of the other side, so it answers another question. None when the text says the word asked too, the
+    question says the opposite too, or one of them is negated and the other not ("yang tidak berdarah panas" is
+    what "berdarah dingin" says)."""
+    if bool(NEGATION.search(question)) != bool(NEGATION.search(text)):
+        return None
+    qw, tw = frozenset(_words(question)), frozenset(_words(text))
+    for a, b in OPPOSITES:
+        for asked, said in ((a, b), (b, a)):
+            if asked & qw and said & tw and not asked & tw and not said & qw:
+                return f"{min(asked & qw)}/{min(said & tw)}"
     return None
 
 

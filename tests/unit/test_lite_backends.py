@@ -650,6 +650,15 @@ def test_a_phrase_stated_only_as_its_complement(question, text, phrase):
     assert excluded_phrase(question, text) == phrase
 
 
+def _claimed(qa, settings, question, context, by_item):
+    """The chunks the lite generator claims from `context`, with the reader reading each passage `by_item`, and the
+    scores it recorded."""
+    req = GenerationRequest(question=question, lang="id", context=context,
+                            terms=tuple(qa.term_groups(qa.normalise(question), "id")))
+    out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader(by_item)).generate(req))
+    return [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]], out.scores
+
+
 def test_a_regulation_unit_about_the_complement_of_what_was_asked_is_not_claimed(qa, profile):
     from pipeline.types import Span
 
@@ -659,19 +668,46 @@ def test_a_regulation_unit_about_the_complement_of_what_was_asked_is_not_claimed
     ayat = lambda text: (Span("ayat (1)", text.index("(1)"), len(text)),)  # noqa: E731
     context = (ContextItem("others", "PP 44/2015", "Pasal 20", others, False, "id", 0.9, spans=ayat(others)),
                ContextItem("asked", "PP 44/2015", "Pasal 16", asked, False, "id", 0.8, spans=ayat(asked)))
-    req = GenerationRequest(question=question, lang="id", context=context,
-                            terms=tuple(qa.term_groups(qa.normalise(question), "id")))
     settings = profile.settings.generator.model_copy(update={"min_coverage": 0.3, "agreement": None, "answer_at": None})
-    out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.95, 1: 0.7})).generate(req))
-    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == ["asked"]
-    assert any(s.chunk_id == "others" and s.probability == 0.95 and not s.claimed for s in out.scores)
+    claimed, scores = _claimed(qa, settings, question, context, {0: 0.95, 1: 0.7})
+    assert claimed == ["asked"]
+    assert any(s.chunk_id == "others" and s.probability == 0.95 and not s.claimed for s in scores)
     # with answer_at, the unit about the others does not count as the regulations' best either: alone, the asked
     # unit's 0.7 is under answer_at, so nothing is claimed (the 0.95 was what let it through)
     gated = settings.model_copy(update={"answer_at": 0.8})
-    out = asyncio.run(ExtractiveGenerator(gated, qa, None, _FakeReader({0: 0.95, 1: 0.7})).generate(req))
-    assert json.loads(out.raw)["claims"] == []
-    out = asyncio.run(ExtractiveGenerator(gated, qa, None, _FakeReader({0: 0.95, 1: 0.85})).generate(req))
-    assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == ["asked"]
+    assert _claimed(qa, gated, question, context, {0: 0.95, 1: 0.7})[0] == []
+    assert _claimed(qa, gated, question, context, {0: 0.95, 1: 0.85})[0] == ["asked"]
+
+
+@pytest.mark.parametrize("question, text, said", [
+    ("Kapan Bob Dylan meninggal?", "Bob Dylan lahir dengan nama Robert Allen Zimmerman, 24 Mei 1941.", "meninggal/lahir"),
+    ("apakah agama minoritas di Filipina?", "Agama di Filipina ditandai dengan mayoritas penganut Kristen.",
+     "minoritas/mayoritas"),
+    ("Berapa tarif bea keluar atas kelapa sawit?", "Tarif bea masuk atas kelapa sawit sebesar 5%.", "keluar/masuk"),
+    ("When was the company dissolved?", "The company was founded in 1901.", "dissolved/founded"),
+    ("Kapan Ludwig Tieck meninggal?", "Ludwig Tieck lahir pada 1773 dan meninggal pada 1853.", None),  # both said
+    ("Kapan Ludwig Tieck lahir?", "Ludwig Tieck lahir pada tanggal 31 Mei 1773.", None),
+    ("Siapa yang lahir dan meninggal di Berlin?", "Ludwig Tieck lahir di Berlin.", None),  # the question says both
+    # a negated side says what the other says: "tidak berdarah panas" is "berdarah dingin"
+    ("Kelompok hewan apakah yang tidak berdarah panas?", "Reptil adalah hewan berdarah dingin.", None),
+])
+def test_a_text_saying_the_opposite_of_a_word_asked(question, text, said):
+    from pipeline.backends.lite import opposite_word
+
+    assert opposite_word(question, text) == said
+
+
+def test_a_sentence_saying_the_opposite_of_what_was_asked_is_not_claimed(qa, profile):
+    born = "Johann Ludwig Tieck lahir pada tanggal 31 Mei 1773 di Berlin."
+    died = "Johann Ludwig Tieck meninggal pada tanggal 28 April 1853 di Berlin."
+    question = "Kapan Johann Ludwig Tieck meninggal?"
+    context = (ContextItem("born", "Tieck", "alinea 1", born, False, "id", 0.9),
+               ContextItem("died", "Tieck", "alinea 2", died, False, "id", 0.8))
+    settings = profile.settings.generator.model_copy(update={"min_coverage": 0.3, "prose_reading": None})
+    claimed, scores = _claimed(qa, settings, question, context, {0: 0.9, 1: 0.6})
+    assert claimed == ["died"]
+    assert any(s.chunk_id == "born" and s.probability == 0.9 and not s.claimed for s in scores)
+    assert _claimed(qa, settings, question, context[:1], {0: 0.9})[0] == []  # the birth sentence alone answers nothing
 
 
 class _FakeCrossEncoder:
