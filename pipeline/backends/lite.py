@@ -17,6 +17,7 @@ import dataclasses
 import json
 import re
 from collections import OrderedDict
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 import numpy as np
@@ -33,7 +34,6 @@ from ..text import locate, normalise, split_sentences
 from .blend import RerankBlend
 from ..reader import ELISION, FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
 from ..reader.answers import bound_ayat, siblings, with_items
-from ..reader.features import NEGATION
 from ..reader.model import cross_lingual, prose_reading, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
@@ -620,6 +620,12 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(normalise(text))]
 
 
+@lru_cache(maxsize=64)
+def _asked(question: str) -> tuple[str, ...]:
+    """The question's words, worked out once per question: every candidate is checked against them."""
+    return tuple(_words(question))
+
+
 def polarity_flip(claim: str, premise: str) -> str | None:
     """The premise sentence that says the claim's words with the opposite negation, if any.
 
@@ -658,7 +664,7 @@ def excluded_phrase(question: str, text: str) -> str | None:
     or the question asks of the complement and the text states only the phrase itself ("bukan penerima upah" asked,
     "Iuran JKM bagi Peserta penerima Upah" stated, returned as "bukan penerima upah"). Either way the text speaks of
     the others, not of what was asked. None when both take the same side, or the text states both sides."""
-    qw, tw = _words(question), _words(text)
+    qw, tw = _asked(question), _words(text)
     for a, b in zip(qw, qw[1:]):
         if a in _FUNCTION or b in _FUNCTION or a in EXCLUDERS or len(a) < 3 or len(b) < 3:
             continue
@@ -734,9 +740,9 @@ def opposite_word(question: str, text: str) -> str | None:
     text speaks of the other side, so it answers another question. None when the text says the word asked too, the
     question says the opposite too, or one of them is negated and the other not ("yang tidak berdarah panas" is
     what "berdarah dingin" says)."""
-    if bool(NEGATION.search(question)) != bool(NEGATION.search(text)):
+    qw, tw = frozenset(_asked(question)), frozenset(_words(text))
+    if bool(qw & NEGATORS) != bool(tw & NEGATORS):
         return None
-    qw, tw = frozenset(_words(question)), frozenset(_words(text))
     for a, b in OPPOSITES:
         for asked, said in ((a, b), (b, a)):
             if asked & qw and said & tw and not asked & tw and not said & qw:

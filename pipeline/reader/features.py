@@ -84,7 +84,7 @@ _REASON = re.compile(r"\b(karena|sebab|disebabkan|akibat|sehingga|oleh\s+karena|
 _PERSON = re.compile(r"\b(oleh|lahir|putra|putri|anak|istri|suami|raja|ratu|presiden|menteri|pendiri|didirikan"
                      r"|tokoh|pemimpin|dipimpin|born|founded|son|daughter|king|president)\b", re.IGNORECASE)
 _CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
-NEGATION = re.compile(r"\b(tidak|bukan|tanpa|belum|tak|tiada|not|no|never|without|cannot)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(tidak|bukan|tanpa|belum|tak|tiada|not|no|never|without|cannot)\b", re.IGNORECASE)
 _EXCLUSION = re.compile(r"\b(selain|kecuali|bukan|other\s+than|except|besides)\b", re.IGNORECASE)
 _SUPERLATIVE = re.compile(r"\b(paling\s+\w+|pertama|terakhir|ter[a-z]{3,}|first|last|most\s+\w+|\w+est)\b",
                           re.IGNORECASE)
@@ -241,7 +241,7 @@ class _Question:
         return cls(question, terms, question_type(question), said,
                    frozenset(w.casefold() for w in _WORD.findall(question)),
                    np.array([_is_name(t.term, question) for t in terms], dtype=bool),
-                   bool(NEGATION.search(question)), bool(_EXCLUSION.search(question)),
+                   bool(_NEGATION.search(question)), bool(_EXCLUSION.search(question)),
                    bool(_ASKS_LIST.search(question)), bool(_ASKS_COUNT.search(question)),
                    asked or asked_term(question),
                    detect_language(question) == "en")
@@ -356,7 +356,7 @@ class Featurizer:
             _share(weights, said, q.names), _share(weights, said, ~q.names),
             float(said[0]) if n else 0.0, float(said[-1]) if n else 0.0,
             (adjacent / len(pairs)) if pairs else 0.0, subject_cov, 0.0,
-            float(q.negated != bool(NEGATION.search(v.text))),
+            float(q.negated != bool(_NEGATION.search(v.text))),
             float(q.excludes), _superlative_missing(question, v.text),
             *(float(qtype == t) for t in QUESTION_TYPES),
             *(float(s[k]) for k in ("year", "date", "number", "duration", "percent", "money", "definition", "place",
