@@ -1,19 +1,21 @@
-"""What the corpus holds, for people: the manifest, one document's coverage, cross-references.
+"""What the corpus holds, for people: the manifest, one document's coverage, cross-references, legal status.
 
-`saksi corpus ls | show | xrefs` print these; they are also the basis for telling a user
+`saksi corpus ls | show | xrefs | status` print these; they are also the basis for telling a user
 "I have no source for that regulation" rather than guessing.
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from dataclasses import asdict
 
+from . import status
 from .corpus import Corpus
 from .errors import SaksiError
 from .citations import cite_path
 from .responses import DocumentRow
-from .types import Document
+from .types import Document, StatusEdge
 
 
 class UnknownDocument(SaksiError):
@@ -56,9 +58,11 @@ def listing(corpus: Corpus) -> list[DocumentRow]:
     return rows
 
 
-def show(corpus: Corpus, query: str) -> dict:
-    """One document: metadata and where each field came from, manifest, outline, references, near-duplicates."""
+def show(corpus: Corpus, query: str, on: dt.date | None = None) -> dict:
+    """One document: metadata and where each field came from, manifest, outline, references, near-duplicates, and its
+    legal status on `on` (default today) with the provisions that decide it."""
     doc = find_document(corpus, query)
+    on = on or dt.date.today()
     entry = next(e for e in corpus.store.manifest() if e["document"].doc_id == doc.doc_id)
     chunks = corpus.store.doc_chunks(doc.doc_id)
     outline: dict[str, dict] = {}
@@ -73,6 +77,7 @@ def show(corpus: Corpus, query: str) -> dict:
             o["pages"] = (o["pages"][0], c.page[1])
     refs_out = corpus.store.references(doc.doc_id)
     refs_in = [r for r in corpus.store.references() if r["target_doc"] == doc.doc_id and r["doc_id"] != doc.doc_id]
+    edges = corpus.store.status_edges()
     dups = corpus.store.near_duplicates(doc.doc_id)
     related = Counter(b if a == doc.doc_id else a for _, _, a, b, _ in dups)
     manifest = {k: v for k, v in entry.items() if k != "document"}
@@ -82,7 +87,32 @@ def show(corpus: Corpus, query: str) -> dict:
                        "resolved": sum(r["status"] == "resolved" for r in refs_out),
                        "unresolved": sum(r["status"] == "unresolved" for r in refs_out)},
         "near_duplicates": [{"doc_id": other, "passages": n} for other, n in sorted(related.items())],
+        "status": _status(doc, edges, on),
     }
+
+
+def _status(doc: Document, edges: list[StatusEdge], on: dt.date) -> dict:
+    """A document's standing on `on`, the provisions that end it or its Pasal, and what it ends itself."""
+    return {"standing": asdict(status.standing(status.document_status(doc, edges), on)),
+            "ended_by": [asdict(e) for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id],
+            "ends": [asdict(e) for e in edges if e.source_doc == doc.doc_id]}
+
+
+def status_edges(corpus: Corpus, query: str | None = None, on: dt.date | None = None) -> list[dict]:
+    """Every statement of the status graph (pipeline/status.py), or those a document states or is the target of; each
+    with its receipt, and the standing of what it ends on `on` (default today; None: not in the collection)."""
+    doc_id = find_document(corpus, query).doc_id if query else None
+    docs = {d.doc_id: d for d, _ in corpus.store.documents()}
+    edges = corpus.store.status_edges()
+    rows = []
+    for e in edges:
+        if doc_id and doc_id not in (e.source_doc, e.target_doc):
+            continue
+        target = docs.get(e.target_doc) if e.target_doc else None
+        now = (status.standing(status.document_status(target, edges), on or dt.date.today(), e.target_pasal)
+               if target else None)
+        rows.append({**asdict(e), "target_standing": asdict(now) if now else None})
+    return rows
 
 
 def xrefs(corpus: Corpus, query: str | None = None, status: str | None = None) -> list[dict]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import json
 import logging
 import os
@@ -34,6 +35,14 @@ def _setup_logging(verbose: bool) -> None:
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     for name, level in _QUIET_LOGGERS.items():
         logging.getLogger(name).setLevel(logging.DEBUG if verbose else level)
+
+
+def _iso_date(text: str) -> dt.date:
+    """An argparse type: a calendar date as YYYY-MM-DD, or a usage error naming the form."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date {text!r}: use YYYY-MM-DD") from None
 
 
 def _common(p: argparse.ArgumentParser, collection: bool = True) -> None:
@@ -64,21 +73,27 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--json", action="store_true", help="print the ingest report as JSON")
     _common(p)
 
-    p = sub.add_parser("corpus", help="what the corpus holds: ls, show DOC, xrefs [DOC], rm DOC",
+    p = sub.add_parser("corpus", help="what the corpus holds: ls, show DOC, xrefs [DOC], status [DOC], rm DOC",
                        description="ls: every document with its number, year, title, version and counts; "
                                    "show DOC: one document's metadata (and where each field came from), manifest, "
-                                   "outline, references and near-duplicates; xrefs [DOC]: cross-references with "
-                                   "their status; rm DOC: remove a document. DOC is an id or a citation name "
-                                   "such as 'PMK 98/2025'.")
-    p.add_argument("action", choices=["ls", "show", "xrefs", "rm"])
+                                   "outline, references, near-duplicates and legal status; xrefs [DOC]: "
+                                   "cross-references with their status; status [DOC]: the provisions that revoke or "
+                                   "amend a document or a Pasal, each with its receipt; rm DOC: remove a document. "
+                                   "DOC is an id or a citation name such as 'PMK 98/2025'.")
+    p.add_argument("action", choices=["ls", "show", "xrefs", "status", "rm"])
     p.add_argument("doc", nargs="?", help="document id or citation name")
     p.add_argument("--status", choices=["resolved", "unresolved"], help="xrefs: only these")
+    p.add_argument("--on", type=_iso_date, metavar="YYYY-MM-DD",
+                   help="show, status: the legal standing on this date (default: today)")
     p.add_argument("--json", action="store_true", help="print JSON")
     _common(p)
 
     p = sub.add_parser("ask", help="answer a question with receipts, or refuse")
     p.add_argument("question")
     p.add_argument("--lang", choices=["id", "en"], help="labels of the answer (default: the question's language)")
+    p.add_argument("--as-of", type=_iso_date, metavar="YYYY-MM-DD",
+                   help="answer as of this date: each claim's provision in force, or shown as history, on it "
+                        "(default: a date the question names, else the profile's as_of, else today)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _common(p)
 
@@ -312,8 +327,11 @@ def cmd_corpus(args) -> int:
             rows = catalog.listing(corpus)
             data, text = [r.model_dump(mode="json") for r in rows], render_corpus.listing_text(data_dir, rows)
         elif args.action == "show":
-            data = catalog.show(corpus, args.doc)
+            data = catalog.show(corpus, args.doc, args.on)
             text = render_corpus.document_text(data)
+        elif args.action == "status":
+            data = catalog.status_edges(corpus, args.doc, args.on)
+            text = render_corpus.status_text(data)
         else:
             data = catalog.xrefs(corpus, args.doc, args.status)
             text = render_corpus.xrefs_text(data)
@@ -334,7 +352,7 @@ def cmd_ask(args) -> int:
     check_question(args.question, profile.settings.limits)  # before loading anything; the orchestrator checks too
     with Corpus(_collection(args), profile) as corpus:
         orchestrator = corpus.orchestrator()
-        result = asyncio.run(orchestrator.answer(args.question, lang=args.lang))
+        result = asyncio.run(orchestrator.answer(args.question, lang=args.lang, as_of=args.as_of))
     if args.json:
         print(json.dumps(result_json(result), ensure_ascii=False, indent=1))
     else:

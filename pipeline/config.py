@@ -5,6 +5,7 @@ here with `extra="forbid"`, so a misspelt key is an error rather than a silent d
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
 from functools import cached_property
 from pathlib import Path
@@ -465,6 +466,8 @@ class Settings(_Strict):
     limits: LimitsSettings = LimitsSettings()
     traces: TracesSettings = TracesSettings()
     files: FilesSettings = FilesSettings()
+    as_of: dt.date | None = Field(None, description="the date answers are given as of when neither the question nor "
+                                  "the request names one (pipeline/status.py); null: the day it is asked")
 
     @model_validator(mode="after")
     def _ceiling_under_the_top_band(self) -> "Settings":

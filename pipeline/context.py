@@ -21,7 +21,7 @@ from .definitions import asked_term, translations
 from .protocols import ChunkSource, DenseIndex, Embedder, LexicalIndex, Reranker, SparseIndex
 from .query import Part, QueryPlanner
 from .retrieval import HybridRetriever, order_versions
-from .types import Candidate, Chunk, ContextLink, Document, QueryPlan
+from .types import Candidate, Chunk, ContextLink, Document, DocumentStatus, QueryPlan
 
 if TYPE_CHECKING:
     from .config import Route, Settings
@@ -59,6 +59,7 @@ class AttemptContext:
     paragraphs: dict[str, str]         # chunk id -> the full paragraph the judge reads
     links: dict[str, tuple[ContextLink, ...]] = field(default_factory=dict)  # chunk id -> its references into the context
     timings_ms: dict[str, float] = field(default_factory=dict)
+    status: tuple[DocumentStatus, ...] = ()  # what decides the legal standing of each document in the context
 
     @property
     def chunks(self) -> dict[str, Chunk]:
@@ -130,12 +131,13 @@ class ContextBuilder:
         in_context = {c.chunk.chunk_id for c in context}
         links = {cid: tuple(x for x in got if x.target in in_context) for cid, got in links.items()}
         paragraphs = await asyncio.gather(*(self.chunks.paragraph(c.chunk) for c in context))
+        status = await self.chunks.status(list(dict.fromkeys(c.chunk.doc_id for c in context))) if context else {}
         return AttemptContext(
             plan=plan, candidates=_merged(retrieved, reranked, referenced),
             reranked=tuple(c.chunk.chunk_id for c in reranked),
             referenced=tuple(c.chunk.chunk_id for c in referenced),
             context=context, paragraphs=dict(zip((c.chunk.chunk_id for c in context), paragraphs)),
-            links={cid: got for cid, got in links.items() if got}, timings_ms=timings)
+            links={cid: got for cid, got in links.items() if got}, timings_ms=timings, status=tuple(status.values()))
 
     async def _with_definitions(self, plan: QueryPlan, retrieved: list[Candidate],
                                 restrict: tuple[str, ...] | None) -> list[Candidate]:

@@ -13,12 +13,15 @@ from typing import Callable, Mapping, Sequence
 
 from .audit import LOCAL_KEY
 from .citations import cite_path, stated
-from .config import Route
+from . import status
+from .config import ConfidenceSettings, Route
 from .definitions import asked_term
+from .direct_answer import direct_answer
 from .numbers import extract_figures
 from .retrieval import jaccard
 from .trace import PartTrace
-from .types import Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Result, Sufficiency, VerifiedClaim
+from .types import (AsOf, Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Result, Sufficiency,
+                    VerifiedClaim)
 
 _ITEM_LABEL = re.compile(r"(?:^|\n|\[\.\.\.\])\s*\(?$")  # a label opens a quoted piece
 _REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|nomor|no\.)\s*\(?$", re.IGNORECASE)
@@ -226,21 +229,32 @@ def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400)
 
 def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Callable[[str], frozenset[str]],
              min_overlap: float, n_nearest: int, trace_id: str,
-             named: Sequence[tuple[str, str | None]] = ()) -> Result:
+             named: Sequence[tuple[str, str | None]] = (), as_of: Mapping | None = None,
+             confidence: ConfidenceSettings | None = None) -> Result:
     """Assemble the result from decided parts.
 
     `named` are the documents the question names: those the corpus does not hold are said
-    (`not_in_corpus`), so an answer drawn from other records is never taken for theirs."""
+    (`not_in_corpus`), so an answer drawn from other records is never taken for theirs. With `as_of` (the
+    orchestrator's record of the answer's date: {"date": ISO, "from": request | question | profile | today, "words":
+    what the question said}), each supported claim carries its provision's standing on that date (pipeline/status.py, from the attempts' recorded
+    status): one not in force then is shown after those in force, never in the top band (`confidence`'s), and a
+    conflict between the two says which applies."""
     absent = tuple(label for label, doc_id in named if doc_id is None)
+    day = as_of["date"] if as_of else None
     claims: list[VerifiedClaim] = []
     chunks: dict[str, Chunk] = {}
     for p in parts:
         used = p.attempts[p.outcome.attempt_used] if p.outcome.answered else p.attempts[-1]
-        claims.extend(used.claims)
+        statuses = {d.doc_id: d for d in used.status}
+        for c in used.claims:
+            cite = stated_citation(c) if c.citations else None
+            claims.append(status.dated(c, cite, used_chunk(p, cite), statuses, day, confidence)
+                          if day and cite is not None else c)
         for a in p.attempts:
             chunks.update({c.chunk.chunk_id: c.chunk for c in a.candidates})
-    claims.sort(key=lambda c: c.status != "supported")  # stable: supported first, in generator order
-    conflicts = tuple(find_conflicts(claims, chunks, tokens, min_overlap))
+    # stable: supported first (those in force on the answer's date before those that are not), in generator order
+    claims = status.in_force_first(claims)
+    conflicts = tuple(status.decide(c, claims, lang) for c in find_conflicts(claims, chunks, tokens, min_overlap))
     # a question that names its regulation is not ambiguous; records whose figures disagree are already shown
     # side by side, each with its regulation
     if not any(doc_id for _, doc_id in named) and not conflicts:
@@ -248,9 +262,11 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     outcomes = tuple(p.outcome for p in parts)
     retried = any(len(p.attempts) > 1 for p in parts)
     refused = [p for p in parts if not p.outcome.answered]
+    dated = as_of and AsOf(as_of["date"], as_of["from"], as_of.get("words"))
     if not refused:
+        line = direct_answer(claims, {p.index: p.route.required for p in parts}, lang, day)
         return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id,
-                      not_in_corpus=absent)
+                      not_in_corpus=absent, as_of=dated, direct=line)
     missing = tuple(dict.fromkeys(m for p in refused for m in p.outcome.missing_categories))
     reasons = []
     for p in refused:
@@ -266,7 +282,18 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         nearest.extend(nearest_records([by_id[i] for i in ranked if i in by_id], n_nearest))
     return Result("refusal", question, lang, tuple(claims), outcomes, conflicts,
                   reason_code=refused[0].outcome.reason, reason=" ".join(reasons), missing_categories=missing,
-                  nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent)
+                  nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent, as_of=dated)
+
+
+def used_chunk(part: PartTrace, cite) -> Chunk | None:
+    """The chunk a citation of the part's claims quotes, as its attempts recorded it."""
+    if cite is None:
+        return None
+    for a in part.attempts:
+        for c in a.candidates:
+            if c.chunk.chunk_id == cite.chunk_id:
+                return c.chunk
+    return None
 
 
 def explain(result: Result) -> str:

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import __version__
+from . import __version__, status
 from .analysis import QueryAnalyzer
 from .audit import LOCAL_KEY, AuditLog, file_hash
 from .config import Profile, Route
@@ -75,18 +75,19 @@ class Orchestrator:
         self.trace_dir = trace_dir
         self._traces_written = 0  # retention (settings.traces) is applied every `prune_every` writes
 
-    async def answer(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY) -> Result:
+    async def answer(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY,
+                     as_of: dt.date | None = None) -> Result:
         """The result a user sees (the trace is written to the trace directory)."""
-        result, _ = await self.run(question, lang, actor)
+        result, _ = await self.run(question, lang, actor, as_of)
         return result
 
     async def run_within(self, question: str, lang: str | None, timeout_s: float,
-                         actor: str = LOCAL_KEY) -> tuple[Result, Trace]:
+                         actor: str = LOCAL_KEY, as_of: dt.date | None = None) -> tuple[Result, Trace]:
         """`run` with a deadline: past it, the result is a refusal saying so (and a trace of
         that), never a partial or unverified answer."""
         started = time.perf_counter()
         try:
-            return await asyncio.wait_for(self.run(question, lang, actor), timeout_s)
+            return await asyncio.wait_for(self.run(question, lang, actor, as_of), timeout_s)
         except asyncio.TimeoutError:
             question = question.strip()
             q_lang = self.analyzer.language(question)
@@ -98,23 +99,37 @@ class Orchestrator:
             return self._record(result, q_lang, started, actor, settings={"timeout_s": timeout_s},
                                 why=f"refused ({TIMEOUT}): no decision within {timeout_s} s")
 
-    async def run(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY) -> tuple[Result, Trace]:
+    async def run(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY,
+                  as_of: dt.date | None = None) -> tuple[Result, Trace]:
         """The result and its trace. A question over `limits.max_question_chars` is a
         QuestionRejected (too long, too many parts), before any work (the CLI, batch and the API all come
-        through here)."""
+        through here). The answer is given as of `as_of` (the caller's), else the date the question names, else the
+        profile's `as_of`, else today (pipeline/status.py)."""
         started = time.perf_counter()
         question = check_question(question, self.settings.limits)
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
+        dated = self._as_of(question, as_of)
         scope = await question_scope(question, q_lang, self.components.context, self.analyzer)
         parts = await asyncio.gather(*(self._part(i, p, q_lang, scope) for i, p in enumerate(decompose(question))))
         s = self.settings
         result = conclude(parts, question, lang, self.analyzer.all_tokens, s.conflicts.min_overlap,
-                          s.nearest_records, new_trace_id(), scope.named)
+                          s.nearest_records, new_trace_id(), scope.named, dated, s.confidence)
         settings = {"judge": s.judge.model_dump(exclude={"fp16"}), "confidence": s.confidence.model_dump(),
-                    "conflicts": s.conflicts.model_dump(), "nearest_records": s.nearest_records}
+                    "conflicts": s.conflicts.model_dump(), "nearest_records": s.nearest_records, "as_of": dated}
         return self._record(result, q_lang, started, actor, settings=settings, parts=tuple(parts), scope=scope,
                             why=explain(result))
+
+    def _as_of(self, question: str, given: dt.date | None) -> dict:
+        """The answer's date and where it came from: the request, the question's own words, the profile, or today."""
+        if given is not None:
+            return {"date": given.isoformat(), "from": "request"}
+        asked = status.asked_date(question)
+        if asked is not None:
+            return {"date": asked[0].isoformat(), "from": "question", "words": asked[1]}
+        if self.settings.as_of is not None:
+            return {"date": self.settings.as_of.isoformat(), "from": "profile"}
+        return {"date": dt.date.today().isoformat(), "from": "today"}
 
     def _record(self, result: Result, question_lang: str, started: float, actor: str, settings: dict,
                 why: str, parts: tuple[PartTrace, ...] = (), scope: Scope = Scope()) -> tuple[Result, Trace]:
@@ -217,7 +232,7 @@ class Orchestrator:
             attempt=n, query=plan, candidates=ctx.candidates, reranked=ctx.reranked, referenced=ctx.referenced,
             context=tuple(chunks), paragraphs=ctx.paragraphs, generator_request=request,
             generator_output=output, failure=failure, failure_detail=failure_detail, claims=claims,
-            judge_calls=tuple(calls), sufficiency=enough, ok=summary.ok, timings_ms=timings)
+            judge_calls=tuple(calls), sufficiency=enough, ok=summary.ok, timings_ms=timings, status=ctx.status)
         return _Attempt(trace, summary)
 
 

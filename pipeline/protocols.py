@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from .types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from .types import (Candidate, Chunk, ContextLink, Document, DocumentStatus, GenerationOutput, GenerationRequest,
+                    JudgeInput, QueryPlan, Verdict)
 
 if TYPE_CHECKING:
     from .context import AttemptContext, ContextRequest
@@ -89,6 +90,10 @@ class ChunkSource(Protocol):
 
     async def documents(self) -> list[Document]:
         """Every ingested document (what a question naming a regulation is checked against)."""
+        ...
+
+    async def status(self, doc_ids: Sequence[str]) -> dict[str, DocumentStatus]:
+        """Per document: what decides its legal standing on a date (pipeline/status.py)."""
         ...
 
 

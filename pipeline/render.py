@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import textwrap
 
+from . import status
 from .audit import LOCAL_KEY
 from .decision import DOCUMENT_NOT_IN_CORPUS, reason_text
 from .types import Result
 
 LABELS = {
     "id": {
-        "question": "Pertanyaan", "answer": "JAWABAN", "refusal": "TIDAK DAPAT DIJAWAB",
+        "question": "Pertanyaan", "answer": "JAWABAN", "refusal": "TIDAK DAPAT DIJAWAB", "direct": "Jawaban langsung",
         "band": {"TINGGI": "TINGGI", "SEDANG": "SEDANG", "RENDAH": "RENDAH"},
         "unsupported": "Klaim tidak didukung (tidak ditampilkan sebagai jawaban)",
         "example": "CONTOH/ILUSTRASI — bukan ketentuan", "conflict": "Rekaman saling bertentangan",
@@ -18,13 +19,17 @@ LABELS = {
         "judge": "penilai", "no_verdict": "tanpa putusan (keyakinan dibatasi di bawah TINGGI)",
         "confidence": "keyakinan", "trace": "Jejak",
         "caps": {"answerability": "dibatasi peluang kutipan menjawab pertanyaan", "no_verdict": "dibatasi tanpa putusan",
-                 None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
+                 "not_in_force": "dibatasi karena tidak berlaku pada tanggal itu", None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
+        "verbatim_match": "kutipan cocok kata demi kata dengan teks sumber (bukan penilaian makna)",
+        "explain": {"judge": "apakah teks sumber mendukung klaim",
+                    "retrieval": "seberapa cocok bagian yang dikutip dengan pertanyaan (skor urutan ulang)",
+                    "generator": "peluang terkalibrasi bahwa kutipan menjawab pertanyaan"},
         "uploaded": "UNGGAHAN {who}, {when}; otoritas: {authority}",
     },
     "en": {
-        "question": "Question", "answer": "ANSWER", "refusal": "NO ANSWER",
+        "question": "Question", "answer": "ANSWER", "refusal": "NO ANSWER", "direct": "Direct answer",
         "band": {"TINGGI": "HIGH", "SEDANG": "MEDIUM", "RENDAH": "LOW"},
         "unsupported": "Claims not supported (not shown as an answer)",
         "example": "EXAMPLE/ILLUSTRATION — not a requirement", "conflict": "Records disagree",
@@ -33,12 +38,20 @@ LABELS = {
         "judge": "judge", "no_verdict": "no verdict (confidence capped below HIGH)",
         "confidence": "confidence", "trace": "Trace",
         "caps": {"answerability": "capped at the chance the quote answers the question",
-                 "no_verdict": "capped without a verdict", None: "cap"}, "retried": "after one corrective query rewrite",
+                 "no_verdict": "capped without a verdict", "not_in_force": "capped: not in force on that date",
+                 None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},
+        "verbatim_match": "the quote matches the source text word for word (not a judgement of meaning)",
+        "explain": {"judge": "whether the source text supports the claim",
+                    "retrieval": "how well the quoted passage matches the question (rerank score)",
+                    "generator": "calibrated chance that the quote answers the question"},
         "uploaded": "UPLOADED by {who}, {when}; authority: {authority}",
     },
 }
+
+
+VERBATIM = "verbatim"  # the lite judge's name (backends/lite.py VerbatimJudge): an exact quote, not entailment
 
 
 def _wrap(text: str, indent: str, width: int = 100) -> str:
@@ -62,6 +75,10 @@ def render_text(r: Result, lang: str | None = None) -> str:
         lines.append(f"{L['refusal']}: {r.reason}" + (f" ({L['retried']})" if r.retried else ""))
         if r.missing_categories:
             lines.append(f"  {L['missing']}: {', '.join(r.missing_categories)}")
+    if r.direct is not None:
+        lines.append(_wrap(f"{L['direct']}: {r.direct.text}", "  "))
+    if r.as_of is not None and supported:
+        lines.append(f"  {status.as_of_words(r.as_of, lang or r.lang)}")
     multipart = len(r.parts) > 1
     for i, c in enumerate(supported, 1):
         conf = c.confidence
@@ -70,6 +87,9 @@ def render_text(r: Result, lang: str | None = None) -> str:
         part = f"{L['part']} {c.part + 1} · " if multipart else ""
         lines.append("")
         lines.append(_wrap(f"{i}. [{part}{band} {conf.value:.2f}]{tag} {c.text}", "  "))
+        if c.standing is not None:
+            mark = "✓" if c.standing.state == "in_force" else "⚠"
+            lines.append(_wrap(f"{mark} {status.standing_words(c.standing, lang or r.lang)}", "     "))
         for x in c.citations:
             lines.append(_wrap(f"“{x.quote}”", "     "))
             pages = "" if not x.page else (f", p. {x.page[0]}" if x.page[0] == x.page[1]
@@ -78,7 +98,9 @@ def render_text(r: Result, lang: str | None = None) -> str:
             if x.uploaded_by and x.uploaded_by != LOCAL_KEY:  # an API upload, not the operator's own record
                 lines.append("       " + L["uploaded"].format(who=x.uploaded_by, when=x.uploaded_at or "?",
                                                             authority=x.authority or "unknown"))
-        if c.verdict and c.verdict.label:
+        if c.verdict and c.verdict.judge == VERBATIM:  # the lite rule checks the words, not what they mean
+            verdict = L["verbatim_match"]
+        elif c.verdict and c.verdict.label:
             verdict = f"{L['verdicts'].get(c.verdict.label, c.verdict.label)} {c.verdict.score:.2f} ({c.verdict.judge})"
         else:
             verdict = L["no_verdict"]

@@ -68,6 +68,45 @@ def document_text(report: dict) -> str:
     lines.append(f"references: {refs['resolved']} resolved, {refs['unresolved']} unresolved; "
                  f"cited by {len(refs['in'])} passages elsewhere")
     lines += [f"near-duplicate passages shared with {nd['doc_id']}: {nd['passages']}" for nd in report["near_duplicates"]]
+    st = report["status"]
+    lines.append(f"legal status on {st['standing']['on']}: {standing_text(st['standing'])}")
+    lines += [f"  {edge_text(e)}" for e in st["ended_by"]]
+    if st["ends"]:
+        lines.append("it ends:")
+        lines += [f"  {edge_text(e)}" for e in st["ends"]]
+    return "\n".join(lines)
+
+
+_ACTS = {"revokes": "revokes", "revokes_part": "revokes part of", "amends": "amends"}
+
+
+def standing_text(s: dict) -> str:
+    """"in force since 2025-04-01", "ended on 2025-04-01 by PMI 7/2025 › … › Pasal 9 › ayat (1)", …"""
+    by = f" by {s['edge']['source_path']}" if s.get("edge") else ""
+    if s["state"] == "in_force":
+        since = f" since {s['since']}" if s["since"] else ""
+        return f"in force{since} (no provision in this collection ends it)"
+    if s["state"] == "not_yet":
+        return f"not yet in force (from {s['until']})"
+    if s["state"] == "ended":
+        return f"ended on {s['until']}{by}"
+    return f"unknown{by}: the collection cannot settle when or whether it ends"
+
+
+def edge_text(e: dict) -> str:
+    """One status edge with its receipt: who ends what, from when, and the words that say it."""
+    when = f"from {e['date']}" if e["date"] else "date unknown (the source's effective date is not known)"
+    where = "" if e["target_doc"] else " [not in this collection]"
+    quote = " ".join(e["quote"].split())
+    return f"{e['source_path']} {_ACTS[e['kind']]} {e['target_label']}{where}, {when}: \"{quote}\""
+
+
+def status_text(rows: Sequence[dict]) -> str:
+    """`saksi corpus status`: each revocation or amendment with its receipt and the standing of what it ends."""
+    lines = [edge_text(r) + (f"\n    → {r['target_label']}: {standing_text(r['target_standing'])}"
+                             if r["target_standing"] else "") for r in rows]
+    lines.append(f"{len(rows)} status statements, {sum(1 for r in rows if r['target_doc'])} about documents in this "
+                 "collection")
     return "\n".join(lines)
 
 

@@ -59,7 +59,14 @@ def recorded_result(trace: Trace, analyzer: QueryAnalyzer) -> Result:
         return _timed_out(trace)
     return conclude(trace.parts, trace.question, trace.lang, analyzer.all_tokens,
                     trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,
-                    trace.named_documents)
+                    trace.named_documents, *_dated(trace))
+
+
+def _dated(trace: Trace) -> tuple[dict | None, ConfidenceSettings | None]:
+    """The answer's date as recorded (traces written before answers had one: none, so nothing is re-dated) and the
+    confidence settings that cap a claim not in force then."""
+    as_of = trace.settings.get("as_of")
+    return as_of, ConfidenceSettings(**trace.settings["confidence"]) if as_of else None
 
 
 async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
@@ -91,5 +98,5 @@ async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
         parts.append(replace(p, attempts=tuple(attempts), outcome=outcome))
     result = conclude(parts, trace.question, trace.lang, analyzer.all_tokens,
                       trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,
-                      trace.named_documents)
+                      trace.named_documents, *_dated(trace))
     return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)

@@ -66,7 +66,48 @@ class ConfidenceBreakdown(_Out):
     weights: dict[str, float]
     raw: float
     cap: float | None
-    capped_by: Literal["no_verdict", "answerability"] | None = None
+    capped_by: Literal["no_verdict", "answerability", "not_in_force"] | None = None
+
+
+class StatusEdgeOut(_Out):
+    """A provision that revokes or amends another, with its receipt (pipeline/status.py)."""
+
+    kind: Literal["revokes", "revokes_part", "amends"]
+    source_doc: str
+    source_chunk: str
+    source_path: str     # "PMI 7/2025 › BAB IV › Pasal 9 › ayat (1)"
+    quote: str           # the exact words that say it
+    target_label: str    # "PMI 3/2022", "PMK 237/2022 › Pasal 14"
+    target_doc: str | None
+    target_pasal: str | None
+    date: str | None     # when it takes effect (ISO); None: unknown
+    issued: str | None
+
+
+class StandingOut(_Out):
+    """A claim's provision on the answer's date: in_force, not_yet (in force from `until`), ended (on `until`, by
+    `edge`), or unknown (the collection cannot settle it; `edge` says why)."""
+
+    state: Literal["in_force", "not_yet", "ended", "unknown"]
+    on: str
+    since: str | None
+    until: str | None
+    edge: StatusEdgeOut | None
+
+
+class AsOfOut(_Out):
+    date: str                                                  # ISO
+    source: Literal["request", "question", "profile", "today"]  # where the date came from
+    words: str | None                                          # what the question said, when it came from there
+
+
+class DirectAnswerOut(_Out):
+    """The line above the claims: values as the quotes write them, with `[n]` markers (the n-th supported claim)."""
+
+    text: str
+    band: Band | None
+    claims: list[int]   # the claims its markers cite (indexes into `claims`)
+    as_of: str | None
 
 
 class Claim(_Out):
@@ -80,6 +121,7 @@ class Claim(_Out):
     verdict: VerdictOut | None
     confidence_breakdown: ConfidenceBreakdown | None
     citations: list[Citation]
+    standing: StandingOut | None = None  # its provision on the answer's date (supported claims of dated documents)
 
     @classmethod
     def of(cls, c: VerifiedClaim) -> "Claim":
@@ -87,7 +129,8 @@ class Claim(_Out):
         return cls(
             text=c.text, status=c.status, confidence=conf.value if conf else None, band=conf.band if conf else None,
             is_example=c.is_example, part=c.part, reasons=list(c.reasons),
-            verdict=c.verdict, confidence_breakdown=conf, citations=[Citation.of(x) for x in c.citations])
+            verdict=c.verdict, confidence_breakdown=conf, citations=[Citation.of(x) for x in c.citations],
+            standing=c.standing)
 
 
 class ConflictOut(_Out):
@@ -95,6 +138,8 @@ class ConflictOut(_Out):
     detail: str            # both sides, with document, location and date
     claims: list[int]      # indexes into the answer's claims
     chunk_ids: list[str]
+    applies: int | None = None              # the claim in force on the answer's date, where the status graph decides
+    decided_by: StatusEdgeOut | None = None  # the provision that ended the other side, where one did
 
 
 class PartOut(_Out):
@@ -133,13 +178,15 @@ class AnswerResponse(_Out):
     trace_id: str
     trace_path: str | None
     not_in_corpus: list[str]  # documents the question names that the corpus does not hold
+    as_of: AsOfOut | None = None  # the date the answer is given as of, and where it came from
+    direct_answer: DirectAnswerOut | None = None  # the direct answer line (answers only)
 
     @classmethod
     def of(cls, r: Result) -> "AnswerResponse":
         return cls(outcome=r.outcome, question=r.question, lang=r.lang, claims=[Claim.of(c) for c in r.claims],
                    conflicts=r.conflicts, parts=r.parts, retried=r.retried, reason_code=r.reason_code,
                    reason=r.reason, missing_categories=r.missing_categories, nearest=r.nearest, trace_id=r.trace_id,
-                   trace_path=r.trace_path, not_in_corpus=r.not_in_corpus)
+                   trace_path=r.trace_path, not_in_corpus=r.not_in_corpus, as_of=r.as_of, direct_answer=r.direct)
 
 
 def relative_path(path: str | None, root: Path) -> str | None:

@@ -20,8 +20,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from .config import Route
 from .errors import TraceError
-from .types import (Candidate, Chunk, Conflict, GenerationOutput, GenerationRequest, JudgeCall, PartOutcome, QueryPlan,
-                    Result, Sufficiency, VerifiedClaim)
+from .types import (Candidate, Chunk, Conflict, DocumentStatus, GenerationOutput, GenerationRequest, JudgeCall,
+                    PartOutcome, QueryPlan, Result, Sufficiency, VerifiedClaim)
 
 TRACE_VERSION = 2  # 2: the agreed field names (see `upgrade`), `referenced` apart from `reranked`
 
@@ -64,6 +64,7 @@ class AttemptTrace:
     timings_ms: dict[str, float] = field(default_factory=dict)
     referenced: tuple[str, ...] = ()           # chunk ids added to the context because its cross-references
                                                # point at them (marked `referenced_from`; never reranked)
+    status: tuple[DocumentStatus, ...] = ()    # what decided each context document's legal standing (status.py)
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,57 @@ class Chunk:
     uploaded_at: str | None = None
 
 
+# --- legal status (pipeline/status.py) ------------------------------------------------------
+
+EdgeKind = Literal["revokes", "revokes_part", "amends"]
+StandingState = Literal["in_force", "not_yet", "ended", "unknown"]
+
+
+@dataclass(frozen=True)
+class StatusEdge:
+    """One statement of the status graph: a provision (of `source_doc`) that ends `target`, with its receipt."""
+
+    kind: EdgeKind
+    source_doc: str
+    source_chunk: str
+    source_path: str           # the receipt's citation: "PMI 7/2025 › BAB IV › Pasal 9 › ayat (1)"
+    quote: str                 # the exact words that say it (a slice of the source chunk's text)
+    target_label: str          # how the source names what it ends: "PMI 3/2022", "PMK 237/2022 › Pasal 14"
+    target_doc: str | None     # the collection's document, None when it is not ingested
+    target_pasal: str | None   # the Pasal ended ("14"); None: the whole document
+    date: str | None           # ISO: when it takes effect (the source's effective date); None: unknown
+    issued: str | None         # ISO: the source's own date (published/promulgated), before which it ends nothing
+
+
+@dataclass(frozen=True)
+class DocumentStatus:
+    """What decides a document's standing on any date: its own start and the edges that end it or its Pasal."""
+
+    doc_id: str
+    since: str | None                 # ISO: its effective date, else its published date; None: unknown
+    edges: tuple[StatusEdge, ...] = ()
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """The date an answer is given as of, and where it came from."""
+
+    date: str                    # ISO
+    source: Literal["request", "question", "profile", "today"]
+    words: str | None = None     # what the question said ("pada tahun 2024"), when it came from there
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A document's (or one of its Pasal's) standing on a date, and the edge that decides it."""
+
+    state: StandingState
+    on: str                      # ISO date asked about
+    since: str | None = None     # in force since (the document's effective date, where known)
+    until: str | None = None     # ended on / not yet in force until
+    edge: StatusEdge | None = None
+
+
 # --- query and retrieval ---------------------------------------------------------------
 
 
@@ -299,6 +350,7 @@ class VerifiedClaim:
     confidence: Confidence | None = None
     self_score: float | None = None
     part: int = 0
+    standing: Standing | None = None  # its provision's legal standing on the answer's date (pipeline/status.py)
 
 
 @dataclass(frozen=True)
@@ -318,6 +370,8 @@ class Conflict:
     detail: str
     claims: tuple[int, ...]  # indexes into the answer's claims
     chunk_ids: tuple[str, ...]
+    applies: int | None = None  # the claim in force on the answer's date, where the status graph decides it
+    decided_by: StatusEdge | None = None  # the provision that decides it (ends the other side)
 
 
 @dataclass(frozen=True)
@@ -328,6 +382,17 @@ class NearestRecord:
     text: str
     score: float
     path: str | None = None  # "PMK 98/2025 › Pasal 3"
+
+
+@dataclass(frozen=True)
+class DirectAnswer:
+    """The line above the claims (pipeline/direct_answer.py): values as the quotes write them, bands, dates and
+    citation paths only."""
+
+    text: str                 # with [n] markers: the n-th supported claim
+    band: Band | None         # the first claim's
+    claims: tuple[int, ...]   # the claims its markers cite (indexes into the answer's claims)
+    as_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -365,3 +430,5 @@ class Result:
     trace_id: str = ""
     trace_path: str | None = None
     not_in_corpus: tuple[str, ...] = ()  # documents the question names that the corpus does not hold
+    as_of: "AsOf | None" = None  # the date the answer is given as of (claims carry their standing on it)
+    direct: DirectAnswer | None = None  # the direct answer line, built from the supported claims only

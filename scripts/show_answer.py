@@ -9,7 +9,9 @@ if "error" in r:
     sys.exit(1)
 wrap = lambda s, ind: textwrap.fill(" ".join(str(s).split()), 100, initial_indent=ind, subsequent_indent=ind)
 if r["outcome"] == "answer":
-    print("ANSWER" + (" (after a corrective retry)" if r["retried"] else ""))
+    as_of = r.get("as_of")
+    print("ANSWER" + (" (after a corrective retry)" if r["retried"] else "")
+          + (f" as of {as_of['date']} ({as_of['source']})" if as_of else ""))
 else:
     print(f"REFUSAL ({r['reason_code']}): {r['reason']}")
     if r["missing_categories"]:
@@ -17,6 +19,11 @@ else:
 for c in r["claims"]:
     head = f"[{c['band']} {c['confidence']}]" if c["status"] == "supported" else "[NOT SUPPORTED]"
     print(wrap(f"{head} {c['text']}", "  "))
+    st = c.get("standing")
+    if st and st["state"] != "in_force":  # history, not yet in force, or unknown: say so, with what decides it
+        edge = st.get("edge")
+        print(wrap(f"{st['state'].replace('_', ' ')} on {st['on']}" + (f": {edge['kind']} by {edge['source_path']}"
+                                                                        if edge else ""), "      "))
     for q in c["citations"]:
         print(wrap(f"“{q['quote']}” — {q.get('path') or q['document'] + ', ' + q['location']}", "      "))
         if q.get("uploaded_by") not in (None, "local"):  # an API upload, not the operator's own record

@@ -23,6 +23,7 @@ deadline is answered with a refusal (reason `timeout`), never with an unverified
 import asyncio
 import base64
 import binascii
+import datetime as dt
 import logging
 import math
 from typing import Annotated, Literal
@@ -32,7 +33,7 @@ from fastapi import Path as PathParam
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from ray import serve
 from ray.serve.handle import DeploymentHandle
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -86,6 +87,20 @@ class CollectionAnswerRequest(_In):
                                       "limits.max_question_chars (default 500) is the real cap: longer is a 422 "
                                       "question_too_long")
     lang: Literal["id", "en"] | None = Field(None, description="labels of the answer (default: the question's)")
+    as_of: str | None = Field(
+        None, pattern=r"^\d{4}-\d{2}-\d{2}$", json_schema_extra={"format": "date"},
+        description="answer as of this date (YYYY-MM-DD): each claim's provision is shown in force, or as history, on "
+                    "it (default: a date the question names, else the profile's as_of, else today)")
+
+    @field_validator("as_of")
+    @classmethod
+    def _a_calendar_date(cls, v: str | None) -> str | None:
+        if v is not None:
+            dt.date.fromisoformat(v)  # "2025-02-30" is no date: a 422 naming the field
+        return v
+
+    def as_of_date(self) -> dt.date | None:
+        return dt.date.fromisoformat(self.as_of) if self.as_of else None
     options: AnswerOptions = AnswerOptions()
 
 
@@ -370,7 +385,7 @@ class Ingress:
         try:
             orch = await self._get_orchestrator(collection)
             result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s,
-                                                  actor=key.actor)
+                                                  actor=key.actor, as_of=body.as_of_date())
         except ApiError:
             raise
         except Exception as e:  # the retriever or the embedder is down: nothing can be verified

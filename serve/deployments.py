@@ -35,7 +35,8 @@ from pipeline.corpus import DEFAULT_COLLECTION, Corpus, DataDir, Upload
 from pipeline.corpus.ingestor import embed_chunks
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
 from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
-from pipeline.types import Candidate, Chunk, ContextLink, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
+from pipeline.types import (Candidate, Chunk, ContextLink, Document, DocumentStatus, GenerationOutput, GenerationRequest,
+                            JudgeInput, QueryPlan, Verdict)
 
 from .config import Batch, RuntimeSettings
 from .handles import HandleReranker, handle_embedder
@@ -286,6 +287,11 @@ class _LockedChunks(_Locked):
         async with self.col.lock:
             self.col.need()
             return await self.col.chunks.documents()
+
+    async def status(self, doc_ids: Sequence[str]) -> dict[str, DocumentStatus]:
+        async with self.col.lock:
+            self.col.need()
+            return await self.col.chunks.status(doc_ids)
 
 
 class Indexes(NamedTuple):

@@ -6,7 +6,7 @@ and hands over documents with their vectors (serve/bulk_ingest.py). Either way t
 `Ingestor.ingest`: a file whose bytes, sidecar and rules are unchanged is not parsed again; a
 changed document is embedded first and then swapped into the chunk store in one transaction,
 so a query sees its old version or its new one, never half; a bad file is reported and
-skipped; and `finalize` brings cross-references, near-duplicates, both lanes and the state
+skipped; and `finalize` brings cross-references, the status graph, near-duplicates, both lanes and the state
 file along, which also completes an ingest that was killed midway.
 """
 from __future__ import annotations
@@ -33,6 +33,7 @@ from ..ingest import expand_paths
 from ..ingest.near_dup import near_duplicate_pairs
 from ..ingest.prepare import DocumentPreparer, PreparedDocument
 from ..ingest.reader import source_hash
+from .. import status
 from ..ingest.xrefs import Reference, resolve
 from ..responses import IngestResponse
 from ..text import embedding_text, lookalike_view, normalise
@@ -359,16 +360,18 @@ class Ingestor:
     # -- after the documents: everything derived from the store ----------------------------------
 
     def finalize(self, report: IngestReport, force: bool = False) -> None:
-        """Cross-references, near-duplicates, both lanes and the state file, from the store.
+        """Cross-references, the status graph (pipeline/status.py), near-duplicates, both lanes and the state file,
+        from the store.
 
         Runs when something changed, and whenever the indexes disagree with the store (an
         ingest was interrupted), so running the ingest again completes it.
         """
         corpus = self.corpus
-        if not force and corpus.exists() and corpus.consistent():
+        if not force and corpus.exists() and corpus.consistent() and not corpus.store.status_stale:
             return
         self._resolve_references()
         store = corpus.store
+        store.set_status_edges(status.graph((d for d, _ in store.documents()), store.doc_chunks, store.references))
         store.set_near_duplicates(near_duplicate_pairs(c for d, _ in store.documents()
                                                        for c in store.doc_chunks(d.doc_id)))
         self._sync_indexes(report)

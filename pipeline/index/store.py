@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..definitions import DEFINITIONS_UNIT, entries_in
-from ..types import Chunk, ContextLink, Document, Span
+from ..types import Chunk, ContextLink, Document, DocumentStatus, Span, StatusEdge
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -48,6 +48,14 @@ CREATE TABLE IF NOT EXISTS xrefs (
     PRIMARY KEY (chunk_id, ordinal)
 );
 CREATE INDEX IF NOT EXISTS xrefs_doc ON xrefs(doc_id);
+CREATE TABLE IF NOT EXISTS status_edges (
+    source_doc TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    target_doc TEXT,
+    data TEXT NOT NULL,              -- the StatusEdge (pipeline/status.py)
+    PRIMARY KEY (source_doc, ordinal)
+);
+CREATE INDEX IF NOT EXISTS status_edges_target ON status_edges(target_doc);
 CREATE TABLE IF NOT EXISTS near_duplicates (
     chunk_a TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
     chunk_b TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
@@ -96,6 +104,9 @@ class ChunkStore:
         # its owner serialises the two (serve/deployments.py), so the connection may cross threads
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.execute("PRAGMA foreign_keys = ON")
+        # a store written before the status graph existed has documents but no graph: the next finalize builds it
+        self.status_stale = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'status_edges'").fetchone() is None
         self._db.executescript(_SCHEMA)
         for table, columns in _ADDED_COLUMNS.items():
             have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
@@ -175,6 +186,34 @@ class ChunkStore:
         return [{"chunk_id": r[0], "doc_id": r[1], "ordinal": r[2], "reference": json.loads(r[3]), "status": r[4],
                  "target_doc": r[5], "target_chunk": r[6], "target_label": r[7], "reason": r[8]}
                 for r in self._db.execute(q, (doc_id,) if doc_id else ())]
+
+    def set_status_edges(self, edges: Sequence[StatusEdge]) -> None:
+        """The collection's status graph (pipeline/status.py), replaced whole: it is derived from every document."""
+        self.status_stale = False
+        with self._db:
+            self._db.execute("DELETE FROM status_edges")
+            self._db.executemany(
+                "INSERT INTO status_edges (source_doc, ordinal, target_doc, data) VALUES (?, ?, ?, ?)",
+                [(e.source_doc, k, e.target_doc, json.dumps(asdict(e), ensure_ascii=False))
+                 for k, e in enumerate(edges)])
+
+    def status_edges(self) -> list[StatusEdge]:
+        """The status graph as the last finalize wrote it, in source order."""
+        return [StatusEdge(**json.loads(r[0]))
+                for r in self._db.execute("SELECT data FROM status_edges ORDER BY source_doc, ordinal")]
+
+    def status_of(self, doc_ids: Sequence[str]) -> dict[str, DocumentStatus]:
+        """Per document (of those held): its start and the status edges that end it or its Pasal."""
+        out: dict[str, DocumentStatus] = {}
+        for doc_id in dict.fromkeys(doc_ids):
+            doc = self.document(doc_id)
+            if doc is None:
+                continue
+            edges = tuple(e for e in (StatusEdge(**json.loads(r[0])) for r in self._db.execute(
+                "SELECT data FROM status_edges WHERE target_doc = ? ORDER BY source_doc, ordinal", (doc_id,)))
+                if e.source_doc != doc_id)
+            out[doc_id] = DocumentStatus(doc_id, doc.effective or doc.published, edges)
+        return out
 
     def unresolved_counts(self) -> dict[str, int]:
         """Per document, how many of its references are unresolved (counted here, none read)."""
@@ -291,6 +330,9 @@ class StoreChunkSource:
 
     async def references(self, chunk_ids: Sequence[str]) -> dict[str, list[ContextLink]]:
         return self.store.referenced_chunks(chunk_ids)
+
+    async def status(self, doc_ids: Sequence[str]) -> dict[str, DocumentStatus]:
+        return self.store.status_of(doc_ids)
 
     async def definitions(self, term: str) -> list[tuple[str, str]]:
         return list(self.store.definitions().get(term, ()))

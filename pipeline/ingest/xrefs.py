@@ -531,9 +531,19 @@ def _matches(ref: Reference, doc: Document) -> bool:
             _canon_type(doc.doc_type) == _canon_type(kind) and _bare_number(doc.number) == number)
     if doc.cite_as and _fold(doc.cite_as) == _fold(ref.document_label):
         return True
+    if ref.number and ref.year and _named_by_title(ref.raw, doc.title):
+        return True
     return (_canon_type(doc.doc_type) == _canon_type(ref.doc_type)
             and _bare_number(doc.number) == ref.number and doc.year == ref.year
             and _region_matches(ref.region, doc))
+
+
+def _named_by_title(raw: str, title: str | None) -> bool:
+    """A document whose title begins with the reference as written ("Peraturan Menteri Ilustratif Nomor 3 Tahun
+    2022" of "Peraturan Menteri Ilustratif Nomor 3 Tahun 2022 tentang …"): an instrument type the short-name tables
+    do not know is still found by its full name, never by a longer number ("Nomor 3" is not "Nomor 31")."""
+    name, whole = _fold(raw), _fold(title)
+    return bool(name) and whole.startswith(name) and not whole[len(name):len(name) + 1].isalnum()
 
 
 def _bare_number(number: str | None) -> str | None:

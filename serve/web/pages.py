@@ -7,11 +7,13 @@ page can be reloaded, bookmarked or sent to a colleague with the same key's righ
 """
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from pydantic import ValidationError
 
+from pipeline import status
 from pipeline.config import MAX_QUESTION_CHARS_CEILING
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.errors import SaksiError
@@ -149,7 +151,21 @@ async def answer_page(request: Request, name: CollectionName, trace_id: TraceId,
                   doc_of={c.chunk.chunk_id: c.chunk.doc_id for p in trace.parts for a in p.attempts
                           for c in a.candidates},
                   reject_reasons={code: words[lang] for code, words in REJECT_REASONS.items()},
-                  reason_words=lambda r: reason_words(r, lang))
+                  reason_words=lambda r: reason_words(r, lang),
+                  standing_words=lambda s: status.standing_words(s, lang), direct_pieces=_markers,
+                  as_of_words=lambda a: status.as_of_words(a, lang))
+
+
+def _markers(text: str) -> list[str | int]:
+    """The direct answer line cut at its `[n]` markers: text pieces, and each marker's claim number."""
+    out: list[str | int] = []
+    for k, piece in enumerate(_MARKER.split(text)):
+        if piece:
+            out.append(int(piece) if k % 2 else piece)
+    return out
+
+
+_MARKER = re.compile(r"\[(\d+)\]")
 
 
 @router.post("/ui/reviews")

@@ -115,6 +115,27 @@ def test_a_citation_opens_the_source_with_the_quote_highlighted(page: Page, site
     expect(page.locator("a#back")).to_have_attribute("href", re.compile(r"^/ui/answers/default/[0-9a-f]{32}$"))
 
 
+def test_the_revoked_rate_is_shown_as_history_with_the_provision_that_revoked_it(page: Page, site) -> None:
+    sign_in(page, site)
+    ask(page, site, ANSWERED)
+    expect(page.locator("#as-of")).to_have_attribute("data-source", "today")
+    claims = page.locator("ol#claims > li.claim[data-status=supported]")
+    first = claims.first
+    expect(first).to_contain_text("10%")
+    expect(first.locator(".standing")).to_have_attribute("data-standing", "in_force")
+    old = claims.filter(has_text="15%").first
+    expect(old.locator(".standing")).to_have_attribute("data-standing", "ended")
+    expect(old.locator(".standing")).to_contain_text("PMI 7/2025")  # the revoking provision, with its words
+    expect(old.locator(".standing")).to_contain_text("dicabut dan dinyatakan tidak berlaku")
+    assert old.get_attribute("data-band") != "TINGGI"
+    expect(page.locator("#conflicts .conflict[data-applies]")).to_have_count(1)
+    line = page.locator("#direct-answer")  # the direct answer: the rate in force first, the revoked one as history
+    assert norm(line.inner_text()).split(": ", 1)[1].startswith("10% [1]")
+    expect(line).to_contain_text("15% [2]")
+    line.locator("a.marker", has_text="[2]").click()
+    assert page.evaluate("() => location.hash") == f"#claim-{old.get_attribute('data-claim-index')}"
+
+
 def test_a_citation_into_a_pdf_highlights_the_quote_on_its_page(page: Page, site) -> None:
     sign_in(page, site)
     ask(page, site, PDF_QUESTION)

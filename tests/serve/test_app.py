@@ -69,6 +69,20 @@ def test_answer_has_receipts_found_verbatim_in_the_source(app, served_corpus):
     assert any("10%" in c["text"] for c in supported)
 
 
+def test_an_answer_as_of_a_date_shows_the_rule_then_in_force_and_the_revoked_one_as_history(app):
+    then = answer(app, RATE, as_of="2024-06-30")
+    assert then["as_of"] == {"date": "2024-06-30", "source": "request", "words": None}
+    first = then["claims"][0]
+    assert "15%" in first["text"] and first["standing"]["state"] == "in_force"
+    assert then["direct_answer"]["text"].startswith("15% [1]")
+    now = answer(app, RATE)
+    assert now["as_of"]["source"] == "today"
+    old = next(c for c in now["claims"] if "15%" in c["text"])
+    assert old["standing"]["state"] == "ended" and old["band"] != "TINGGI"
+    assert old["standing"]["edge"]["kind"] == "revokes" and "Pasal 9" in old["standing"]["edge"]["source_path"]
+    assert old["confidence_breakdown"]["capped_by"] in ("not_in_force", "answerability", "no_verdict")
+
+
 def test_unrelated_question_is_refused_with_nearest_records(app):
     body = answer(app, UNRELATED)
     assert body["outcome"] == "refusal" and body["reason"] and body["nearest"]
@@ -121,6 +135,8 @@ def test_corpus_reports_what_is_ingested(app, served_corpus):
     ("POST", "/v1/answer", {"question": "x", "lang": "fr"}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x", "surprise": 1}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x", "options": {"include_trace": 0}}, 422, "invalid_request"),
+    ("POST", "/v1/answer", {"question": "x", "as_of": "2025-02-30"}, 422, "invalid_request"),
+    ("POST", "/v1/answer", {"question": "x", "as_of": "kemarin"}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": 7}, 422, "invalid_request"),
     ("POST", "/v1/answer", {"question": "x" * 501}, 422, "question_too_long"),  # the profile's cap (500)
     ("POST", "/v1/answer", {"question": "x" * 2001}, 422, "question_too_long"),

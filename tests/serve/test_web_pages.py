@@ -160,9 +160,14 @@ def test_the_answer_page_shows_the_apis_answer_with_bands_breakdowns_and_receipt
     assert [li.select_one(".claim-text").get_text(strip=True) for li in shown] == [c["text"] for c in supported]
     assert [li["data-band"] for li in shown] == [c["band"] for c in supported]
     first, claim = shown[0], supported[0]
-    parts = {dd["data-part"]: dd.get_text(" ", strip=True) for dd in first.select("details.breakdown dd[data-part]")}
-    assert parts["retrieval"] == f"{claim['confidence_breakdown']['retrieval']:.3f}"
-    assert parts["generator"] == f"{claim['confidence_breakdown']['generator']:.3f}"
+    parts = {dd["data-part"]: dd for dd in first.select("details.breakdown dd[data-part]")}
+    assert parts["retrieval"].select_one(".value").get_text(strip=True) == \
+        f"{claim['confidence_breakdown']['retrieval']:.3f}"
+    assert parts["generator"].select_one(".value").get_text(strip=True) == \
+        f"{claim['confidence_breakdown']['generator']:.3f}"
+    # each part says in words what it measures; the lite rule's match is not called entailment
+    assert all(dd.select_one(".explain").get_text(strip=True) for dd in parts.values())
+    assert "kata demi kata" in parts["judge"].get_text() and "entailment" not in first.get_text()
     link = first.select_one("a.citation")
     cite = claim["citations"][0]
     assert link.get_text(strip=True).startswith(cite["path"])

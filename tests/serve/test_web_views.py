@@ -193,8 +193,9 @@ def test_the_corpus_page_lists_every_document_of_the_api(app) -> None:
 
 def test_a_document_page_has_its_outline_references_near_duplicates_and_ocr_pages(app) -> None:
     _, corpus, _ = app.call("GET", "/v1/corpus")
-    doc = max(corpus["items"], key=lambda d: (d["unresolved_references"], len(d["near_duplicates_with"])))
-    assert doc["unresolved_references"] and doc["near_duplicates_with"]  # the sample corpus has one such
+    # PMI 7/2025: passages shared with PMI 3/2022, and references to it (resolved: the sample holds it)
+    doc = next(d for d in corpus["items"] if d["doc_id"] == "pmi-7-2025")
+    assert doc["near_duplicates_with"] == ["pmi-3-2022"]
     status, soup = page(app, f"/ui/documents/default/{doc['doc_id']}")
     assert status == 200 and soup.select_one("article")["data-doc"] == doc["doc_id"]
     entries = soup.select("#outline li.outline-entry")
@@ -210,6 +211,7 @@ def test_a_document_page_has_its_outline_references_near_duplicates_and_ocr_page
     assert len(unresolved) == doc["unresolved_references"]
     assert all(tr.select_one(".reason").get_text(strip=True) for tr in unresolved)
     assert all(tr.select_one("a.ref-target") for tr in refs if tr["data-status"] == "resolved")
+    assert any("PMI 3/2022" in tr.get_text() for tr in refs if tr["data-status"] == "resolved")
     assert soup.select_one("#refs-in") is not None
     assert [li["data-doc"] for li in soup.select("#near-duplicates li.near-duplicate")] == doc["near_duplicates_with"]
     assert soup.select_one("#ocr-pages")["data-pages"] == ",".join(map(str, doc["pages_without_text"]))

@@ -497,3 +497,17 @@ def test_an_english_regulation_resolves_article_paragraph_and_letter_references(
     (ref,) = extract_references(here.text, "en")
     r = resolve(ref, here, [], lambda doc_id: [art, here])
     assert (r.status, r.chunk_id, r.label) == ("resolved", "en#2", "Article 2 paragraph (2) letter b")
+
+
+def _titled(doc_id: str, title: str) -> Document:
+    return Document(doc_id=doc_id, title=title, original=f"/x/{doc_id}.md", lang="id", content_hash="h",
+                    doc_type="regulation", number=None, year=None)
+
+
+def test_an_instrument_type_no_table_knows_is_found_by_its_full_name_in_a_title():
+    from pipeline.ingest.xrefs import held_by
+    three = _titled("pmi-3-2022", "Peraturan Menteri Ilustratif Nomor 3 Tahun 2022 tentang Pajak Penghasilan")
+    thirty_one = _titled("pmi-31-2022", "Peraturan Menteri Ilustratif Nomor 31 Tahun 2022 tentang Bea")
+    ref = one("dicabut: Peraturan Menteri Ilustratif Nomor 3 Tahun 2022 tentang Pajak Penghasilan")
+    assert held_by(ref, [thirty_one, three]) == "pmi-3-2022"
+    assert held_by(ref, [thirty_one]) is None  # "Nomor 3" is not "Nomor 31"

@@ -1,0 +1,313 @@
+"""Legal status, read from the documents themselves: which provision revokes or amends which, and what is in force
+on a date.
+
+A regulation says what it ends: "Pada saat Peraturan Menteri ini mulai berlaku, Peraturan Menteri … Nomor 3 Tahun
+2022 … dicabut dan dinyatakan tidak berlaku" (the whole document), "Pasal 5 Peraturan … dinyatakan tidak berlaku" (one
+Pasal), and an amending regulation ("Beberapa ketentuan dalam Peraturan … diubah sebagai berikut: 1. Ketentuan Pasal
+14 diubah …", "Pasal 7 dihapus") replaces Pasal by Pasal. Each such statement becomes an edge of the status graph
+with its receipt: the provision that says it and the exact words. An edge takes effect when the document that says it
+does (its `effective` date); where that date is unknown, the edge's date is unknown, and what it ends is *unknown*
+from the day that document was issued, never guessed. A statement whose target is not in the collection is kept
+(`saksi corpus status` lists it) but ends nothing here. A revocation that names only part of a document ("ketentuan
+mengenai … dalam Peraturan …", "sepanjang …") makes that document's standing unknown from its date, since the corpus
+cannot say which provisions are meant.
+
+Extraction reads the chunk store's cross-references (pipeline/ingest/xrefs.py), so a target ingested after the
+document that ends it is found on the next ingest's `finalize`, which rebuilds the graph.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+
+from .citations import cite_path
+from .config import ConfidenceSettings
+from .gates import band_for
+from .types import (AsOf, CitationCheck, Chunk, Conflict, Document, DocumentStatus, EdgeKind, Standing, StatusEdge,
+                    VerifiedClaim, is_provision)
+
+# the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
+_REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
+                      r"|\b(?:is|are)\s+(?:hereby\s+)?(?:revoked|repealed)\b", re.IGNORECASE)
+# part of a document only: "ketentuan mengenai … dalam …", "sepanjang mengatur …"
+_PART = re.compile(r"\bketentuan\s+(?:mengenai|tentang)\b|\bsepanjang\b|\bprovisions?\s+(?:on|concerning)\b",
+                   re.IGNORECASE)
+# an amending regulation's opening: "Beberapa ketentuan dalam <document> diubah", "Ketentuan dalam <document> diubah"
+_AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)\bdiubah\b", re.IGNORECASE | re.DOTALL)
+_AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGNORECASE)
+# one instruction of it: "Ketentuan ayat (1) Pasal 14 diubah", "Ketentuan Pasal 5 diubah", "Pasal 7 dihapus"
+_INSTRUCTION = re.compile(r"\b(?:Ketentuan\s+(?:(?:huruf|angka|ayat)\s+[^.;:]{0,120}?\s)?)?Pasal\s+(?P<pasal>\d+[A-Z]?)"
+                          r"\s+(?P<verb>diubah|dihapus)\b")
+_ITEM = re.compile(r"\b(?:huruf|angka)\s+\w+$")  # a list item's span label ("Pasal 33 huruf b"), not an ayat
+
+
+def _span_start(chunk: Chunk, at: int) -> int:
+    """Where the provision holding offset `at` begins: its ayat (which holds its list items: "a. …; dan b. …,
+    dicabut"), else the chunk's text after its "Pasal N" heading line."""
+    holding = [s for s in chunk.spans if s.start <= at < s.end and not _ITEM.search(s.label)]
+    if holding:
+        return min(s.start for s in holding)
+    first = chunk.text.find("\n")
+    return first + 1 if chunk.text.startswith(("Pasal", "Article")) and 0 <= first < at else 0
+
+
+def _date(doc: Document | None) -> tuple[str | None, str | None]:
+    """(when a statement of `doc` takes effect, when `doc` was issued)."""
+    if doc is None:
+        return None, None
+    return doc.effective, doc.published or doc.promulgated
+
+
+def edges_of(chunks: Sequence[Chunk], references: Sequence[Mapping], documents: Mapping[str, Document]) -> list[StatusEdge]:
+    """The status edges one document's chunks state. `references`: the store's rows for those chunks (their
+    extracted reference, with the resolution's `target_doc`)."""
+    if not chunks:
+        return []
+    by_chunk: dict[str, list[Mapping]] = {}
+    for r in references:
+        if r["reference"]["scope"] == "external":
+            by_chunk.setdefault(r["chunk_id"], []).append(r)
+    doc = documents.get(chunks[0].doc_id)
+    date, issued = _date(doc)
+    edges: list[StatusEdge] = []
+    amended: Mapping | None = None  # the document an amending regulation ("Perubahan atas …") amends
+    amending = doc is not None and _AMENDING_TITLE.search(doc.title or "") is not None
+    for chunk in chunks:
+        refs = sorted(by_chunk.get(chunk.chunk_id, []), key=lambda r: r["reference"]["start"])
+        # revocations
+        last = 0
+        for m in _REVOKES.finditer(chunk.text):
+            lo = max(last, _span_start(chunk, m.start()))
+            named = [r for r in refs if lo <= r["reference"]["start"] and r["reference"]["end"] <= m.start()]
+            last = m.end()
+            if not named:
+                continue  # "pemberian pembebasan … ini dicabut dan dinyatakan tidak berlaku": no instrument named
+            quote = chunk.text[lo:m.end()].strip()
+            part = _PART.search(chunk.text, lo, named[0]["reference"]["start"]) is not None
+            for r in named:
+                ref = r["reference"]
+                kind: EdgeKind = "revokes" if ref["pasal"] or not part else "revokes_part"
+                edges.append(_edge(kind, chunk, quote, r, ref["pasal"], date, issued))
+        # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction
+        for m in _AMENDS_DOCUMENT.finditer(chunk.text) if amending else ():
+            inside = [r for r in refs if m.start("body") <= r["reference"]["start"] < m.end("body")
+                      and not r["reference"]["pasal"]]
+            if inside and amended is None:
+                amended = inside[0]
+        if amended is not None:
+            for m in _INSTRUCTION.finditer(chunk.text):
+                quote = chunk.text[m.start():m.end()]
+                edges.append(_edge("amends", chunk, quote, amended, m["pasal"], date, issued))
+    return list(dict.fromkeys(edges))
+
+
+def _edge(kind: EdgeKind, chunk: Chunk, quote: str, ref_row: Mapping, pasal: str | None, date: str | None,
+          issued: str | None) -> StatusEdge:
+    ref = ref_row["reference"]
+    name = ref_row.get("target_label") if ref_row.get("target_doc") and not ref["pasal"] else None
+    label = name or _document_label(ref)
+    if pasal:
+        label = f"{label} › Pasal {pasal}"
+    at = chunk.text.find(quote)
+    where = next((s.label for s in sorted(chunk.spans, key=lambda s: s.end - s.start)
+                  if s.start <= at < s.end and not _ITEM.search(s.label)), None)
+    return StatusEdge(kind, chunk.doc_id, chunk.chunk_id, cite_path(chunk, where), quote, label,
+                      ref_row.get("target_doc"), pasal, date, issued)
+
+
+def _document_label(ref: Mapping) -> str:
+    from .ingest.xrefs import Reference  # the document-name grammar
+    return Reference(**ref).document_label or ref["raw"]
+
+
+def graph(documents: Iterable[Document], chunks_of, references_of) -> list[StatusEdge]:
+    """Every edge the collection's documents state (`chunks_of(doc_id)`, `references_of(doc_id)`: the store's)."""
+    docs = {d.doc_id: d for d in documents}
+    out: list[StatusEdge] = []
+    for doc_id in docs:
+        out.extend(edges_of(chunks_of(doc_id), references_of(doc_id), docs))
+    return out
+
+
+def _iso(d: str | dt.date) -> str:
+    return d.isoformat() if isinstance(d, dt.date) else dt.date.fromisoformat(d).isoformat()
+
+
+def document_status(doc: Document, edges: Iterable[StatusEdge]) -> DocumentStatus:
+    """What decides `doc`'s standing on any date: its start and the edges (of other documents) that end it (the
+    store's `status_of` gives the same from its table)."""
+    return DocumentStatus(doc.doc_id, doc.effective or doc.published,
+                          tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id))
+
+
+def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None) -> Standing:
+    """A document (or its Pasal `pasal`) on the date `on`: not yet in force before its effective date (its published
+    date where that is unknown), ended from the date of the earliest edge that ends it, unknown where an edge that may
+    end it has no date (from its source's issue date) or names only part of the document; else in force."""
+    day = _iso(on)
+    since = doc.since
+    if since and day < since:
+        return Standing("not_yet", day, since=since, until=since)
+    ends = [e for e in doc.edges if e.target_pasal is None or (pasal is not None and e.target_pasal == pasal)]
+    dated = sorted((e for e in ends if e.kind != "revokes_part" and e.date and e.date <= day), key=lambda e: e.date)
+    if dated:
+        return Standing("ended", day, since=since, until=dated[0].date, edge=dated[0])
+    doubtful = [e for e in ends if (e.date is None and (e.issued is None or e.issued <= day))
+                or (e.kind == "revokes_part" and (e.date or e.issued or "") <= day)]
+    if doubtful:
+        return Standing("unknown", day, since=since, edge=doubtful[0])
+    return Standing("in_force", day, since=since)
+
+
+_PASAL = re.compile(r"^(?:Pasal|Article)\s+(\d+[A-Z]?)\b")
+
+
+def pasal_of(location: str) -> str | None:
+    """The Pasal a chunk's location is ("Pasal 14 ayat (1)" -> "14"); None for anything else, including an amending
+    regulation's "Pasal I angka 1 › Pasal 14 …" (its text is the amendment, standing as its own document does)."""
+    m = _PASAL.match(location or "")
+    return m[1] if m else None
+
+
+# --- answers as of a date ----------------------------------------------------------------------------------------
+
+def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, statuses: Mapping[str, DocumentStatus],
+          on: str, confidence: ConfidenceSettings | None) -> VerifiedClaim:
+    """A supported claim with the standing, on `on`, of the provision it states (`cite`, its stated citation: that
+    document, and the Pasal of its location). One that is not in force then (ended, not yet in force, or unknown)
+    keeps its receipts but never reaches the top band: it is history, or a rule the collection cannot date."""
+    doc = statuses.get(cite.doc_id or (chunk.doc_id if chunk else ""))
+    if claim.status != "supported" or doc is None:
+        return claim
+    where = standing(doc, on, pasal_of(cite.location or (chunk.location if chunk else "")))
+    c = claim.confidence
+    if where.state == "in_force" or c is None or confidence is None or c.band != "TINGGI":
+        return replace(claim, standing=where)
+    regulation = chunk is not None and is_provision(chunk.location, chunk.spans)
+    cap = round(confidence.top(regulation) - 0.01, 4)
+    value = min(c.value, cap)
+    capped = replace(c, cap=cap if c.cap is None else min(c.cap, cap), value=value,
+                     band=band_for(value, confidence, regulation), capped_by=NOT_IN_FORCE)
+    return replace(claim, standing=where, confidence=capped)
+
+
+NOT_IN_FORCE = "not_in_force"  # Confidence.capped_by of a claim whose provision is not in force on the answer's date
+
+
+def in_force_first(claims: Sequence[VerifiedClaim]) -> list[VerifiedClaim]:
+    """Supported claims in force (or undated) first, then supported ones that are not, then the demoted; each group in
+    its order."""
+    def rank(c: VerifiedClaim) -> int:
+        if c.status != "supported":
+            return 2
+        return 1 if c.standing is not None and c.standing.state != "in_force" else 0
+    return sorted(claims, key=rank)
+
+
+def decide(conflict: Conflict, claims: Sequence[VerifiedClaim], lang: str) -> Conflict:
+    """A conflict between a claim in force and one that is not: which applies on the answer's date, and the provision
+    that decides it (the one that ended the other, where one did)."""
+    if conflict.kind != "figures" or len(conflict.claims) != 2:
+        return conflict
+    a, b = conflict.claims
+    states = {claims[i].standing.state if claims[i].standing else None for i in (a, b)}
+    if states not in ({"in_force", "ended"}, {"in_force", "not_yet"}):
+        return conflict
+    applies, other = (a, b) if claims[a].standing.state == "in_force" else (b, a)  # type: ignore[union-attr]
+    now, then = claims[applies], claims[other]
+    here = now.citations[0].path or now.citations[0].document or ""
+    said = (f" Yang berlaku per {now.standing.on}: {here}; yang lain {standing_words(then.standing, 'id')}."
+            if lang == "id" else f" In force on {now.standing.on}: {here}; the other is "
+            f"{standing_words(then.standing, 'en')}.")  # type: ignore[union-attr]
+    return replace(conflict, detail=conflict.detail + said, applies=applies, decided_by=then.standing.edge)
+
+
+_DONE = {"id": {"revokes": "dicabut", "revokes_part": "dicabut sebagian", "amends": "diubah"},
+         "en": {"revokes": "revoked", "revokes_part": "partly revoked", "amends": "amended"}}
+
+
+def standing_words(st: Standing, lang: str) -> str:
+    """A claim's standing in words, with the provision that decides it: "riwayat: dicabut mulai 2025-04-01 oleh PMI
+    7/2025 › … › Pasal 9 › ayat (1)" / "history: revoked from 2025-04-01 by …"."""
+    e = st.edge
+    if lang == "id":
+        if st.state == "in_force":
+            return f"berlaku per {st.on}" + (f" (sejak {st.since})" if st.since else "")
+        if st.state == "not_yet":
+            return f"belum berlaku per {st.on} (berlaku mulai {st.until})"
+        if st.state == "ended" and e is not None:
+            return f"riwayat: {_DONE['id'][e.kind]} mulai {st.until} oleh {e.source_path}"
+        return (f"status tidak diketahui per {st.on}: {_DONE['id'][e.kind]} oleh {e.source_path}"
+                + ("" if e.date else ", tanggal berlakunya tidak diketahui") if e is not None
+                else f"status tidak diketahui per {st.on}")
+    if st.state == "in_force":
+        return f"in force on {st.on}" + (f" (since {st.since})" if st.since else "")
+    if st.state == "not_yet":
+        return f"not yet in force on {st.on} (in force from {st.until})"
+    if st.state == "ended" and e is not None:
+        return f"history: {_DONE['en'][e.kind]} from {st.until} by {e.source_path}"
+    return (f"standing unknown on {st.on}: {_DONE['en'][e.kind]} by {e.source_path}"
+            + ("" if e.date else ", on a date the collection does not give") if e is not None
+            else f"standing unknown on {st.on}")
+
+
+def as_of_words(a: AsOf, lang: str) -> str:
+    """The answer's date and why: "per 2024-12-31 (disebut dalam pertanyaan: «pada tahun 2024»)"."""
+    why = {"id": {"request": "diminta", "question": f"disebut dalam pertanyaan: «{a.words}»",
+                  "profile": "tanggal yang ditetapkan profil", "today": "hari ini"},
+           "en": {"request": "as requested", "question": f"named in the question: «{a.words}»",
+                  "profile": "the profile's date", "today": "today"}}
+    L = why["id" if lang == "id" else "en"]
+    return (f"Per tanggal {a.date} ({L[a.source]})" if lang == "id" else f"As of {a.date} ({L[a.source]})")
+
+
+# --- the date a question asks about ------------------------------------------------------------------------------
+
+_MONTHS = {m: i + 1 for i, names in enumerate((
+    "januari january jan", "februari february feb pebruari", "maret march mar", "april apr", "mei may",
+    "juni june jun", "juli july jul", "agustus august aug", "september sep sept", "oktober october oct okt",
+    "november nov nop", "desember december dec des")) for m in names.split()}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_YEAR = r"(?:19|20)\d\d"
+# "pada tahun 2023", "sebelum April 2025", "per 1 Maret 2025", "as of 2024", "in 2023", "before April 2025"
+_ASKED_DATE = re.compile(
+    rf"\b(?P<lead>pada|di|dalam|untuk|per|sejak|sebelum|sesudah|setelah|hingga|sampai|as\s+of|in|on|before|after|"
+    rf"during|for|until|by)\s+(?:(?:tahun|tanggal|bulan|the\s+year|year)\s+)?(?:(?:pajak|anggaran)\s+)?"
+    rf"(?:(?P<day>\d{{1,2}})\s+)?(?:(?P<month>{_MONTH})\s+)?(?P<year>{_YEAR})\b(?!\s*[/-])", re.IGNORECASE)
+# "tahun 2023" anywhere, unless it is a regulation's name ("Nomor 3 Tahun 2022")
+_YEAR_ALONE = re.compile(rf"(?<!\w)(?P<before>\S+\s+\S+\s+)?tahun\s+(?:pajak\s+|anggaran\s+)?(?P<year>{_YEAR})\b",
+                         re.IGNORECASE)
+_NAMED = re.compile(r"(?:nomor|no\.?)\s+\S+\s+$", re.IGNORECASE)
+
+
+def asked_date(question: str) -> tuple[dt.date, str] | None:
+    """The date a question asks about, and the words that say it: a day ("per 1 Maret 2025"), a month (its last day;
+    "sebelum April 2025": the day before it), a year (its last day; "sebelum 2025": the day before it). A regulation's
+    name ("Nomor 3 Tahun 2022", "PMK 98/2025") is not a date asked about. None when the question names none."""
+    for m in _ASKED_DATE.finditer(question):
+        if _NAMED.search(question[:m.start("year")]):
+            continue
+        year = int(m["year"])
+        month = _MONTHS.get((m["month"] or "").casefold())
+        lead = m["lead"].casefold()
+        before = lead in ("sebelum", "before", "until", "hingga", "sampai", "by")
+        try:
+            if m["day"] and month:
+                day = dt.date(year, month, int(m["day"]))
+                return (day - dt.timedelta(days=1) if before and lead in ("sebelum", "before") else day), m[0]
+            if month:
+                first = dt.date(year, month, 1)
+                nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
+                return (first - dt.timedelta(days=1) if before else nxt - dt.timedelta(days=1)), m[0]
+        except ValueError:
+            continue
+        if m["day"]:
+            continue  # "on 31 2024": no month, not a date
+        return (dt.date(year - 1, 12, 31) if before else dt.date(year, 12, 31)), m[0]
+    for m in _YEAR_ALONE.finditer(question):
+        if m["before"] and _NAMED.search(m["before"]):
+            continue
+        return dt.date(int(m["year"]), 12, 31), question[m.end("before") if m["before"] else m.start():m.end()]
+    return None

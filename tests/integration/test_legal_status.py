@@ -1,0 +1,133 @@
+"""Which rule is in force, read from the documents: the status graph built at ingest, shown by `saksi corpus`, and
+answers as of a date (contract 12: in force, or said to be history)."""
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pipeline import catalog
+from pipeline.analysis import query_analyzer
+from pipeline.corpus import Corpus
+from pipeline.replay import replay
+
+from ..conftest import require_regulations
+
+pytestmark = pytest.mark.integration
+
+RENT = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
+STAMP = "Berapa tarif bea meterai contoh atas Dokumen Contoh?"
+
+
+def _front(doc_id: str, title: str, cite_as: str, published: str, effective: str) -> str:
+    return (f"---\nid: {doc_id}\ntitle: \"{title}\"\ndoc_type: regulation\ncite_as: {cite_as}\nauthority: official\n"
+            f"published: {published}\neffective: {effective}\nlang: id\nillustrative: true\n---\n\n"
+            "Dokumen ini fiktif, disusun untuk pengujian saksi.\n\n")
+
+
+RATE = ("(1) Tarif bea meterai contoh atas Dokumen Contoh adalah sebesar {rate} dari nilai dokumen.\n\n"
+        "(2) Bea meterai contoh sebagaimana dimaksud pada ayat (1) dibayar oleh pihak yang menerima dokumen.\n\n")
+ORIGINAL = "Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Bea Meterai Contoh"
+AMENDMENT = f"Peraturan Menteri Contoh Nomor 2 Tahun 2022 tentang Perubahan atas {ORIGINAL}"
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory, profile):
+    """An original regulation (5%), an amendment of its Pasal 5 (7% from 2022), and a regulation that revokes both
+    (9% from 1 April 2024), ingested through the real lite profile."""
+    src = tmp_path_factory.mktemp("chain-src")
+    (src / "px-1-2020.md").write_text(
+        _front("px-1-2020", ORIGINAL, "PX 1/2020", "2020-06-01", "2020-07-01")
+        + "Pasal 5\n" + RATE.format(rate="5% (lima persen)")
+        + "Pasal 6\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Juli 2020.\n", encoding="utf-8")
+    (src / "px-2-2022.md").write_text(
+        _front("px-2-2022", AMENDMENT, "PX 2/2022", "2021-12-01", "2022-01-01")
+        + f"Pasal I\nBeberapa ketentuan dalam {ORIGINAL} diubah sebagai berikut:\n\n"
+        "1. Ketentuan ayat (1) Pasal 5 diubah, sehingga Pasal 5 berbunyi sebagai berikut:\n\n"
+        + "Pasal 5\n" + RATE.format(rate="7% (tujuh persen)")
+        + "Pasal II\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Januari 2022.\n", encoding="utf-8")
+    (src / "px-3-2024.md").write_text(
+        _front("px-3-2024", "Peraturan Menteri Contoh Nomor 3 Tahun 2024 tentang Bea Meterai Contoh", "PX 3/2024",
+               "2024-03-01", "2024-04-01")
+        + "Pasal 2\n" + RATE.format(rate="9% (sembilan persen)")
+        + f"Pasal 8\n(1) Pada saat Peraturan Menteri ini mulai berlaku, {ORIGINAL} sebagaimana telah diubah dengan "
+        f"{AMENDMENT}, dicabut dan dinyatakan tidak berlaku.\n\n"
+        "(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 April 2024.\n", encoding="utf-8")
+    corpus = Corpus(tmp_path_factory.mktemp("chain"), profile)
+    corpus.ingest([src])
+    yield corpus
+    corpus.close()
+
+
+def test_the_chain_s_status_edges_each_carry_their_receipt(chain):
+    rows = catalog.status_edges(chain, on=dt.date(2025, 1, 1))
+    got = {(r["kind"], r["source_path"], r["target_label"], r["date"]) for r in rows}
+    assert got == {("amends", "PX 2/2022 › Pasal I › angka 1", "PX 1/2020 › Pasal 5", "2022-01-01"),
+                   ("revokes", "PX 3/2024 › Pasal 8 › ayat (1)", "PX 1/2020", "2024-04-01"),
+                   ("revokes", "PX 3/2024 › Pasal 8 › ayat (1)", "PX 2/2022", "2024-04-01")}
+    texts = {c.chunk_id: c.text for d, _ in chain.store.documents() for c in chain.store.doc_chunks(d.doc_id)}
+    for r in rows:  # the receipt is the source's exact words
+        assert r["quote"] in texts[r["source_chunk"]]
+        assert r["target_standing"]["state"] == "ended"
+
+
+@pytest.mark.parametrize("on,rate,history", [
+    ("2021-01-01", "5%", set()),             # the original alone is in force
+    ("2023-01-01", "7%", {"5%"}),            # its Pasal 5 amended: the old rate is history
+    ("2025-01-01", "9%", {"5%", "7%"}),      # both revoked by the new regulation
+])
+def test_answers_as_of_three_dates_lead_with_the_rule_in_force(chain, on, rate, history):
+    result, trace = asyncio.run(chain.orchestrator().run(STAMP, as_of=dt.date.fromisoformat(on)))
+    supported = [c for c in result.claims if c.status == "supported"]
+    assert result.outcome == "answer" and result.as_of.date == on and result.as_of.source == "request"
+    assert rate in supported[0].text and supported[0].standing.state == "in_force"
+    ended = {r for c in supported if c.standing.state == "ended" for r in ("5%", "7%", "9%") if r in c.text}
+    assert ended == history
+    for c in supported:
+        if c.standing.state != "in_force":
+            assert c.confidence.band != "TINGGI"
+            assert c.standing.state != "ended" or c.standing.edge.quote  # history names what ended it
+    assert asyncio.run(replay(trace, query_analyzer(chain.profile))).same
+
+
+def test_the_revoked_rate_is_history_today_and_the_answer_for_a_year_it_was_in_force(lite_corpus):
+    today, _ = asyncio.run(lite_corpus.orchestrator().run(RENT))
+    supported = [c for c in today.claims if c.status == "supported"]
+    assert "10%" in supported[0].text and supported[0].standing.state == "in_force"
+    old = next(c for c in supported if "15%" in c.text)
+    assert old.standing.state == "ended" and old.confidence.band != "TINGGI"
+    assert old.standing.edge.source_path.startswith("PMI 7/2025") and "Pasal 9" in old.standing.edge.source_path
+    conflict = next(c for c in today.conflicts if c.kind == "figures")
+    assert supported[conflict.applies] is supported[0] and conflict.decided_by == old.standing.edge
+    asked, _ = asyncio.run(lite_corpus.orchestrator().run(RENT.replace("?", " pada tahun 2024?")))
+    first = next(c for c in asked.claims if c.status == "supported")
+    assert "15%" in first.text and first.standing.state == "in_force"
+    assert asked.as_of.date == "2024-12-31" and asked.as_of.words == "pada tahun 2024"
+
+
+def _saksi(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_corpus_show_and_status_list_the_shared_regulations_edges(tmp_path):
+    regs = require_regulations()
+    data = tmp_path / "d"
+    assert _saksi("ingest", str(regs / "pmk-113-2025.md"), str(regs / "pmk-096-2025.md"), "--data-dir",
+                  str(data)).returncode == 0
+    out = _saksi("corpus", "status", "--data-dir", str(data), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    revoked = next(r for r in rows if r["source_doc"] == "pmk-113-2025")
+    assert revoked["kind"] == "revokes" and revoked["target_label"] == "PMK 113/2008"
+    assert revoked["target_doc"] is None and revoked["date"] == "2026-01-01"  # not in the collection: ends nothing
+    assert "dicabut dan dinyatakan tidak berlaku" in revoked["quote"]
+    amended = {r["target_pasal"] for r in rows if r["source_doc"] == "pmk-096-2025" and r["kind"] == "amends"}
+    assert {"14", "18", "20"} <= amended
+    shown = _saksi("corpus", "show", "PMK 113/2025", "--data-dir", str(data))
+    assert shown.returncode == 0 and "legal status on" in shown.stdout and "revokes PMK 113/2008" in shown.stdout
+    bad = _saksi("corpus", "status", "--on", "2025-13-01", "--data-dir", str(data))
+    assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,0 +1,186 @@
+"""Legal status read from the documents (pipeline/status.py): edges with receipts, standing on a date, the date a
+question asks about, and what an answer does with a provision that is not in force."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import pytest
+
+from pipeline import status
+from pipeline.config import ConfidenceSettings
+from pipeline.ingest.xrefs import extract_references, held_by
+from pipeline.types import (CitationCheck, Chunk, Confidence, Conflict, Document, DocumentStatus, Span, StatusEdge,
+                            VerifiedClaim)
+
+
+def _doc(doc_id: str, title: str, effective: str | None = None, published: str | None = None,
+         cite_as: str | None = None) -> Document:
+    return Document(doc_id=doc_id, title=title, original=f"/x/{doc_id}.md", lang="id", content_hash="h",
+                    doc_type="regulation", effective=effective, published=published, cite_as=cite_as)
+
+
+def _chunk(doc_id: str, location: str, text: str, spans: tuple[Span, ...] = (), path: str | None = None) -> Chunk:
+    return Chunk(chunk_id=f"{doc_id}:{location}", doc_id=doc_id, title=doc_id, location=location, text=text, lang="id",
+                 unit=f"{doc_id}#{location}", ordinal=0, start=0, end=len(text), spans=spans,
+                 path=path or doc_id.upper())
+
+
+def _refs(chunk: Chunk, documents: list[Document]) -> list[dict]:
+    """The store's reference rows for a chunk: each external reference with the document it resolves to."""
+    rows = []
+    for k, ref in enumerate(extract_references(chunk.text)):
+        target = held_by(ref, documents) if ref.scope == "external" else None
+        rows.append({"chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "ordinal": k,
+                     "reference": ref.__dict__, "status": "resolved" if target else "unresolved",
+                     "target_doc": target, "target_chunk": None,
+                     "target_label": next((d.cite_as for d in documents if d.doc_id == target), None)})
+    return rows
+
+
+OLD = _doc("px-1-2020", "Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif", "2020-07-01", "2020-06-01",
+           "PX 1/2020")
+OTHER = _doc("px-5-2019", "Peraturan Menteri Contoh Nomor 5 Tahun 2019 tentang Bea", "2019-03-01", "2019-02-01",
+             "PX 5/2019")
+NEW = _doc("px-3-2024", "Peraturan Menteri Contoh Nomor 3 Tahun 2024 tentang Tarif", "2024-04-01", "2024-03-01",
+           "PX 3/2024")
+AMENDING = _doc("px-2-2022", "Perubahan atas Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif",
+                "2022-01-01", "2021-12-01", "PX 2/2022")
+DOCS = [OLD, OTHER, NEW, AMENDING]
+
+
+def _edges(doc: Document, *chunks: Chunk) -> list[StatusEdge]:
+    refs = [r for c in chunks for r in _refs(c, DOCS)]
+    return status.edges_of(list(chunks), refs, {d.doc_id: d for d in DOCS})
+
+
+def test_a_revocation_of_two_listed_instruments_ends_both_with_the_ayat_as_its_receipt():
+    text = ("Pasal 9\n(1) Pada saat Peraturan Menteri ini mulai berlaku:\na. Peraturan Menteri Contoh Nomor 1 Tahun "
+            "2020 tentang Tarif; dan\nb. Peraturan Menteri Contoh Nomor 5 Tahun 2019 tentang Bea,\ndicabut dan "
+            "dinyatakan tidak berlaku.\n(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 April 2024.")
+    end1 = text.index("(2)") - 1
+    spans = (Span("Pasal 9 ayat (1)", 8, end1), Span("Pasal 9 ayat (1) huruf a", text.index("a. "), text.index("b. ")),
+             Span("Pasal 9 ayat (1) huruf b", text.index("b. "), end1), Span("Pasal 9 ayat (2)", end1 + 1, len(text)))
+    chunk = _chunk("px-3-2024", "Pasal 9", text, spans, "PX 3/2024 › BAB IV")
+    edges = _edges(NEW, chunk)
+    assert [(e.kind, e.target_doc, e.target_pasal, e.date) for e in edges] == [
+        ("revokes", "px-1-2020", None, "2024-04-01"), ("revokes", "px-5-2019", None, "2024-04-01")]
+    e = edges[0]
+    assert e.source_path == "PX 3/2024 › BAB IV › Pasal 9 › ayat (1)"
+    assert e.quote in chunk.text and e.quote.startswith("(1) Pada saat") and e.quote.endswith("tidak berlaku")
+
+
+def test_a_revocation_that_names_no_instrument_is_no_edge():
+    text = ("Pasal 4\nApabila ketentuan tidak dipenuhi, maka pemberian pembebasan bea masuk ini dicabut dan "
+            "dinyatakan tidak berlaku lagi.")
+    assert _edges(NEW, _chunk("px-3-2024", "Pasal 4", text)) == []
+
+
+def test_a_revocation_of_part_of_a_document_makes_it_unknown_not_ended():
+    text = ("Pasal 12\nPada saat Peraturan Menteri ini mulai berlaku, ketentuan mengenai tarif dalam Peraturan "
+            "Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif dicabut dan dinyatakan tidak berlaku.")
+    edges = _edges(NEW, _chunk("px-3-2024", "Pasal 12", text))
+    assert [(e.kind, e.target_doc) for e in edges] == [("revokes_part", "px-1-2020")]
+    old = status.document_status(OLD, edges)
+    assert status.standing(old, "2023-01-01").state == "in_force"
+    assert status.standing(old, "2024-05-01").state == "unknown"
+
+
+def test_an_amending_regulation_ends_the_pasal_it_changes_and_nothing_else():
+    opening = _chunk("px-2-2022", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh Nomor 1 "
+                     "Tahun 2020 tentang Tarif diubah sebagai berikut:", path="PX 2/2022")
+    change = _chunk("px-2-2022", "Pasal I angka 1", "1. Ketentuan ayat (1) Pasal 5 diubah, sehingga Pasal 5 "
+                    "berbunyi sebagai berikut:", path="PX 2/2022")
+    insert = _chunk("px-2-2022", "Pasal I angka 2", "2. Di antara Pasal 6 dan Pasal 7 disisipkan 1 (satu) pasal, "
+                    "yakni Pasal 6A", path="PX 2/2022")
+    edges = _edges(AMENDING, opening, change, insert)
+    assert [(e.kind, e.target_doc, e.target_pasal, e.date, e.quote) for e in edges] == [
+        ("amends", "px-1-2020", "5", "2022-01-01", "Ketentuan ayat (1) Pasal 5 diubah")]
+    old = status.document_status(OLD, edges)
+    assert status.standing(old, "2023-01-01", pasal="5").state == "ended"
+    assert status.standing(old, "2023-01-01", pasal="4").state == "in_force"  # the Pasal it did not change
+    assert status.standing(old, "2023-01-01").state == "in_force"             # nor the document as a whole
+
+
+def test_the_same_instruction_in_a_document_that_amends_nothing_is_no_edge():
+    text = ("Pasal 3\nDalam hal ketentuan dalam Peraturan Menteri Contoh Nomor 1 Tahun 2020 diubah, Pasal 5 diubah "
+            "pula.")
+    assert _edges(NEW, _chunk("px-3-2024", "Pasal 3", text)) == []
+
+
+def _edge(kind="revokes", date="2025-04-01", issued="2025-03-01", pasal=None) -> StatusEdge:
+    return StatusEdge(kind, "new", "new:9", "NEW › Pasal 9", "… dicabut dan dinyatakan tidak berlaku", "OLD", "old",
+                      pasal, date, issued)
+
+
+@pytest.mark.parametrize("on,state", [("2022-01-01", "not_yet"), ("2024-06-01", "in_force"),
+                                      ("2025-03-31", "in_force"), ("2025-04-01", "ended"), ("2030-01-01", "ended")])
+def test_standing_on_a_date(on, state):
+    old = DocumentStatus("old", "2022-07-01", (_edge(),))
+    got = status.standing(old, on)
+    assert got.state == state
+    if state == "ended":
+        assert got.until == "2025-04-01" and got.edge.source_path == "NEW › Pasal 9"
+
+
+def test_an_edge_without_a_date_is_unknown_from_its_source_s_issue_date_never_guessed():
+    old = DocumentStatus("old", "2022-07-01", (_edge(date=None, issued="2025-03-01"),))
+    assert status.standing(old, "2025-02-28").state == "in_force"
+    assert status.standing(old, "2025-03-01").state == "unknown"
+
+
+@pytest.mark.parametrize("question,day,words", [
+    ("Berapa tarif PPh sewa pada tahun 2024?", "2024-12-31", "pada tahun 2024"),
+    ("Berapa tarif sebelum April 2025?", "2025-03-31", "sebelum April 2025"),
+    ("Berapa tarif per 1 Maret 2025?", "2025-03-01", "per 1 Maret 2025"),
+    ("What was the rate as of 2024?", "2024-12-31", "as of 2024"),
+    ("What was the rate before 2025?", "2024-12-31", "before 2025"),
+    ("Berapa tarif sewa tahun pajak 2023?", "2023-12-31", "tahun pajak 2023"),
+])
+def test_the_date_a_question_names(question, day, words):
+    got = status.asked_date(question)
+    assert got is not None and got[0] == dt.date.fromisoformat(day) and got[1] == words
+
+
+@pytest.mark.parametrize("question", [
+    "Berapa tarif menurut Peraturan Menteri Ilustratif Nomor 3 Tahun 2022?", "Berapa tarif dalam PMK 98/2025?",
+    "Kapan PMK 99/2025 mulai berlaku?", "Berapa tarif pajak penghasilan atas persewaan tanah?"])
+def test_a_regulation_s_name_is_not_a_date_asked_about(question):
+    assert status.asked_date(question) is None
+
+
+def _claim(doc_id: str, location: str, band: str = "TINGGI", value: float = 0.95) -> tuple[VerifiedClaim, Chunk]:
+    chunk = _chunk(doc_id, location, "Pasal 2\n(1) Tarif adalah 15%.", (Span(f"{location} ayat (1)", 8, 29),))
+    cite = CitationCheck(chunk.chunk_id, "Tarif adalah 15%.", doc_id, f"{location} ayat (1)", True, doc_id=doc_id,
+                         path=f"{doc_id.upper()} › {location} › ayat (1)")
+    conf = Confidence(1.0, 0.9, value, {"judge": 0.45, "retrieval": 0.35, "generator": 0.2}, 0.96, value, value, band,
+                      "answerability")
+    return VerifiedClaim("Tarif adalah 15%.", "supported", (cite,), confidence=conf), chunk
+
+
+def test_a_claim_from_a_revoked_regulation_is_history_and_never_tinggi():
+    claim, chunk = _claim("old", "Pasal 2")
+    statuses = {"old": DocumentStatus("old", "2022-07-01", (_edge(),))}
+    settings = ConfidenceSettings()
+    now = status.dated(claim, claim.citations[0], chunk, statuses, "2026-01-01", settings)
+    assert now.standing.state == "ended" and now.standing.edge.source_path == "NEW › Pasal 9"
+    assert now.confidence.band != "TINGGI" and now.confidence.capped_by == status.NOT_IN_FORCE
+    assert now.confidence.value < settings.top(True)
+    then = status.dated(claim, claim.citations[0], chunk, statuses, "2024-01-01", settings)
+    assert then.standing.state == "in_force" and then.confidence == claim.confidence  # in force: untouched
+    assert "riwayat: dicabut mulai 2025-04-01 oleh NEW › Pasal 9" == status.standing_words(now.standing, "id")
+
+
+def test_a_conflict_between_a_rule_in_force_and_a_revoked_one_says_which_applies_and_why():
+    old, chunk = _claim("old", "Pasal 2")
+    new, _ = _claim("new", "Pasal 3")
+    statuses = {"old": DocumentStatus("old", "2022-07-01", (_edge(),)), "new": DocumentStatus("new", "2025-04-01")}
+    settings = ConfidenceSettings()
+    claims = status.in_force_first([status.dated(c, c.citations[0], chunk, statuses, "2026-01-01", settings)
+                                    for c in (old, new)])
+    assert [c.citations[0].doc_id for c in claims] == ["new", "old"]
+    decided = status.decide(Conflict("figures", "15% ≠ 10%", (0, 1), ()), claims, "en")
+    assert decided.applies == 0 and decided.decided_by == _edge()
+    assert "In force on 2026-01-01: NEW › Pasal 3 › ayat (1)" in decided.detail
+    unrelated = status.decide(Conflict("figures", "x", (0, 1), ()), [replace(c, standing=None) for c in claims], "en")
+    assert unrelated.applies is None and unrelated.detail == "x"
