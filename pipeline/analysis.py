@@ -229,7 +229,7 @@ def weigh(groups: Iterable[Term], idf: Mapping[str, float], unseen: float) -> li
     for g in groups:
         seen = [sum(idf[t] for t in alt) / len(alt) for alt in g.alternatives if alt and all(t in idf for t in alt)]
         weight = min(seen) if seen else unseen
-        out.append(Term(g.term, g.alternatives, round(max(weight, 1e-6), 6), g.expansions))
+        out.append(Term(g.term, g.alternatives, round(max(weight, 1e-6), 6), g.expansions, unseen=not seen))
     return out
 
 

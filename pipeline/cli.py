@@ -95,6 +95,8 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                    help="answer as of this date: each claim's provision in force, or shown as history, on it "
                         "(default: a date the question names, else the profile's as_of, else today)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--export", type=Path, metavar="FILE.md|FILE.docx",
+                   help="also write the answer for a working paper: claims, receipts, standing, trace id and hash")
     _common(p)
 
     p = sub.add_parser("replay", help="re-run the gates on a trace; exit 1 if the decision differs")
@@ -340,6 +342,7 @@ def cmd_corpus(args) -> int:
 
 
 def cmd_ask(args) -> int:
+    from . import export
     from .render import render_text
     from .responses import result_json
 
@@ -350,9 +353,16 @@ def cmd_ask(args) -> int:
         print("saksi: the question is empty", file=sys.stderr)
         return 2
     check_question(args.question, profile.settings.limits)  # before loading anything; the orchestrator checks too
+    if args.export is not None and args.export.suffix.lower() not in export.FORMATS:
+        print(f"saksi: --export {args.export}: an export is a .md or a .docx file", file=sys.stderr)
+        return 2
     with Corpus(_collection(args), profile) as corpus:
         orchestrator = corpus.orchestrator()
         result = asyncio.run(orchestrator.answer(args.question, lang=args.lang, as_of=args.as_of))
+    if args.export is not None:  # with the trace file's SHA-256, as the audit log records it
+        from .audit import file_hash
+        export.write(result, args.export, file_hash(result.trace_path) if result.trace_path else None, args.lang)
+        print(f"exported to {args.export} (trace {result.trace_id})", file=sys.stderr)
     if args.json:
         print(json.dumps(result_json(result), ensure_ascii=False, indent=1))
     else:

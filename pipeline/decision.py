@@ -20,8 +20,8 @@ from .direct_answer import direct_answer
 from .numbers import extract_figures
 from .retrieval import jaccard
 from .trace import PartTrace
-from .types import (AsOf, Candidate, Chunk, Conflict, NearestRecord, PartOutcome, Result, Sufficiency,
-                    VerifiedClaim)
+from .types import (AsOf, Candidate, Chunk, Conflict, DocumentStatus, NearestRecord, PartOutcome, Result,
+                    Sufficiency, Term, VerifiedClaim, is_provision)
 
 _ITEM_LABEL = re.compile(r"(?:^|\n|\[\.\.\.\])\s*\(?$")  # a label opens a quoted piece
 _REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|nomor|no\.)\s*\(?$", re.IGNORECASE)
@@ -56,9 +56,88 @@ _REASONS = {
 }
 
 
+# evidence categories (configs/categories.yaml) in words, for a refusal that says what is missing
+CATEGORY_WORDS = {
+    "definition": {"id": "definisi", "en": "a definition"},
+    "rate": {"id": "tarif atau persentase", "en": "a rate or percentage"},
+    "amount": {"id": "jumlah uang", "en": "an amount of money"},
+    "deadline": {"id": "tanggal atau batas waktu", "en": "a date or time limit"},
+    "quantity": {"id": "jumlah atau angka", "en": "an amount or number"},
+    "recognition": {"id": "ketentuan pengakuan", "en": "a recognition rule"},
+    "measurement": {"id": "ketentuan pengukuran", "en": "a measurement rule"},
+    "disclosure": {"id": "ketentuan pengungkapan", "en": "a disclosure requirement"},
+    "sanction": {"id": "sanksi atau denda", "en": "a sanction or fine"},
+    "procedure": {"id": "tata cara", "en": "a procedure"},
+    "scope": {"id": "ruang lingkup", "en": "a scope"},
+}
+
+
+def category_words(code: str, lang: str) -> str:
+    """An evidence category as a reader says it ("rate": "tarif atau persentase"); an unknown code as it is."""
+    return CATEGORY_WORDS.get(code, {}).get("id" if lang == "id" else "en", code)
+
+
 def reason_text(code: str, lang: str, missing: Sequence[str] = ()) -> str:
+    """A refusal reason in words; `missing`: the evidence categories it names (in words) or, for a document not in
+    the corpus, the documents."""
     template = _REASONS.get(code, {}).get(lang) or _REASONS.get(code, {}).get("en") or code
-    return template.format(missing=", ".join(missing))
+    words = missing if code == DOCUMENT_NOT_IN_CORPUS else [category_words(m, lang) for m in missing]
+    return template.format(missing=", ".join(words))
+
+
+def unmentioned_text(terms: Sequence[str], lang: str) -> str:
+    """The question's terms no record of the collection mentions: said, so a refusal names what the collection lacks."""
+    said = ", ".join(f"«{t}»" for t in terms)
+    return (f"Tidak ada dokumen dalam koleksi ini yang menyebut {said}." if lang == "id"
+            else f"No document in this collection mentions {said}.")
+
+
+UNMENTIONED = "unmentioned"  # Confidence.capped_by: the question names something no record mentions
+
+
+def _as_written(question: str, term: str) -> str:
+    """A term as the question writes it ("Singapura" for the analysed "singapura"), else the term."""
+    m = re.search(re.escape(term), question, re.IGNORECASE)
+    return m[0] if m else term
+
+
+def named_unmentioned(question: str, unmentioned: Sequence[str]) -> tuple[str, ...]:
+    """Of the terms no record mentions, those the question writes as a name: capitalised after its first word
+    ("Singapura", "PPnBM", "Indonesia-Singapore"). A lower-case word no record has is more often a typo than a thing,
+    and so is a capitalised one a letter or two from another word of the question ("Peraturan Pemerinah" beside
+    "Peraturan Pemerintah")."""
+    words = [w.strip("?,.;:!()\"'«»") for w in question.split()]
+    def typo(t: str) -> bool:
+        return any(w.casefold() != t.casefold() and len(w) >= 5 and _edits(w.casefold(), t.casefold()) <= 2
+                   for w in words)
+    return tuple(t for t in unmentioned
+                 if any(w.casefold().startswith(t.split()[0].casefold()) and w[:1].isupper() for w in words[1:])
+                 and not typo(t))
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (small words only: a question's)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def is_provision_chunk(chunks: Mapping[str, Chunk], claim: VerifiedClaim) -> bool:
+    """The claim quotes a regulation's unit (its top band is confidence.high_regulation)."""
+    c = chunks.get(claim.citations[0].chunk_id) if claim.citations else None
+    return c is not None and is_provision(c.location, c.spans)
+
+
+def nearest_text(nearest: Sequence[NearestRecord], lang: str) -> str:
+    """Where the search came closest, for a refusal whose records state no answer."""
+    where = "; ".join(n.path or f"{n.document}, {n.location}" for n in nearest[:2])
+    return f"Yang paling dekat: {where}." if lang == "id" else f"The closest: {where}."
 
 
 def sufficiency(route: Route, claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk]) -> Sufficiency:
@@ -211,17 +290,22 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
     return [Conflict(kind="ambiguous", detail=detail, claims=tuple(firsts), chunk_ids=chunk_ids)]
 
 
-def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400) -> list[NearestRecord]:
-    """The best records retrieval did find, so a refusal points somewhere."""
-    out = []
+def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400, terms: Sequence[Term] = (),
+                    tokens: Callable[[str], frozenset[str]] | None = None,
+                    asked: frozenset[str] = frozenset()) -> list[NearestRecord]:
+    """The best records retrieval did find, so a refusal points somewhere: one per document (several of a document
+    the question names, `asked`), each with the question's `terms` it states (`tokens`: the analysers')."""
+    out, docs = [], set()
     for c in candidates:
-        if c.dropped:
+        if c.dropped or (c.chunk.doc_id in docs and c.chunk.doc_id not in asked):
             continue
+        docs.add(c.chunk.doc_id)
         text = " ".join(c.chunk.text.split())
+        have = tokens(" ".join((c.chunk.title, c.chunk.heading, c.chunk.text))) if tokens else frozenset()
         out.append(NearestRecord(c.chunk.chunk_id, c.chunk.title, c.chunk.location,
                                  text if len(text) <= excerpt else text[:excerpt].rsplit(" ", 1)[0] + " …",
                                  round(c.rerank_score if c.rerank_score is not None else c.rrf_score, 4),
-                                 cite_path(c.chunk)))
+                                 cite_path(c.chunk), tuple(t.term for t in terms if t.matched_by(have))))
         if len(out) >= n:
             break
     return out
@@ -243,9 +327,11 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     day = as_of["date"] if as_of else None
     claims: list[VerifiedClaim] = []
     chunks: dict[str, Chunk] = {}
+    every: dict[str, DocumentStatus] = {}  # the documents each part's context held, as the attempts recorded them
     for p in parts:
         used = p.attempts[p.outcome.attempt_used] if p.outcome.answered else p.attempts[-1]
         statuses = {d.doc_id: d for d in used.status}
+        every.update(statuses)
         for c in used.claims:
             cite = stated_citation(c) if c.citations else None
             claims.append(status.dated(c, cite, used_chunk(p, cite), statuses, day, confidence)
@@ -263,26 +349,41 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     retried = any(len(p.attempts) > 1 for p in parts)
     refused = [p for p in parts if not p.outcome.answered]
     dated = as_of and AsOf(as_of["date"], as_of["from"], as_of.get("words"))
+    documents = status.cited_documents(claims, every, day)
+    # the question's own terms (each part's first query) that no record mentions in any form
+    unmentioned = tuple(dict.fromkeys(_as_written(question, t.term) for p in parts if p.attempts
+                                      for t in p.attempts[0].query.terms if t.unseen))
+    if confidence is not None and (names := named_unmentioned(question, unmentioned)):
+        # a name the question asks about (a treaty partner, a tax, a place) that no record mentions: what the records
+        # say may be true of something else, so nothing is TINGGI
+        claims = [status.capped(c, confidence, is_provision_chunk(chunks, c), UNMENTIONED) if c.status == "supported"
+                  else c for c in claims]
     if not refused:
         line = direct_answer(claims, {p.index: p.route.required for p in parts}, lang, day)
         return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id,
-                      not_in_corpus=absent, as_of=dated, direct=line)
+                      not_in_corpus=absent, as_of=dated, direct=line, documents=documents, unmentioned=unmentioned)
     missing = tuple(dict.fromkeys(m for p in refused for m in p.outcome.missing_categories))
-    reasons = []
-    for p in refused:
-        text = reason_text(p.outcome.reason or "", lang, p.outcome.missing_categories)
-        reasons.append(text if len(parts) == 1 else f"({p.index + 1}) {p.question}: {text}")
-    if absent:
-        reasons.append(reason_text(DOCUMENT_NOT_IN_CORPUS, lang, absent))
-    nearest = []
+    asked = frozenset(doc_id for _, doc_id in named if doc_id)
+    reasons, nearest = [], []
     for p in refused:
         last = p.attempts[-1]
         by_id = {c.chunk.chunk_id: c for c in last.candidates}
         ranked = dict.fromkeys([*last.reranked, *last.referenced])  # referenced ones after every reranked one
-        nearest.extend(nearest_records([by_id[i] for i in ranked if i in by_id], n_nearest))
+        near = nearest_records([by_id[i] for i in ranked if i in by_id], n_nearest, terms=p.attempts[0].query.terms,
+                               tokens=tokens, asked=asked)
+        nearest.extend(near)
+        text = reason_text(p.outcome.reason or "", lang, p.outcome.missing_categories)
+        if p.outcome.reason == NO_SUPPORTED_CLAIMS and near:
+            text += " " + nearest_text(near, lang)
+        reasons.append(text if len(parts) == 1 else f"({p.index + 1}) {p.question}: {text}")
+    if absent:
+        reasons.append(reason_text(DOCUMENT_NOT_IN_CORPUS, lang, absent))
+    if unmentioned:
+        reasons.append(unmentioned_text(unmentioned, lang))
     return Result("refusal", question, lang, tuple(claims), outcomes, conflicts,
                   reason_code=refused[0].outcome.reason, reason=" ".join(reasons), missing_categories=missing,
-                  nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent, as_of=dated)
+                  nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent, as_of=dated,
+                  documents=documents, unmentioned=unmentioned)
 
 
 def used_chunk(part: PartTrace, cite) -> Chunk | None:

@@ -5,12 +5,12 @@ import textwrap
 
 from . import status
 from .audit import LOCAL_KEY
-from .decision import DOCUMENT_NOT_IN_CORPUS, reason_text
+from .decision import DOCUMENT_NOT_IN_CORPUS, category_words, reason_text, unmentioned_text
 from .types import Result
 
 LABELS = {
     "id": {
-        "question": "Pertanyaan", "answer": "JAWABAN", "refusal": "TIDAK DAPAT DIJAWAB", "direct": "Jawaban langsung",
+        "question": "Pertanyaan", "answer": "JAWABAN", "refusal": "TIDAK DAPAT DIJAWAB", "direct": "Jawaban langsung", "why_near": "memuat",
         "band": {"TINGGI": "TINGGI", "SEDANG": "SEDANG", "RENDAH": "RENDAH"},
         "unsupported": "Klaim tidak didukung (tidak ditampilkan sebagai jawaban)",
         "example": "CONTOH/ILUSTRASI — bukan ketentuan", "conflict": "Rekaman saling bertentangan",
@@ -19,7 +19,8 @@ LABELS = {
         "judge": "penilai", "no_verdict": "tanpa putusan (keyakinan dibatasi di bawah TINGGI)",
         "confidence": "keyakinan", "trace": "Jejak",
         "caps": {"answerability": "dibatasi peluang kutipan menjawab pertanyaan", "no_verdict": "dibatasi tanpa putusan",
-                 "not_in_force": "dibatasi karena tidak berlaku pada tanggal itu", None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
+                 "not_in_force": "dibatasi karena tidak berlaku pada tanggal itu",
+                 "unmentioned": "dibatasi: pertanyaan menyebut hal yang tidak ada di rekaman mana pun", None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
         "verbatim_match": "kutipan cocok kata demi kata dengan teks sumber (bukan penilaian makna)",
@@ -29,7 +30,7 @@ LABELS = {
         "uploaded": "UNGGAHAN {who}, {when}; otoritas: {authority}",
     },
     "en": {
-        "question": "Question", "answer": "ANSWER", "refusal": "NO ANSWER", "direct": "Direct answer",
+        "question": "Question", "answer": "ANSWER", "refusal": "NO ANSWER", "direct": "Direct answer", "why_near": "states",
         "band": {"TINGGI": "HIGH", "SEDANG": "MEDIUM", "RENDAH": "LOW"},
         "unsupported": "Claims not supported (not shown as an answer)",
         "example": "EXAMPLE/ILLUSTRATION — not a requirement", "conflict": "Records disagree",
@@ -39,6 +40,7 @@ LABELS = {
         "confidence": "confidence", "trace": "Trace",
         "caps": {"answerability": "capped at the chance the quote answers the question",
                  "no_verdict": "capped without a verdict", "not_in_force": "capped: not in force on that date",
+                 "unmentioned": "capped: the question names something no record mentions",
                  None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},
@@ -71,10 +73,12 @@ def render_text(r: Result, lang: str | None = None) -> str:
         lines.append(f"{L['answer']}" + (f" ({L['retried']})" if r.retried else ""))
         if r.not_in_corpus:  # said before the answer, so it is not read as that document's
             lines.append(f"  ⚠ {reason_text(DOCUMENT_NOT_IN_CORPUS, r.lang if lang is None else lang, r.not_in_corpus)}")
+        if r.unmentioned:  # nor as being about something no record names
+            lines.append(_wrap(f"⚠ {unmentioned_text(r.unmentioned, lang or r.lang)}", "  "))
     else:
         lines.append(f"{L['refusal']}: {r.reason}" + (f" ({L['retried']})" if r.retried else ""))
         if r.missing_categories:
-            lines.append(f"  {L['missing']}: {', '.join(r.missing_categories)}")
+            lines.append(f"  {L['missing']}: {', '.join(category_words(m, lang or r.lang) for m in r.missing_categories)}")
     if r.direct is not None:
         lines.append(_wrap(f"{L['direct']}: {r.direct.text}", "  "))
     if r.as_of is not None and supported:
@@ -124,7 +128,8 @@ def render_text(r: Result, lang: str | None = None) -> str:
         lines.append("")
         lines.append(f"{L['nearest']}:")
         for n in r.nearest:
-            lines.append(f"  {n.score:.2f}  {n.path or f'{n.document}, {n.location}'}  [{n.chunk_id[:12]}]")
+            why = f"  ({L['why_near']}: {', '.join(n.why)})" if n.why else ""
+            lines.append(f"  {n.score:.2f}  {n.path or f'{n.document}, {n.location}'}  [{n.chunk_id[:12]}]{why}")
             lines.append(_wrap(n.text[:240] + ("…" if len(n.text) > 240 else ""), "        "))
     lines.append("")
     lines.append(f"{L['trace']}: {r.trace_id}" + (f"  ({r.trace_path})" if r.trace_path else ""))

@@ -66,7 +66,7 @@ class ConfidenceBreakdown(_Out):
     weights: dict[str, float]
     raw: float
     cap: float | None
-    capped_by: Literal["no_verdict", "answerability", "not_in_force"] | None = None
+    capped_by: Literal["no_verdict", "answerability", "not_in_force", "unmentioned"] | None = None
 
 
 class StatusEdgeOut(_Out):
@@ -99,6 +99,21 @@ class AsOfOut(_Out):
     date: str                                                  # ISO
     source: Literal["request", "question", "profile", "today"]  # where the date came from
     words: str | None                                          # what the question said, when it came from there
+
+
+class CitedDocumentOut(_Out):
+    """A document the answer cites, as its receipts show it: what it is, its dates, and its standing on the answer's
+    date (document-wide)."""
+
+    doc_id: str
+    cite_as: str | None
+    title: str | None
+    doc_type: str | None
+    number: str | None
+    year: int | None
+    published: str | None
+    effective: str | None
+    standing: StandingOut | None
 
 
 class DirectAnswerOut(_Out):
@@ -159,6 +174,7 @@ class NearestOut(_Out):
     path: str | None
     text: str     # an excerpt
     score: float  # the rerank score
+    why: list[str] = []  # the question's terms it states
 
 
 class AnswerResponse(_Out):
@@ -180,13 +196,16 @@ class AnswerResponse(_Out):
     not_in_corpus: list[str]  # documents the question names that the corpus does not hold
     as_of: AsOfOut | None = None  # the date the answer is given as of, and where it came from
     direct_answer: DirectAnswerOut | None = None  # the direct answer line (answers only)
+    documents: list[CitedDocumentOut] = []  # the documents the claims cite (by `citations[].doc_id`)
+    unmentioned: list[str] = []  # the question's terms no record of the collection mentions in any form
 
     @classmethod
     def of(cls, r: Result) -> "AnswerResponse":
         return cls(outcome=r.outcome, question=r.question, lang=r.lang, claims=[Claim.of(c) for c in r.claims],
                    conflicts=r.conflicts, parts=r.parts, retried=r.retried, reason_code=r.reason_code,
                    reason=r.reason, missing_categories=r.missing_categories, nearest=r.nearest, trace_id=r.trace_id,
-                   trace_path=r.trace_path, not_in_corpus=r.not_in_corpus, as_of=r.as_of, direct_answer=r.direct)
+                   trace_path=r.trace_path, not_in_corpus=r.not_in_corpus, as_of=r.as_of, direct_answer=r.direct,
+                   documents=r.documents, unmentioned=r.unmentioned)
 
 
 def relative_path(path: str | None, root: Path) -> str | None:

@@ -25,15 +25,15 @@ from dataclasses import replace
 from .citations import cite_path
 from .config import ConfidenceSettings
 from .gates import band_for
-from .types import (AsOf, CitationCheck, Chunk, Conflict, Document, DocumentStatus, EdgeKind, Standing, StatusEdge,
-                    VerifiedClaim, is_provision)
+from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Document, DocumentStatus, EdgeKind, Standing,
+                    StatusEdge, VerifiedClaim, is_provision)
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
                       r"|\b(?:is|are)\s+(?:hereby\s+)?(?:revoked|repealed)\b", re.IGNORECASE)
-# part of a document only: "ketentuan mengenai … dalam …", "sepanjang mengatur …"
-_PART = re.compile(r"\bketentuan\s+(?:mengenai|tentang)\b|\bsepanjang\b|\bprovisions?\s+(?:on|concerning)\b",
-                   re.IGNORECASE)
+# part of a document only: "ketentuan (yang mengatur) mengenai … dalam …", "sepanjang mengatur …"
+_PART = re.compile(r"\bketentuan\s+(?:yang\s+mengatur\s+)?(?:mengenai|tentang)\b|\bsepanjang\b"
+                   r"|\bprovisions?\s+(?:on|concerning)\b", re.IGNORECASE)
 # an amending regulation's opening: "Beberapa ketentuan dalam <document> diubah", "Ketentuan dalam <document> diubah"
 _AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)\bdiubah\b", re.IGNORECASE | re.DOTALL)
 _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGNORECASE)
@@ -139,7 +139,24 @@ def document_status(doc: Document, edges: Iterable[StatusEdge]) -> DocumentStatu
     """What decides `doc`'s standing on any date: its start and the edges (of other documents) that end it (the
     store's `status_of` gives the same from its table)."""
     return DocumentStatus(doc.doc_id, doc.effective or doc.published,
-                          tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id))
+                          tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id),
+                          doc.cite_as, doc.title, doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
+
+
+def cited_documents(claims: Sequence[VerifiedClaim], statuses: Mapping[str, DocumentStatus],
+                    on: str | None) -> tuple[CitedDocument, ...]:
+    """The documents the supported claims cite, in citation order, each with its standing on `on` (None: undated)."""
+    out: dict[str, CitedDocument] = {}
+    for c in claims:
+        if c.status != "supported":
+            continue
+        for x in c.citations:
+            d = statuses.get(x.doc_id or "")
+            if d is None or d.doc_id in out:
+                continue
+            out[d.doc_id] = CitedDocument(d.doc_id, d.cite_as, d.title, d.doc_type, d.number, d.year, d.published,
+                                          d.effective, standing(d, on) if on else None)
+    return tuple(out.values())
 
 
 def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None) -> Standing:
@@ -182,15 +199,21 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
     if claim.status != "supported" or doc is None:
         return claim
     where = standing(doc, on, pasal_of(cite.location or (chunk.location if chunk else "")))
+    dated_claim = replace(claim, standing=where)
+    if where.state == "in_force" or confidence is None:
+        return dated_claim
+    return capped(dated_claim, confidence, chunk is not None and is_provision(chunk.location, chunk.spans), NOT_IN_FORCE)
+
+
+def capped(claim: VerifiedClaim, confidence: ConfidenceSettings, regulation: bool, why: str) -> VerifiedClaim:
+    """The claim kept out of the top band (`why`: Confidence.capped_by); one below it is unchanged."""
     c = claim.confidence
-    if where.state == "in_force" or c is None or confidence is None or c.band != "TINGGI":
-        return replace(claim, standing=where)
-    regulation = chunk is not None and is_provision(chunk.location, chunk.spans)
+    if c is None or c.band != "TINGGI":
+        return claim
     cap = round(confidence.top(regulation) - 0.01, 4)
     value = min(c.value, cap)
-    capped = replace(c, cap=cap if c.cap is None else min(c.cap, cap), value=value,
-                     band=band_for(value, confidence, regulation), capped_by=NOT_IN_FORCE)
-    return replace(claim, standing=where, confidence=capped)
+    return replace(claim, confidence=replace(c, cap=cap if c.cap is None else min(c.cap, cap), value=value,
+                                             band=band_for(value, confidence, regulation), capped_by=why))
 
 
 NOT_IN_FORCE = "not_in_force"  # Confidence.capped_by of a claim whose provision is not in force on the answer's date

@@ -123,11 +123,35 @@ class StatusEdge:
 
 @dataclass(frozen=True)
 class DocumentStatus:
-    """What decides a document's standing on any date: its own start and the edges that end it or its Pasal."""
+    """What decides a document's standing on any date (its own start and the edges that end it or its Pasal), and
+    what a receipt shows of it beside a citation (title, type, number, year, dates)."""
 
     doc_id: str
     since: str | None                 # ISO: its effective date, else its published date; None: unknown
     edges: tuple[StatusEdge, ...] = ()
+    cite_as: str | None = None
+    title: str | None = None
+    doc_type: str | None = None
+    number: str | None = None
+    year: int | None = None
+    published: str | None = None
+    effective: str | None = None
+
+
+@dataclass(frozen=True)
+class CitedDocument:
+    """A document an answer cites, as its receipts show it: what it is, its dates, and its standing on the answer's
+    date (document-wide; a claim's own `standing` is its Pasal's)."""
+
+    doc_id: str
+    cite_as: str | None
+    title: str | None
+    doc_type: str | None
+    number: str | None
+    year: int | None
+    published: str | None
+    effective: str | None
+    standing: "Standing | None" = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +185,7 @@ class Term:
     alternatives: tuple[tuple[str, ...], ...]
     weight: float
     expansions: tuple[str, ...] = ()
+    unseen: bool = False  # no form of it occurs in any record of the collection (analysis.weigh)
 
     def matched_by(self, tokens: set[str] | frozenset[str]) -> bool:
         """Covered when every token of any one alternative is present."""
@@ -382,6 +407,7 @@ class NearestRecord:
     text: str
     score: float
     path: str | None = None  # "PMK 98/2025 › Pasal 3"
+    why: tuple[str, ...] = ()  # the question's terms it states (why it is near)
 
 
 @dataclass(frozen=True)
@@ -432,3 +458,5 @@ class Result:
     not_in_corpus: tuple[str, ...] = ()  # documents the question names that the corpus does not hold
     as_of: "AsOf | None" = None  # the date the answer is given as of (claims carry their standing on it)
     direct: DirectAnswer | None = None  # the direct answer line, built from the supported claims only
+    documents: tuple[CitedDocument, ...] = ()  # the documents its claims cite, as their receipts show them
+    unmentioned: tuple[str, ...] = ()  # the question's terms no record of the collection mentions in any form

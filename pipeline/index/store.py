@@ -203,7 +203,8 @@ class ChunkStore:
                 for r in self._db.execute("SELECT data FROM status_edges ORDER BY source_doc, ordinal")]
 
     def status_of(self, doc_ids: Sequence[str]) -> dict[str, DocumentStatus]:
-        """Per document (of those held): its start and the status edges that end it or its Pasal."""
+        """Per document (of those held): its start and the status edges that end it or its Pasal, with what a receipt
+        shows of it."""
         out: dict[str, DocumentStatus] = {}
         for doc_id in dict.fromkeys(doc_ids):
             doc = self.document(doc_id)
@@ -212,7 +213,8 @@ class ChunkStore:
             edges = tuple(e for e in (StatusEdge(**json.loads(r[0])) for r in self._db.execute(
                 "SELECT data FROM status_edges WHERE target_doc = ? ORDER BY source_doc, ordinal", (doc_id,)))
                 if e.source_doc != doc_id)
-            out[doc_id] = DocumentStatus(doc_id, doc.effective or doc.published, edges)
+            out[doc_id] = DocumentStatus(doc_id, doc.effective or doc.published, edges, doc.cite_as, doc.title,
+                                         doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
         return out
 
     def unresolved_counts(self) -> dict[str, int]:

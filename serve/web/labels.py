@@ -41,6 +41,8 @@ WEB = {
         "outline": "Kerangka", "no_text": "Teks dokumen ini tidak dapat dibaca.",
         "error_title": "Tidak dapat diproses", "not_found": "Tidak ditemukan",
         "authority": "otoritas", "published": "terbit", "effective": "berlaku", "version": "versi",
+        "doc_type": "jenis", "number": "nomor", "export_md": "Unduh untuk kertas kerja (Markdown)",
+        "export_docx": "Unduh untuk kertas kerja (DOCX)",
         # trace and corpus views (serve/web/trace_view.py, corpus_view.py)
         "trace_title": "Jejak jawaban", "created": "dibuat", "profile": "profil",
         "components": "komponen", "answer_lang": "bahasa jawaban", "question_lang": "bahasa pertanyaan",
@@ -147,6 +149,8 @@ WEB = {
         "outline": "Outline", "no_text": "This document's text cannot be read.",
         "error_title": "Cannot be done", "not_found": "Not found",
         "authority": "authority", "published": "published", "effective": "in force", "version": "version",
+        "doc_type": "type", "number": "number", "export_md": "Download for a working paper (Markdown)",
+        "export_docx": "Download for a working paper (DOCX)",
         # trace and corpus views (serve/web/trace_view.py, corpus_view.py)
         "trace_title": "Answer trace", "created": "created", "profile": "profile",
         "components": "components", "answer_lang": "answer language", "question_lang": "question language",

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Path, Request
 from pydantic import ValidationError
 
 from pipeline import status
+from pipeline.decision import category_words, unmentioned_text
 from pipeline.config import MAX_QUESTION_CHARS_CEILING
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.errors import SaksiError
@@ -153,7 +154,33 @@ async def answer_page(request: Request, name: CollectionName, trace_id: TraceId,
                   reject_reasons={code: words[lang] for code, words in REJECT_REASONS.items()},
                   reason_words=lambda r: reason_words(r, lang),
                   standing_words=lambda s: status.standing_words(s, lang), direct_pieces=_markers,
+                  docs={d.doc_id: d for d in answer.documents},
+                  category_words=lambda c: category_words(c, lang),
+                  unmentioned_words=lambda ts: unmentioned_text(ts, lang),
                   as_of_words=lambda a: status.as_of_words(a, lang))
+
+
+@router.get("/ui/answers/{name}/{trace_id}/export.{fmt}")
+async def export_answer(request: Request, name: CollectionName, trace_id: TraceId, fmt: str):
+    """The answer as a working paper takes it (pipeline/export.py): Markdown or DOCX, with the trace id and the
+    SHA-256 of its trace file."""
+    from fastapi.responses import Response
+
+    from pipeline import export
+    from pipeline.audit import file_hash
+
+    if f".{fmt}" not in export.FORMATS:
+        raise ApiError(404, "not_found", f"no export format {fmt!r}: md or docx")
+    collection, trace, result = recorded(request, name, trace_id)
+    digest = file_hash(collection.traces / f"{trace_id}.json")
+    lang = lang_of(request)
+    if fmt == "md":
+        body, media = export.markdown(result, digest, lang).encode("utf-8"), "text/markdown; charset=utf-8"
+    else:
+        body = export.docx(result, digest, lang)
+        media = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    return Response(body, media_type=media,
+                    headers={"Content-Disposition": f'attachment; filename="saksi-{trace_id}.{fmt}"'})
 
 
 def _markers(text: str) -> list[str | int]:

@@ -132,8 +132,36 @@ def test_the_revoked_rate_is_shown_as_history_with_the_provision_that_revoked_it
     line = page.locator("#direct-answer")  # the direct answer: the rate in force first, the revoked one as history
     assert norm(line.inner_text()).split(": ", 1)[1].startswith("10% [1]")
     expect(line).to_contain_text("15% [2]")
-    line.locator("a.marker", has_text="[2]").click()
+    card = old.locator(".doc-card").first  # the receipt says what the document is and that it was revoked
+    expect(card).to_have_attribute("data-standing", "ended")
+    expect(card).to_contain_text("Nomor 3 Tahun 2022")
+    expect(card).to_contain_text("2022-07-01")
+    marker = line.locator("a.marker", has_text="[2]")
+    preview = page.locator("#" + marker.get_attribute("aria-describedby"))
+    expect(preview).to_be_hidden()
+    marker.focus()  # focusing a marker previews the quote it cites
+    expect(preview).to_be_visible()
+    expect(preview).to_contain_text("15% (lima belas persen)")
+    marker.click()
     assert page.evaluate("() => location.hash") == f"#claim-{old.get_attribute('data-claim-index')}"
+
+
+def test_the_answer_downloads_for_a_working_paper_as_markdown_and_docx(page: Page, site, tmp_path) -> None:
+    sign_in(page, site)
+    trace_id = ask(page, site, ANSWERED)
+    with page.expect_download() as got:
+        page.click("a#export-md")
+    md = tmp_path / "a.md"
+    got.value.save_as(md)
+    text = md.read_text(encoding="utf-8")
+    assert trace_id in text and "10%" in text and "PMI 7/2025" in text and "SHA-256" in text
+    with page.expect_download() as got:
+        page.click("a#export-docx")
+    docx_file = tmp_path / "a.docx"
+    got.value.save_as(docx_file)
+    from docx import Document as Docx
+    paragraphs = [p.text for p in Docx(str(docx_file)).paragraphs]
+    assert any(trace_id in p for p in paragraphs) and any("riwayat: dicabut" in p for p in paragraphs)
 
 
 def test_a_citation_into_a_pdf_highlights_the_quote_on_its_page(page: Page, site) -> None:
@@ -168,12 +196,18 @@ def test_a_refusal_shows_what_is_missing_and_the_nearest_records_with_scores(pag
     ask(page, site, REFUSED)
     expect(answer(page)).to_have_attribute("data-outcome", "refusal")
     expect(page.locator("#refusal")).to_be_visible()
-    assert norm(page.locator("#refusal-reason").inner_text())
-    expect(page.locator("#missing li").first).to_be_visible()
+    reason = norm(page.locator("#refusal-reason").inner_text())
+    # the things the question names that no record mentions are said, and what is missing is said in words
+    assert "Tidak ada dokumen dalam koleksi ini yang menyebut" in reason and "«mobil»" in reason, reason
+    missing = page.locator("#missing li").first
+    expect(missing).to_have_attribute("data-category", "rate")
+    expect(missing).to_have_text("tarif atau persentase")
     expect(page.locator("ol#claims")).to_have_count(0)
     nearest = page.locator("ol#nearest > li.nearest")
     expect(nearest.first).to_be_visible()
     assert nearest.count() >= 1
+    paths = [norm(a.inner_text()) for a in page.locator("ol#nearest a.nearest-link").all()]
+    assert len({p.split(" › ")[0] for p in paths}) == len(paths), paths  # one record per document
     for item in nearest.all():
         score = float(item.get_attribute("data-score"))
         assert 0 < score <= 1.5, score

@@ -9,13 +9,15 @@ import subprocess
 import sys
 
 import pytest
+from docx import Document as Docx
 
 from pipeline import catalog
 from pipeline.analysis import query_analyzer
+from pipeline.audit import file_hash
 from pipeline.corpus import Corpus
 from pipeline.replay import replay
 
-from ..conftest import require_regulations
+from ..conftest import SAMPLE, require_regulations
 
 pytestmark = pytest.mark.integration
 
@@ -131,3 +133,33 @@ def test_corpus_show_and_status_list_the_shared_regulations_edges(tmp_path):
     assert shown.returncode == 0 and "legal status on" in shown.stdout and "revokes PMK 113/2008" in shown.stdout
     bad = _saksi("corpus", "status", "--on", "2025-13-01", "--data-dir", str(data))
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_an_export_names_its_trace_and_the_trace_replays(tmp_path):
+    data = tmp_path / "d"
+    assert _saksi("ingest", str(SAMPLE), "--data-dir", str(data)).returncode == 0
+    for name in ("a.md", "a.docx"):
+        out = _saksi("ask", RENT, "--data-dir", str(data), "--export", str(tmp_path / name))
+        assert out.returncode == 0, out.stderr
+    md = (tmp_path / "a.md").read_text(encoding="utf-8")
+    trace_id = md.split("saksi replay ", 1)[1].split()[0]
+    assert file_hash(data / "traces" / f"{trace_id}.json") in md  # the hash the audit log holds
+    assert "10%" in md and "riwayat: dicabut" in md
+    again = _saksi("replay", trace_id, "--data-dir", str(data))
+    assert again.returncode == 0, again.stdout + again.stderr
+    text = "\n".join(p.text for p in Docx(str(tmp_path / "a.docx")).paragraphs)
+    assert "Jawaban langsung" in text and "PMI 3/2022" in text
+    bad = _saksi("ask", RENT, "--data-dir", str(data), "--export", str(tmp_path / "a.pdf"))
+    assert bad.returncode == 2 and ".md or a .docx" in bad.stderr
+
+
+def test_a_name_no_record_mentions_is_said_and_keeps_the_answer_out_of_tinggi(lite_corpus):
+    result, _ = asyncio.run(lite_corpus.orchestrator().run(RENT.replace("?", " di Singapura?")))
+    assert result.unmentioned == ("Singapura",)
+    supported = [c for c in result.claims if c.status == "supported"]
+    assert supported and all(c.confidence.band != "TINGGI" for c in supported)
+    assert any(c.confidence.capped_by == "unmentioned" for c in supported)  # the 10% read TINGGI without the name
+    refused, _ = asyncio.run(lite_corpus.orchestrator().run("Berapa tarif bea masuk untuk impor mobil listrik?"))
+    assert refused.outcome == "refusal" and "«mobil»" in refused.reason and "«listrik»" in refused.reason
+    docs = [n.path.split(" › ")[0] for n in refused.nearest]
+    assert len(set(docs)) == len(docs)  # one nearest record per document

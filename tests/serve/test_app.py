@@ -81,6 +81,11 @@ def test_an_answer_as_of_a_date_shows_the_rule_then_in_force_and_the_revoked_one
     assert old["standing"]["state"] == "ended" and old["band"] != "TINGGI"
     assert old["standing"]["edge"]["kind"] == "revokes" and "Pasal 9" in old["standing"]["edge"]["source_path"]
     assert old["confidence_breakdown"]["capped_by"] in ("not_in_force", "answerability", "no_verdict")
+    docs = {d["doc_id"]: d for d in now["documents"]}  # every cited document, as its receipts show it
+    assert {x["doc_id"] for c in now["claims"] if c["status"] == "supported" for x in c["citations"]} <= set(docs)
+    revoked = docs[old["citations"][0]["doc_id"]]
+    assert revoked["cite_as"] == "PMI 3/2022" and revoked["effective"] == "2022-07-01"
+    assert revoked["standing"]["state"] == "ended"
 
 
 def test_unrelated_question_is_refused_with_nearest_records(app):

@@ -211,7 +211,9 @@ def test_a_citation_opens_the_document_at_the_quote_highlighted(app, site, answe
 def test_a_refusal_names_what_is_missing_and_the_nearest_records(app, site) -> None:
     page = html(site.get(app.base + ask(app, site, REFUSED)))
     assert page.select_one("article")["data-outcome"] == "refusal"
-    assert [li.get_text(strip=True) for li in page.select("#missing li")] == ["rate"]
+    # the category in words, its code kept for machines
+    assert [(li["data-category"], li.get_text(strip=True)) for li in page.select("#missing li")] == [
+        ("rate", "tarif atau persentase")]
     nearest = page.select("#nearest li.nearest")
     assert nearest and all(float(li["data-score"]) >= 0 for li in nearest)
     assert all(a["href"].startswith("/ui/documents/default/") for a in page.select("#nearest a.nearest-link"))

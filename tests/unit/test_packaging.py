@@ -24,3 +24,11 @@ def test_every_data_file_of_the_packages_is_package_data():
                 missing.append(f"{package}: {rel}")
     assert not missing, f"not in [tool.setuptools.package-data]: {missing}"
     assert "weights/*.json" in data["pipeline.reader"]
+
+
+def test_the_project_metadata_needs_no_deprecated_form():
+    """Set-up stays quiet: `project.license` is an SPDX string (the TOML-table form makes setuptools print a
+    deprecation box on every install), and the build backend is recent enough to read it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["license"] == "Apache-2.0"
+    assert "setuptools>=77" in project["build-system"]["requires"]

@@ -76,8 +76,9 @@ def test_a_revocation_that_names_no_instrument_is_no_edge():
     assert _edges(NEW, _chunk("px-3-2024", "Pasal 4", text)) == []
 
 
-def test_a_revocation_of_part_of_a_document_makes_it_unknown_not_ended():
-    text = ("Pasal 12\nPada saat Peraturan Menteri ini mulai berlaku, ketentuan mengenai tarif dalam Peraturan "
+@pytest.mark.parametrize("which", ["ketentuan mengenai tarif", "ketentuan yang mengatur mengenai tarif"])
+def test_a_revocation_of_part_of_a_document_makes_it_unknown_not_ended(which):
+    text = (f"Pasal 12\nPada saat Peraturan Menteri ini mulai berlaku, {which} dalam Peraturan "
             "Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif dicabut dan dinyatakan tidak berlaku.")
     edges = _edges(NEW, _chunk("px-3-2024", "Pasal 12", text))
     assert [(e.kind, e.target_doc) for e in edges] == [("revokes_part", "px-1-2020")]
