@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .numbers import extract_figures
-from .types import DirectAnswer, Standing, VerifiedClaim
+from .status import standing_words
+from .types import DirectAnswer, VerifiedClaim
 
 # the figures a route asks for (configs/routes.yaml): a rate is a percentage or an amount, a deadline a date, …
 WANTED = {"rate": ("percent", "money"), "sanction": ("money", "percent"), "quantity": ("number", "money", "percent"),
@@ -29,23 +30,6 @@ def value_of(claim: VerifiedClaim, required: Sequence[str]) -> str:
             if found:
                 break
     return claim.text
-
-
-def _history(st: Standing, lang: str) -> str:
-    e = st.edge
-    if lang == "id":
-        if st.state == "ended" and e is not None:
-            done = {"revokes": "dicabut", "revokes_part": "dicabut sebagian", "amends": "diubah"}[e.kind]
-            return f"{done} mulai {st.until} oleh {e.source_path}"
-        if st.state == "not_yet":
-            return f"berlaku mulai {st.until}"
-        return "status tidak diketahui" + (f" ({e.source_path})" if e else "")
-    if st.state == "ended" and e is not None:
-        done = {"revokes": "revoked", "revokes_part": "partly revoked", "amends": "amended"}[e.kind]
-        return f"{done} from {st.until} by {e.source_path}"
-    if st.state == "not_yet":
-        return f"in force from {st.until}"
-    return "standing unknown" + (f" ({e.source_path})" if e else "")
 
 
 BANDS = {"id": {"TINGGI": "TINGGI", "SEDANG": "SEDANG", "RENDAH": "RENDAH"},
@@ -73,11 +57,11 @@ def direct_answer(claims: Sequence[VerifiedClaim], required: dict[int, Sequence[
         if as_of and lead.standing is not None and lead.standing.state == "in_force":
             said += f", {'per' if lang == 'id' else 'as of'} {as_of}"
         elif lead.standing is not None:
-            said += f" ({_history(lead.standing, lang)})"
+            said += f" ({standing_words(lead.standing, lang, brief=True)})"
         older = [c for c in mine[1:] if c.standing is not None and c.standing.state != "in_force"]
         if older:
             said += ". " + (f"Tidak berlaku per {as_of}: " if lang == "id" else f"Not in force on {as_of}: ") + "; ".join(
-                f"{value_of(c, required.get(part, ()))} [{number[id(c)]}] — {_history(c.standing, lang)}"
+                f"{value_of(c, required.get(part, ()))} [{number[id(c)]}] — {standing_words(c.standing, lang, brief=True)}"
                 for c in older)
             cited += [number[id(c)] - 1 for c in older]
         pieces.append(said)

@@ -247,33 +247,34 @@ def decide(conflict: Conflict, claims: Sequence[VerifiedClaim], lang: str) -> Co
     return replace(conflict, detail=conflict.detail + said, applies=applies, decided_by=then.standing.edge)
 
 
-_DONE = {"id": {"revokes": "dicabut", "revokes_part": "dicabut sebagian", "amends": "diubah"},
-         "en": {"revokes": "revoked", "revokes_part": "partly revoked", "amends": "amended"}}
+# a standing in words: (state, whether an edge decides it) -> template; "brief" drops what the line around it says
+_WORDS = {
+    "id": {"in_force": "berlaku per {on}{since}", "not_yet": "belum berlaku per {on} (berlaku mulai {until})",
+           "ended": "riwayat: {done} mulai {until} oleh {by}", "unknown": "status tidak diketahui per {on}{why}",
+           "brief_not_yet": "berlaku mulai {until}", "brief_ended": "{done} mulai {until} oleh {by}",
+           "brief_unknown": "status tidak diketahui{why}", "since": " (sejak {since})", "why": ": {done} oleh {by}",
+           "undated": ", tanggal berlakunya tidak diketahui",
+           "done": {"revokes": "dicabut", "revokes_part": "dicabut sebagian", "amends": "diubah"}},
+    "en": {"in_force": "in force on {on}{since}", "not_yet": "not yet in force on {on} (in force from {until})",
+           "ended": "history: {done} from {until} by {by}", "unknown": "standing unknown on {on}{why}",
+           "brief_not_yet": "in force from {until}", "brief_ended": "{done} from {until} by {by}",
+           "brief_unknown": "standing unknown{why}", "since": " (since {since})", "why": ": {done} by {by}",
+           "undated": ", on a date the collection does not give",
+           "done": {"revokes": "revoked", "revokes_part": "partly revoked", "amends": "amended"}},
+}
 
 
-def standing_words(st: Standing, lang: str) -> str:
-    """A claim's standing in words, with the provision that decides it: "riwayat: dicabut mulai 2025-04-01 oleh PMI
-    7/2025 › … › Pasal 9 › ayat (1)" / "history: revoked from 2025-04-01 by …"."""
-    e = st.edge
-    if lang == "id":
-        if st.state == "in_force":
-            return f"berlaku per {st.on}" + (f" (sejak {st.since})" if st.since else "")
-        if st.state == "not_yet":
-            return f"belum berlaku per {st.on} (berlaku mulai {st.until})"
-        if st.state == "ended" and e is not None:
-            return f"riwayat: {_DONE['id'][e.kind]} mulai {st.until} oleh {e.source_path}"
-        return (f"status tidak diketahui per {st.on}: {_DONE['id'][e.kind]} oleh {e.source_path}"
-                + ("" if e.date else ", tanggal berlakunya tidak diketahui") if e is not None
-                else f"status tidak diketahui per {st.on}")
-    if st.state == "in_force":
-        return f"in force on {st.on}" + (f" (since {st.since})" if st.since else "")
-    if st.state == "not_yet":
-        return f"not yet in force on {st.on} (in force from {st.until})"
-    if st.state == "ended" and e is not None:
-        return f"history: {_DONE['en'][e.kind]} from {st.until} by {e.source_path}"
-    return (f"standing unknown on {st.on}: {_DONE['en'][e.kind]} by {e.source_path}"
-            + ("" if e.date else ", on a date the collection does not give") if e is not None
-            else f"standing unknown on {st.on}")
+def standing_words(st: Standing, lang: str, brief: bool = False) -> str:
+    """A standing in words, with the provision that decides it: "riwayat: dicabut mulai 2025-04-01 oleh PMI 7/2025 ›
+    … › Pasal 9 › ayat (1)" / "history: revoked from 2025-04-01 by …"; `brief`: without the date asked about (the
+    direct answer line says it once)."""
+    W, e = _WORDS["id" if lang == "id" else "en"], st.edge
+    state = "unknown" if st.state == "ended" and e is None else st.state
+    done, by = (W["done"][e.kind], e.source_path) if e is not None else ("", "")
+    why = (W["why"].format(done=done, by=by) + ("" if e.date else W["undated"])) if e is not None else ""
+    key = f"brief_{state}" if brief and f"brief_{state}" in W else state
+    return W[key].format(on=st.on, until=st.until, since=W["since"].format(since=st.since) if st.since else "",
+                         done=done, by=by, why=why)
 
 
 def as_of_words(a: AsOf, lang: str) -> str:
