@@ -55,6 +55,9 @@ class ProgressBar:
             self._write("\n")
 
 
+HEARTBEAT = 5.0  # seconds between plain progress lines of an ingest whose output is not a terminal
+
+
 class IngestBar(ProgressBar):
     """`saksi ingest`'s bar over the changed documents and the chunks being embedded
     (the Ingestor's `IngestMeter`, pipeline/corpus/ingestor.py).
@@ -62,7 +65,9 @@ class IngestBar(ProgressBar):
     How many chunks the changed files hold is known only once each is parsed, so the bar fills by
     the files' bytes (parsed text makes chunks in proportion): a written or skipped file counts
     whole, the one being embedded in the share of its new chunks done. The line counts documents
-    and chunks, the chunks' rate, and the time left at the rate the bar has filled so far."""
+    and chunks, the chunks' rate, and the time left at the rate the bar has filled so far. Off a
+    terminal the same line is written plain, at most every HEARTBEAT seconds while chunks are embedded
+    or files finish, so an ingest whose output goes to a pipe or a log is never silent for long."""
 
     def __init__(self, stream: TextIO | None = None, width: int = 28):
         super().__init__(0, "documents", stream, width)
@@ -70,6 +75,7 @@ class IngestBar(ProgressBar):
         self._files = 0               # changed files finished (written or skipped)
         self._doc, self._doc_total, self._doc_done = "", 0, 0
         self._chunks = 0              # chunks vectorised so far, from the model or the cache
+        self._heard = 0.0             # when the last plain progress line was written (not a terminal)
 
     def begin(self, sizes: Sequence[int]) -> None:
         """The changed files' sizes in bytes, in the order they will be written; the bar starts."""
@@ -77,7 +83,7 @@ class IngestBar(ProgressBar):
         self.total = len(self._sizes)
         isatty = getattr(self.stream, "isatty", None)
         self.on = bool(self.total) and callable(isatty) and bool(isatty())
-        self._start = time.perf_counter()
+        self._start = self._heard = time.perf_counter()
         self._show(force=True)
 
     def embedding(self, doc_id: str, chunks: int) -> None:
@@ -106,8 +112,18 @@ class IngestBar(ProgressBar):
 
     def _show(self, force: bool = False) -> None:
         now = time.perf_counter()
-        if not self.on or (not force and self._drawn is not None and now - self._drawn < 0.1):
+        if not self.on:
+            # not a terminal (`make demo`, a log file): a plain line at most every HEARTBEAT seconds while work goes
+            # on, so a long embedding is never silent
+            if self.total and now - self._heard >= HEARTBEAT:
+                self._heard = now
+                self._write(self._status(now).strip() + "\n")
             return
+        if not force and self._drawn is not None and now - self._drawn < 0.1:
+            return
+        self._draw(self._fraction(), self._status(now), now)
+
+    def _status(self, now: float) -> str:
         elapsed = max(now - self._start, 1e-9)
         fraction = self._fraction()
         text = f"{min(self._files, self.total)}/{self.total} {self.unit}, {self._chunks} chunks embedded"
@@ -116,4 +132,4 @@ class IngestBar(ProgressBar):
         text += f", {self._chunks / elapsed:.1f} chunks/s"
         if 0 < fraction < 1:
             text += f", {elapsed * (1 - fraction) / fraction:.0f}s left"
-        self._draw(fraction, text, now)
+        return text

@@ -11,7 +11,7 @@ import pytest
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.cli import main
 from pipeline.corpus import Corpus, Ingestor
-from pipeline.progress import IngestBar
+from pipeline.progress import HEARTBEAT, IngestBar
 
 from ..conftest import SAMPLE
 
@@ -66,6 +66,26 @@ def test_nothing_is_drawn_off_a_terminal_and_a_line_is_the_line():
     nothing.begin([])  # nothing changed: no bar
     nothing.close()
     assert not nothing.on and nothing.stream.getvalue() == ""
+
+
+def test_off_a_terminal_a_long_ingest_says_where_it_is_every_few_seconds(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr("pipeline.progress.time.perf_counter", lambda: clock[0])
+    plain = io.StringIO()
+    bar = IngestBar(plain)
+    bar.begin([10, 10])
+    bar.embedding("a", 64)
+    clock[0] += 2
+    bar.embedded(32)  # within HEARTBEAT of the start: nothing yet
+    assert plain.getvalue() == ""
+    clock[0] += HEARTBEAT
+    bar.embedded(32)
+    clock[0] += 1
+    bar.file_done()  # one second later: no second line
+    lines = plain.getvalue().splitlines()
+    assert len(lines) == 1 and re.fullmatch(r"0/2 documents, 64 chunks embedded \(a: 64/64\), [\d.]+ chunks/s, "
+                                            r"\d+s left", lines[0]), lines
+    assert "\r" not in plain.getvalue()  # plain lines, no bar
 
 
 def test_an_ingest_on_a_terminal_draws_documents_and_chunks(tmp_path, profile):
