@@ -37,9 +37,9 @@ DOCUMENT_NOT_IN_CORPUS = "document_not_in_corpus"  # not a refusal reason of its
 _REASONS = {
     DOCUMENT_NOT_IN_CORPUS: {"id": "Korpus tidak memuat {missing}: tidak ada sumber untuk dokumen itu.",
                              "en": "The corpus does not hold {missing}: there is no source for it."},
-    NO_CANDIDATES: {"id": "Tidak ada rekaman dalam korpus yang relevan dengan pertanyaan ini.",
+    NO_CANDIDATES: {"id": "Tidak ada dokumen dalam korpus yang relevan dengan pertanyaan ini.",
                     "en": "No record in the corpus is relevant to this question."},
-    NO_SUPPORTED_CLAIMS: {"id": "Tidak ada klaim yang didukung oleh kutipan dari rekaman yang ditemukan.",
+    NO_SUPPORTED_CLAIMS: {"id": "Tidak ada klaim yang didukung oleh kutipan dari sumber yang ditemukan.",
                           "en": "No claim could be supported by quotes from the records found."},
     MISSING_EVIDENCE: {"id": "Bukti yang diperlukan tidak ditemukan: {missing}.",
                        "en": "Required evidence was not found: {missing}."},

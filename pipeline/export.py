@@ -16,8 +16,8 @@ from .types import CitedDocument, Result
 
 WORDS = {
     "id": {"title": "Jawaban saksi", "question": "Pertanyaan", "direct": "Jawaban langsung", "claims": "Klaim",
-           "receipts": "Bukti", "conflicts": "Rekaman yang bertentangan", "refusal": "Tidak dapat dijawab",
-           "missing": "Kategori bukti yang tidak ditemukan", "nearest": "Rekaman terdekat",
+           "receipts": "Bukti", "conflicts": "Sumber yang bertentangan", "refusal": "Tidak dapat dijawab",
+           "missing": "Kategori bukti yang tidak ditemukan", "nearest": "Sumber terdekat",
            "trace": "Jejak", "sha": "SHA-256 berkas jejak (dicatat di log audit)",
            "replay": "Periksa ulang: saksi replay {id}", "document": "Dokumen", "confidence": "keyakinan",
            "unsupported": "Klaim tidak didukung (bukan jawaban)"},

@@ -13,14 +13,14 @@ LABELS = {
         "question": "Pertanyaan", "answer": "JAWABAN", "refusal": "TIDAK DAPAT DIJAWAB", "direct": "Jawaban langsung", "why_near": "memuat",
         "band": {"TINGGI": "TINGGI", "SEDANG": "SEDANG", "RENDAH": "RENDAH"},
         "unsupported": "Klaim tidak didukung (tidak ditampilkan sebagai jawaban)",
-        "example": "CONTOH/ILUSTRASI — bukan ketentuan", "conflict": "Rekaman saling bertentangan",
+        "example": "CONTOH/ILUSTRASI — bukan ketentuan", "conflict": "Sumber saling bertentangan",
         "ambiguous": "Lebih dari satu peraturan menjawab",
-        "missing": "Kategori bukti yang tidak ditemukan", "nearest": "Rekaman terdekat yang ditemukan",
+        "missing": "Kategori bukti yang tidak ditemukan", "nearest": "Sumber terdekat yang ditemukan",
         "judge": "penilai", "no_verdict": "tanpa putusan (keyakinan dibatasi di bawah TINGGI)",
         "confidence": "keyakinan", "trace": "Jejak",
         "caps": {"answerability": "dibatasi peluang kutipan menjawab pertanyaan", "no_verdict": "dibatasi tanpa putusan",
                  "not_in_force": "dibatasi karena tidak berlaku pada tanggal itu",
-                 "unmentioned": "dibatasi: pertanyaan menyebut hal yang tidak ada di rekaman mana pun", None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
+                 "unmentioned": "dibatasi: pertanyaan menyebut hal yang tidak ada di sumber mana pun", None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
         "verbatim_match": "kutipan cocok kata demi kata dengan teks sumber (bukan penilaian makna)",
@@ -28,6 +28,8 @@ LABELS = {
                     "retrieval": "seberapa cocok bagian yang dikutip dengan pertanyaan (skor urutan ulang)",
                     "generator": "peluang terkalibrasi bahwa kutipan menjawab pertanyaan"},
         "uploaded": "UNGGAHAN {who}, {when}; otoritas: {authority}",
+        "authorities": {"official": "resmi", "primary": "primer", "institutional": "lembaga",
+                        "academic": "akademik", "media": "media", "unknown": "tidak diketahui"},
     },
     "en": {
         "question": "Question", "answer": "ANSWER", "refusal": "NO ANSWER", "direct": "Direct answer", "why_near": "states",
@@ -49,6 +51,8 @@ LABELS = {
                     "retrieval": "how well the quoted passage matches the question (rerank score)",
                     "generator": "calibrated chance that the quote answers the question"},
         "uploaded": "UPLOADED by {who}, {when}; authority: {authority}",
+        "authorities": {"official": "official", "primary": "primary", "institutional": "institutional",
+                        "academic": "academic", "media": "media", "unknown": "unknown"},
     },
 }
 
@@ -101,7 +105,8 @@ def render_text(r: Result, lang: str | None = None) -> str:
             lines.append(f"     — {x.path or f'{x.document}, {x.location}'}{pages}  [{x.chunk_id[:12]}]")
             if x.uploaded_by and x.uploaded_by != LOCAL_KEY:  # an API upload, not the operator's own record
                 lines.append("       " + L["uploaded"].format(who=x.uploaded_by, when=x.uploaded_at or "?",
-                                                            authority=x.authority or "unknown"))
+                                                            authority=L["authorities"].get(x.authority or "unknown",
+                                                                                           x.authority)))
         if c.verdict and c.verdict.judge == VERBATIM:  # the lite rule checks the words, not what they mean
             verdict = L["verbatim_match"]
         elif c.verdict and c.verdict.label:

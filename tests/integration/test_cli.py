@@ -87,7 +87,7 @@ def test_text_output_has_receipts_and_labels_in_the_chosen_language(data_dir):
     assert done.returncode == 0
     assert "ANSWER" in done.stdout and "Pasal 3 ayat (1)" in done.stdout and "Records disagree" in done.stdout
     refusal = saksi("ask", UNRELATED, data_dir=data_dir)
-    assert "TIDAK DAPAT DIJAWAB" in refusal.stdout and "Rekaman terdekat" in refusal.stdout
+    assert "TIDAK DAPAT DIJAWAB" in refusal.stdout and "Sumber terdekat" in refusal.stdout
 
 
 def test_replay_reproduces_a_fresh_trace_and_flags_an_altered_quote(data_dir, tmp_path):

@@ -306,3 +306,30 @@ def test_bad_input_to_a_page_is_a_typed_answer_never_a_500(app, site, method, pa
 def test_a_json_body_where_a_form_is_expected_is_refused_plainly(app, site) -> None:
     r = site.post(app.base + "/ui/ask", json={"question": "tarif sewa?"}, allow_redirects=False)
     assert r.status_code in (400, 422) and "Traceback" not in r.text
+
+
+def _english_only() -> set[str]:
+    """The English page's words that the Indonesian page must not show: every English label of two words or more
+    that is not also an Indonesian one, and the authority values."""
+    en, idn = labels("en"), labels("id")
+
+    def strings(x) -> list[str]:
+        if isinstance(x, str):
+            return [x]
+        if isinstance(x, dict):
+            return [s for v in x.values() for s in strings(v)]
+        return []
+    ours = set(strings(idn))
+    words = {s for s in strings(en) if len(s.split()) >= 2 and "{" not in s and s not in ours}
+    return words | {"official", "institutional", "authority"}
+
+
+def test_an_indonesian_answer_and_refusal_show_no_english_label(app, site) -> None:
+    english = _english_only()
+    for question in (ANSWERED, REFUSED):
+        page = html(site.get(app.base + ask(app, site, question)))
+        for quote in page.select("blockquote, .claim-text, .excerpt, .preview"):
+            quote.decompose()  # the records' own words are what they are
+        text = " ".join(page.select_one("main").get_text(" ").split())
+        found = sorted(w for w in english if w in text)
+        assert not found, (question, found)
