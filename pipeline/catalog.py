@@ -15,7 +15,7 @@ from .corpus import Corpus
 from .errors import SaksiError
 from .citations import cite_path
 from .responses import DocumentRow
-from .types import Document, StatusEdge
+from .types import Document, DocumentStatus, StatusEdge
 
 
 class UnknownDocument(SaksiError):
@@ -93,7 +93,7 @@ def show(corpus: Corpus, query: str, on: dt.date | None = None) -> dict:
 
 def _status(doc: Document, edges: list[StatusEdge], on: dt.date) -> dict:
     """A document's standing on `on`, the provisions that end it or its Pasal, and what it ends itself."""
-    return {"standing": asdict(status.standing(status.document_status(doc, edges), on)),
+    return {"standing": asdict(status.standing(DocumentStatus.of(doc, edges), on)),
             "ended_by": [asdict(e) for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id],
             "ends": [asdict(e) for e in edges if e.source_doc == doc.doc_id]}
 
@@ -109,7 +109,7 @@ def status_edges(corpus: Corpus, query: str | None = None, on: dt.date | None = 
         if doc_id and doc_id not in (e.source_doc, e.target_doc):
             continue
         target = docs.get(e.target_doc) if e.target_doc else None
-        now = (status.standing(status.document_status(target, edges), on or dt.date.today(), e.target_pasal)
+        now = (status.standing(DocumentStatus.of(target, edges), on or dt.date.today(), e.target_pasal)
                if target else None)
         rows.append({**asdict(e), "target_standing": asdict(now) if now else None})
     return rows

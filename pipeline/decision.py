@@ -329,15 +329,16 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     chunks: dict[str, Chunk] = {}
     every: dict[str, DocumentStatus] = {}  # the documents each part's context held, as the attempts recorded them
     for p in parts:
+        for a in p.attempts:
+            chunks.update({c.chunk.chunk_id: c.chunk for c in a.candidates})
+    for p in parts:
         used = p.attempts[p.outcome.attempt_used] if p.outcome.answered else p.attempts[-1]
         statuses = {d.doc_id: d for d in used.status}
         every.update(statuses)
         for c in used.claims:
             cite = stated_citation(c) if c.citations else None
-            claims.append(status.dated(c, cite, used_chunk(p, cite), statuses, day, confidence)
+            claims.append(status.dated(c, cite, chunks.get(cite.chunk_id), statuses, day, confidence)
                           if day and cite is not None else c)
-        for a in p.attempts:
-            chunks.update({c.chunk.chunk_id: c.chunk for c in a.candidates})
     # stable: supported first (those in force on the answer's date before those that are not), in generator order
     claims = status.in_force_first(claims)
     conflicts = tuple(status.decide(c, claims, lang) for c in find_conflicts(claims, chunks, tokens, min_overlap))
@@ -353,7 +354,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     # the question's own terms (each part's first query) that no record mentions in any form
     unmentioned = tuple(dict.fromkeys(_as_written(question, t.term) for p in parts if p.attempts
                                       for t in p.attempts[0].query.terms if t.unseen))
-    if confidence is not None and (names := named_unmentioned(question, unmentioned)):
+    if confidence is not None and named_unmentioned(question, unmentioned):
         # a name the question asks about (a treaty partner, a tax, a place) that no record mentions: what the records
         # say may be true of something else, so nothing is TINGGI
         claims = [status.capped(c, confidence, is_provision_chunk(chunks, c), UNMENTIONED) if c.status == "supported"
@@ -384,17 +385,6 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
                   reason_code=refused[0].outcome.reason, reason=" ".join(reasons), missing_categories=missing,
                   nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent, as_of=dated,
                   documents=documents, unmentioned=unmentioned)
-
-
-def used_chunk(part: PartTrace, cite) -> Chunk | None:
-    """The chunk a citation of the part's claims quotes, as its attempts recorded it."""
-    if cite is None:
-        return None
-    for a in part.attempts:
-        for c in a.candidates:
-            if c.chunk.chunk_id == cite.chunk_id:
-                return c.chunk
-    return None
 
 
 def explain(result: Result) -> str:

@@ -135,14 +135,6 @@ def _iso(d: str | dt.date) -> str:
     return d.isoformat() if isinstance(d, dt.date) else dt.date.fromisoformat(d).isoformat()
 
 
-def document_status(doc: Document, edges: Iterable[StatusEdge]) -> DocumentStatus:
-    """What decides `doc`'s standing on any date: its start and the edges (of other documents) that end it (the
-    store's `status_of` gives the same from its table)."""
-    return DocumentStatus(doc.doc_id, doc.effective or doc.published,
-                          tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id),
-                          doc.cite_as, doc.title, doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
-
-
 def cited_documents(claims: Sequence[VerifiedClaim], statuses: Mapping[str, DocumentStatus],
                     on: str | None) -> tuple[CitedDocument, ...]:
     """The documents the supported claims cite, in citation order, each with its standing on `on` (None: undated)."""

@@ -137,6 +137,13 @@ class DocumentStatus:
     published: str | None = None
     effective: str | None = None
 
+    @classmethod
+    def of(cls, doc: Document, edges) -> "DocumentStatus":
+        """`doc`'s status from the edges (of other documents) that end it or its Pasal, among `edges`."""
+        return cls(doc.doc_id, doc.effective or doc.published,
+                   tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id),
+                   doc.cite_as, doc.title, doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
+
 
 @dataclass(frozen=True)
 class CitedDocument:

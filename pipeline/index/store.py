@@ -210,11 +210,8 @@ class ChunkStore:
             doc = self.document(doc_id)
             if doc is None:
                 continue
-            edges = tuple(e for e in (StatusEdge(**json.loads(r[0])) for r in self._db.execute(
-                "SELECT data FROM status_edges WHERE target_doc = ? ORDER BY source_doc, ordinal", (doc_id,)))
-                if e.source_doc != doc_id)
-            out[doc_id] = DocumentStatus(doc_id, doc.effective or doc.published, edges, doc.cite_as, doc.title,
-                                         doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
+            out[doc_id] = DocumentStatus.of(doc, (StatusEdge(**json.loads(r[0])) for r in self._db.execute(
+                "SELECT data FROM status_edges WHERE target_doc = ? ORDER BY source_doc, ordinal", (doc_id,))))
         return out
 
     def unresolved_counts(self) -> dict[str, int]:

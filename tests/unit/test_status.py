@@ -82,7 +82,7 @@ def test_a_revocation_of_part_of_a_document_makes_it_unknown_not_ended(which):
             "Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif dicabut dan dinyatakan tidak berlaku.")
     edges = _edges(NEW, _chunk("px-3-2024", "Pasal 12", text))
     assert [(e.kind, e.target_doc) for e in edges] == [("revokes_part", "px-1-2020")]
-    old = status.document_status(OLD, edges)
+    old = DocumentStatus.of(OLD, edges)
     assert status.standing(old, "2023-01-01").state == "in_force"
     assert status.standing(old, "2024-05-01").state == "unknown"
 
@@ -97,7 +97,7 @@ def test_an_amending_regulation_ends_the_pasal_it_changes_and_nothing_else():
     edges = _edges(AMENDING, opening, change, insert)
     assert [(e.kind, e.target_doc, e.target_pasal, e.date, e.quote) for e in edges] == [
         ("amends", "px-1-2020", "5", "2022-01-01", "Ketentuan ayat (1) Pasal 5 diubah")]
-    old = status.document_status(OLD, edges)
+    old = DocumentStatus.of(OLD, edges)
     assert status.standing(old, "2023-01-01", pasal="5").state == "ended"
     assert status.standing(old, "2023-01-01", pasal="4").state == "in_force"  # the Pasal it did not change
     assert status.standing(old, "2023-01-01").state == "in_force"             # nor the document as a whole
