@@ -356,6 +356,9 @@ def cmd_ask(args) -> int:
     if args.export is not None and args.export.suffix.lower() not in export.FORMATS:
         print(f"saksi: --export {args.export}: an export is a .md or a .docx file", file=sys.stderr)
         return 2
+    if args.export is not None and not args.export.resolve().parent.is_dir():  # said before any work is done
+        print(f"saksi: --export {args.export}: no directory {args.export.resolve().parent}", file=sys.stderr)
+        return 2
     with Corpus(_collection(args), profile) as corpus:
         orchestrator = corpus.orchestrator()
         result = asyncio.run(orchestrator.answer(args.question, lang=args.lang, as_of=args.as_of))

@@ -151,6 +151,8 @@ def test_an_export_names_its_trace_and_the_trace_replays(tmp_path):
     assert "Jawaban langsung" in text and "PMI 3/2022" in text
     bad = _saksi("ask", RENT, "--data-dir", str(data), "--export", str(tmp_path / "a.pdf"))
     assert bad.returncode == 2 and ".md or a .docx" in bad.stderr
+    nowhere = _saksi("ask", RENT, "--data-dir", str(data), "--export", str(tmp_path / "no" / "a.md"))
+    assert nowhere.returncode == 2 and "no directory" in nowhere.stderr and "Traceback" not in nowhere.stderr
 
 
 def test_a_name_no_record_mentions_is_said_and_keeps_the_answer_out_of_tinggi(lite_corpus):
