@@ -14,8 +14,10 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+# the demo runs as the terminal's foreground process group (scripts/foreground.py): Ctrl-C stops it, not make,
+# and it exits 0 with a goodbye
 demo: install
-	DEMO_DATA=$(DEMO_DATA) ./scripts/demo.sh
+	DEMO_DATA=$(DEMO_DATA) $(BIN)/python scripts/foreground.py ./scripts/demo.sh
 
 test: install chromium
 	$(BIN)/python -m pytest
