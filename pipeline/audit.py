@@ -72,6 +72,32 @@ class AuditLog:
         return entry
 
 
+    def recent(self, event: str, key: str, limit: int = 10, window: int = 1 << 20) -> list[dict]:
+        """The newest entries of one event by one key, newest first, read from the log's last `window` bytes (a
+        page's short history, not a search of the whole log); an unreadable line is passed over."""
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - window))
+                lines = f.read().split(b"\n")
+        except FileNotFoundError:
+            return []
+        if size > window:
+            lines = lines[1:]  # the first line read may be cut
+        out = []
+        for line in reversed(lines):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and entry.get("event") == event and entry.get("key") == key:
+                out.append(entry)
+                if len(out) == limit:
+                    break
+        return out
+
+
 def _last(f) -> tuple[int, str]:
     """The last entry's seq and hash (0 and the genesis hash for an empty log)."""
     f.seek(0, os.SEEK_END)

@@ -71,6 +71,11 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--rebuild", action="store_true", help="drop the data directory's corpus and indexes first")
     p.add_argument("--strict", action="store_true", help="exit 1 if any file was skipped")
     p.add_argument("--json", action="store_true", help="print the ingest report as JSON")
+    p.add_argument("--description", metavar="TEXT",
+                   help="what the collection holds, shown beside its name on the page (kept until changed)")
+    p.add_argument("--example", action="append", metavar="QUESTION",
+                   help="an example question the page offers for this collection (repeat for more; replaces the "
+                        "collection's examples)")
     _common(p)
 
     p = sub.add_parser("corpus", help="what the corpus holds: ls, show DOC, xrefs [DOC], status [DOC], rm DOC",
@@ -274,12 +279,22 @@ def _collection(args, create: bool = False) -> DataDir:
 
 
 def cmd_ingest(args) -> int:
+    from pydantic import ValidationError
+
     from .corpus import Ingestor
+    from .corpus.datadir import CollectionAbout
     from .progress import IngestBar
 
     profile = load_profile(args.profile)
     target = _collection(args, create=True)
     data_dir = target.root
+    described = {k: v for k, v in (("description", args.description), ("examples", args.example)) if v is not None}
+    if described:
+        try:  # checked before any work, written after the ingest
+            CollectionAbout.model_validate(described)
+        except ValidationError as e:
+            print(f"saksi: {e.errors()[0]['loc'][0]}: {e.errors()[0]['msg']}", file=sys.stderr)
+            return 2
     # on a terminal a bar over documents and chunks embedded, the per-document lines above it; else
     # (a log file, a pipe) exactly those lines; with --json neither
     bar = None if args.json else IngestBar(sys.stderr)
@@ -290,6 +305,8 @@ def cmd_ingest(args) -> int:
         finally:
             if bar is not None:
                 bar.close()
+    if described:
+        target.write_about(**described)
     return print_ingest_report(data_dir, report, args.json, args.strict)
 
 

@@ -387,11 +387,15 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
                   documents=documents, unmentioned=unmentioned)
 
 
-def explain(result: Result) -> str:
-    """One sentence for the trace: the decision and why."""
+def explain(result: Result, lang: str = "en") -> str:
+    """One sentence for the trace: the decision and why (the trace file records it in English; the trace page says
+    it in the page's language)."""
     supported = sum(c.status == "supported" for c in result.claims)
     demoted = len(result.claims) - supported
     if result.outcome == "answer":
+        if lang == "id":
+            return (f"terjawab: {supported} klaim didukung, {demoted} diturunkan, setiap bagian memenuhi bukti "
+                    f"wajibnya{' setelah satu kali kueri ulang' if result.retried else ''}")
         return (f"answered: {supported} supported claim(s), {demoted} demoted, every part satisfied its required "
                 f"evidence{' after a corrective retry' if result.retried else ''}")
-    return f"refused ({result.reason_code}): {result.reason}"
+    return f"{'ditolak' if lang == 'id' else 'refused'} ({result.reason_code}): {result.reason}"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from .analysis import QueryAnalyzer
 from .config import ConfidenceSettings, JudgeSettings
 from .decision import AttemptSummary, conclude, decide_part, reason_text, sufficiency
+from .direct_answer import BANDS
 from .gates import RecordedJudge, verify
 from .trace import AttemptTrace, Decision, Trace, context_chunks, decision_of
 from .types import PartOutcome, Result
@@ -27,37 +28,65 @@ class ReplayReport:
     def same(self) -> bool:
         return self.recorded == self.replayed
 
-    def differences(self) -> list[str]:
+    def differences(self, lang: str = "en") -> list[str]:
+        """What the replayed decision changed, one line each, in `lang` (id or en)."""
+        w = _DIFF_WORDS["id" if lang == "id" else "en"]
         out = []
         if self.recorded.outcome != self.replayed.outcome:
-            out.append(f"outcome: recorded {self.recorded.outcome}, replayed {self.replayed.outcome}")
+            out.append(w["outcome"].format(a=w["outcomes"].get(self.recorded.outcome, self.recorded.outcome),
+                                           b=w["outcomes"].get(self.replayed.outcome, self.replayed.outcome)))
         if self.recorded.reason_code != self.replayed.reason_code:
-            out.append(f"reason: recorded {self.recorded.reason_code}, replayed {self.replayed.reason_code}")
+            out.append(w["reason"].format(a=self.recorded.reason_code or "—", b=self.replayed.reason_code or "—"))
         rec = {c[:2]: c for c in self.recorded.claims}
         rep = {c[:2]: c for c in self.replayed.claims}
         for key in sorted(rec.keys() | rep.keys()):
             a, b = rec.get(key), rep.get(key)
             if a != b:
-                out.append(f"claim (part {key[0] + 1}) {key[1][:80]!r}: recorded {a[2:] if a else 'absent'}, "
-                           f"replayed {b[2:] if b else 'absent'}")
+                out.append(w["claim"].format(part=key[0] + 1, text=repr(key[1][:80]), a=_fate(a, lang), b=_fate(b, lang)))
         return out
 
 
-def _timed_out(trace: Trace) -> Result:
+def _fate(claim: tuple | None, lang: str) -> str:
+    """A claim's recorded fate in words: "supported, HIGH" / "not supported (judge_not_entailed)" / "absent"."""
+    lang = "id" if lang == "id" else "en"
+    w = _DIFF_WORDS[lang]
+    if claim is None:
+        return w["absent"]
+    _, _, state, band, reasons = claim
+    return (w["status"].get(state, state) + (f", {BANDS[lang].get(band, band)}" if band else "")
+            + (f" ({'; '.join(reasons)})" if reasons else ""))
+
+
+_DIFF_WORDS = {
+    "en": {"outcome": "outcome: recorded {a}, replayed {b}", "reason": "reason: recorded {a}, replayed {b}",
+           "claim": "claim (part {part}) {text}: recorded {a}, replayed {b}", "absent": "absent",
+           "outcomes": {"answer": "answer", "refusal": "refusal"},
+           "status": {"supported": "supported", "unsupported": "not supported"}},
+    "id": {"outcome": "hasil: terekam {a}, diputar ulang {b}", "reason": "alasan: terekam {a}, diputar ulang {b}",
+           "claim": "klaim (bagian {part}) {text}: terekam {a}, diputar ulang {b}", "absent": "tidak ada",
+           "outcomes": {"answer": "jawaban", "refusal": "penolakan"},
+           "status": {"supported": "didukung", "unsupported": "tidak didukung"}},
+}
+
+
+def _timed_out(trace: Trace, lang: str) -> Result:
     """The result of a trace refused before any attempt finished (a timeout)."""
     d = trace.decision
-    return Result("refusal", trace.question, trace.lang, (),  # type: ignore[arg-type]
+    return Result("refusal", trace.question, lang, (),  # type: ignore[arg-type]
                   (PartOutcome(0, trace.question, "none", False, None, d.reason_code),),
-                  reason_code=d.reason_code, reason=reason_text(d.reason_code or "", trace.lang),
+                  reason_code=d.reason_code, reason=reason_text(d.reason_code or "", lang),
                   trace_id=trace.trace_id)
 
 
-def recorded_result(trace: Trace, analyzer: QueryAnalyzer) -> Result:
+def recorded_result(trace: Trace, analyzer: QueryAnalyzer, lang: str | None = None) -> Result:
     """The answer as it was shown, rebuilt from the trace's recorded parts (no gate re-run, no model):
-    the same claims in the same order, so a claim's index here is the index the user saw."""
+    the same claims in the same order, so a claim's index here is the index the user saw. `lang`: the words
+    around the claims (reasons, conflicts, the direct answer line) in another language than the answer's own,
+    for a page shown in that language."""
+    lang = lang or trace.lang
     if not trace.parts:
-        return _timed_out(trace)
-    return conclude(trace.parts, trace.question, trace.lang, analyzer.all_tokens,
+        return _timed_out(trace, lang)
+    return conclude(trace.parts, trace.question, lang, analyzer.all_tokens,
                     trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,
                     trace.named_documents, *_dated(trace))
 
@@ -71,7 +100,7 @@ def _dated(trace: Trace) -> tuple[dict | None, ConfidenceSettings | None]:
 
 async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
     if not trace.parts:  # refused before any attempt finished (a timeout): there is nothing to re-run
-        result = _timed_out(trace)
+        result = _timed_out(trace, trace.lang)
         return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)
     # `fp16` is the shared model setting, which the judge never uses (it runs in `dtype`); traces
     # written before the judge refused it carry `fp16: true`

@@ -7,15 +7,26 @@ BIN=.venv/bin
 DATA=${DEMO_DATA:-data/sample}
 PORT=${PORT:-8000}
 URL="http://127.0.0.1:$PORT"
+# Ctrl-C at any point (make demo runs this as the terminal's foreground group: scripts/foreground.py) stops what
+# runs, the server with it, and says goodbye: exit 0
+trap 'echo; echo "saksi demo stopped; goodbye."; exit 0' INT
 
-"$BIN/saksi" ingest corpus/sample --data-dir "$DATA"
+"$BIN/saksi" ingest corpus/sample --data-dir "$DATA" \
+  --description "Empat dokumen fiktif untuk mencoba saksi (peraturan, standar dan pedoman ilustratif): bukan ketentuan yang berlaku." \
+  --example "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?" \
+  --example "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan pada tahun 2024?" \
+  --example "What is the penalty for filing the SPT Masa late?"
 # the real regulations of the shared data (../shared/data, beside the checkout), when present, go into
 # a collection of their own, so the page has both to choose from (DEMO_REGULATIONS=none: skip them;
 # the first time this embeds ~900 passages: a few minutes on 2 cores, then only what changed)
 REGS=${DEMO_REGULATIONS:-../shared/data/regulations/pmk}
 if [ "$REGS" != "none" ] && [ -d "$REGS" ]; then
   echo "ingesting the regulations in $REGS into the collection 'regulations'"
-  "$BIN/saksi" ingest "$REGS" --data-dir "$DATA" --collection regulations
+  "$BIN/saksi" ingest "$REGS" --data-dir "$DATA" --collection regulations \
+    --description "Peraturan Menteri Keuangan yang sebenarnya (2024–2025): kepabeanan, cukai, pajak, anggaran." \
+    --example "Berapa lama bea masuk tindakan pengamanan atas impor kain tenunan dari kapas dikenakan?" \
+    --example "Siapa yang menerbitkan Surat Penetapan Kelebihan Pembayaran Cukai (SPKPC)?" \
+    --example "When does PMK 99/2025 on customs duty and excise exemption for imported gifts and grants take effect?"
 fi
 # every endpoint but /healthz needs an API key: the demo makes a reader key of every collection once
 # and keeps it (only its hash is in $DATA/keys.json; the token itself in $DATA/demo.key, readable by

@@ -6,6 +6,7 @@
     milvus.db        dense lane (Milvus Lite; or a Milvus server: index.milvus_uri / $SAKSI_MILVUS_URI)
     bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
     state.json       what both lanes were last written from (CorpusState); written last by every ingest
+    about.json       the collection's description and example questions (CollectionAbout), for the page
     traces/          one JSON trace per question asked
     uploads/         files sent to POST /v1/ingest, one folder per uploading key
     audit.jsonl      the hash-chained audit log (answers, ingests, deletes, key changes), and audit.head
@@ -23,14 +24,19 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .. import environment
 from ..config import IndexSettings
 from ..errors import CorpusIndexError, UnknownCollectionError
 from ..index.store import ChunkStore
 from ..ingest.prepare import TEXTS_DIR
+
+
+MAX_DESCRIPTION = 500
+MAX_EXAMPLES = 10
 
 
 class CorpusState(BaseModel):
@@ -44,6 +50,19 @@ class CorpusState(BaseModel):
     embedder: str
     dim: int | None = None  # absent in the first releases' state files
     profile: str | None = None
+
+
+class CollectionAbout(BaseModel):
+    """What a collection is, for whoever chooses one on the page: a description and example questions (set with
+    `saksi ingest --description/--example`), and whether every document it holds is an illustration (set by every
+    ingest's finalize from the documents' `illustrative` flag: the ask page does not preselect such a collection)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    description: str | None = Field(None, max_length=MAX_DESCRIPTION)
+    examples: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]] = Field(
+        default_factory=list, max_length=MAX_EXAMPLES)
+    illustrative: bool = False
 
 
 DEFAULT_COLLECTION = "default"
@@ -117,6 +136,27 @@ class DataDir:
     @property
     def uploads(self) -> Path:
         return self.root / "uploads"
+
+    @property
+    def about_file(self) -> Path:
+        return self.root / "about.json"
+
+    def about(self) -> CollectionAbout:
+        """The collection's description, example questions and whether it is illustrative; a missing or unreadable
+        file is an empty description (the page still lists the collection)."""
+        try:
+            return CollectionAbout.model_validate_json(self.about_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return CollectionAbout()
+
+    def write_about(self, **changes) -> CollectionAbout:
+        """Change some of the collection's description fields (validated), keeping the others; written atomically."""
+        about = CollectionAbout.model_validate({**self.about().model_dump(), **changes})
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.about_file.with_name("about.json.tmp")
+        tmp.write_text(about.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, self.about_file)
+        return about
 
     def milvus_uri(self, settings: IndexSettings) -> str:
         """A Milvus server when one is configured ($SAKSI_MILVUS_URI, then index.milvus_uri), else

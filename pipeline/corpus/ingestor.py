@@ -368,6 +368,8 @@ class Ingestor:
         """
         corpus = self.corpus
         if not force and corpus.exists() and corpus.consistent() and not corpus.store.status_stale:
+            if not corpus.dir.about_file.exists():  # a collection ingested before collections were described
+                self._describe()
             return
         self._resolve_references()
         store = corpus.store
@@ -376,6 +378,12 @@ class Ingestor:
                                                        for c in store.doc_chunks(d.doc_id)))
         self._sync_indexes(report)
         self._remove_unused_renditions()
+        self._describe()
+
+    def _describe(self) -> None:
+        """Whether every document of the collection is an illustration (its `about.json`, for the ask page)."""
+        documents = [d for d, _ in self.corpus.store.documents()]
+        self.corpus.dir.write_about(illustrative=bool(documents) and all(d.illustrative for d in documents))
 
     def _resolve_references(self) -> None:
         store = self.corpus.store

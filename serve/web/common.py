@@ -12,7 +12,9 @@ from pipeline.keys import ApiKey
 
 from ..errors import ApiError
 from . import HERE
-from .labels import LANGS, labels
+from pipeline.decision import category_words
+
+from .labels import LANGS, labels, note_words
 
 LANG_COOKIE = "saksi_lang"
 
@@ -22,14 +24,15 @@ env.filters["urlq"] = lambda s: quote(str(s), safe="")
 env.globals["urlencode"] = urlencode
 
 
-def pages_text(pages) -> str:
-    """[3, 3] -> "p. 3"; [3, 4] -> "pp. 3–4"; nothing for a format without pages."""
+def pages_text(pages, lang: str = "en") -> str:
+    """[3, 3] -> "p. 3" ("hlm. 3"); [3, 4] -> "pp. 3–4" ("hlm. 3–4"); nothing for a format without pages."""
     if not pages:
         return ""
-    return f"p. {pages[0]}" if pages[0] == pages[1] else f"pp. {pages[0]}–{pages[1]}"
+    L = labels(lang)
+    return f"{L['page']} {pages[0]}" if pages[0] == pages[1] else f"{L['pages']} {pages[0]}–{pages[1]}"
 
 
-env.filters["pages"] = pages_text
+env.filters["pages"] = jinja2.pass_context(lambda ctx, pages: pages_text(pages, ctx["lang"]))
 
 
 def ingress(request: Request):
@@ -57,7 +60,9 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
     lang = lang_of(request)
     key = getattr(request.state, "api_key", None)
     here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    html = env.get_template(template).render(L=labels(lang), lang=lang, key=key, here=here, **context)
+    html = env.get_template(template).render(L=labels(lang), lang=lang, key=key, here=here,
+                                             note_words=lambda n: note_words(n, lang),
+                                             category_words=lambda c: category_words(c, lang), **context)
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
 
 

@@ -5,6 +5,8 @@ to the other, so a page never shows a raw key; tests/web/ checks both have the s
 """
 from __future__ import annotations
 
+import re
+
 from pipeline.render import LABELS as ANSWER_LABELS
 
 LANGS = ("id", "en")
@@ -107,6 +109,32 @@ WEB = {
         "context": "konteks", "claim": "klaim", "declared": "dinyatakan",
         "reference": "rujukan", "target": "menuju",
         "document_facts": "versi {version}, {chunks} potongan, {pasal} Pasal",
+        "outcomes": {"answer": "jawaban", "refusal": "penolakan"},
+        "collections": "Koleksi yang dapat Anda tanyai", "illustrative": "contoh fiktif",
+        "no_description": "Belum ada deskripsi (saksi ingest --description).", "examples": "Contoh pertanyaan",
+        "recent": "Pertanyaan terakhir Anda",
+        "rerank_parts": {"coverage": "cakupan istilah", "dense": "kemiripan dense", "fused": "RRF gabungan",
+                         "authority": "otoritas", "freshness": "kebaruan", "cross_encoder": "cross-encoder"},
+        "roles": {"embedder": "embedder", "reranker": "pemeringkat ulang", "generator": "pembangkit",
+                  "judge": "penilai", "reader": "pembaca"},
+        "error_detail": "rincian",
+        "errors": {
+            "not_found": "Yang diminta tidak ada di koleksi ini.",
+            "unknown_collection": "Koleksi itu tidak ada.",
+            "forbidden": "Kunci Anda tidak boleh melakukan ini.",
+            "unauthorized": "Kunci tidak berlaku atau tidak ada.",
+            "invalid_request": "Permintaan ini tidak dapat diproses seperti adanya.",
+            "invalid_review": "Tinjauan ini tidak dapat disimpan.",
+            "unreadable_trace": "Jejak jawaban ini tidak dapat dibaca.",
+            "unreplayable_trace": "Jejak jawaban ini tidak dapat diputar ulang.",
+            "too_large": "Kiriman terlalu besar.",
+            "rate_limited": "Terlalu banyak permintaan; coba lagi sebentar lagi.",
+            "overloaded": "Layanan sedang penuh; coba lagi sebentar lagi.",
+            "unavailable": "Layanan belum siap; coba lagi sebentar lagi.",
+            "question_too_long": "Pertanyaan terlalu panjang.",
+        },
+        "doc_types": {"regulation": "peraturan", "standard": "standar", "guidance": "pedoman", "law": "undang-undang",
+                      "ruling": "putusan", "circular": "surat edaran", "other": "lainnya"},
         "reasons": {
             "quote_not_found": "kutipan tidak ditemukan persis di sumbernya",
             "citation_not_retrieved": "mengutip sumber yang tidak diambil untuk pertanyaan ini",
@@ -215,6 +243,32 @@ WEB = {
         "context": "context", "claim": "claim", "declared": "declared",
         "reference": "reference", "target": "points to",
         "document_facts": "version {version}, {chunks} passages, {pasal} Pasal",
+        "outcomes": {"answer": "answer", "refusal": "refusal"},
+        "collections": "Collections you may ask", "illustrative": "fictional example",
+        "no_description": "No description yet (saksi ingest --description).", "examples": "Example questions",
+        "recent": "Your latest questions",
+        "rerank_parts": {"coverage": "term coverage", "dense": "dense similarity", "fused": "fused RRF",
+                         "authority": "authority", "freshness": "freshness", "cross_encoder": "cross-encoder"},
+        "roles": {"embedder": "embedder", "reranker": "reranker", "generator": "generator", "judge": "judge",
+                  "reader": "reader"},
+        "error_detail": "detail",
+        "errors": {
+            "not_found": "What was asked for is not in this collection.",
+            "unknown_collection": "That collection does not exist.",
+            "forbidden": "Your key may not do this.",
+            "unauthorized": "The key is not valid, or there is none.",
+            "invalid_request": "This request cannot be processed as it is.",
+            "invalid_review": "This review cannot be saved.",
+            "unreadable_trace": "This answer's trace cannot be read.",
+            "unreplayable_trace": "This answer's trace cannot be replayed.",
+            "too_large": "What was sent is too large.",
+            "rate_limited": "Too many requests; try again in a moment.",
+            "overloaded": "The service is full; try again in a moment.",
+            "unavailable": "The service is not ready yet; try again in a moment.",
+            "question_too_long": "The question is too long.",
+        },
+        "doc_types": {"regulation": "regulation", "standard": "standard", "guidance": "guidance", "law": "law",
+                      "ruling": "ruling", "circular": "circular", "other": "other"},
         "reasons": {
             "quote_not_found": "the quote is not found verbatim in the record",
             "citation_not_retrieved": "cites a record not retrieved for this question",
@@ -243,3 +297,36 @@ def reason_words(reason: str, lang: str) -> str:
     if words is None:
         return reason
     return f"{words} ({detail.strip()})" if detail.strip() else words
+
+
+# What the pipeline writes into a trace as a note (a candidate dropped, a query rewritten, a judge's verdict) is
+# recorded in English; the trace page says each in the page's language. A note no pattern knows is shown as it is.
+_NOTES: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(pattern), words) for pattern, words in (
+    (r"per-source cap \((\d+)\) for (\S+)", "batas per sumber ({0}) untuk {1}"),
+    (r"near-duplicate of (\S+)", "hampir sama dengan {0}"),
+    (r"outside the document\(s\) the question names", "di luar dokumen yang disebut pertanyaan"),
+    (r"keywords and glossary expansions, wider retrieval", "kata kunci dan perluasan glosarium, pencarian lebih luas"),
+    (r"rewritten by (\S+): (.*), wider retrieval", "ditulis ulang oleh {0}: {1}, pencarian lebih luas"),
+    (r"claim appears verbatim in the cited paragraph", "klaim tertulis kata demi kata di paragraf yang dikutip"),
+    (r"each piece of the claim appears verbatim in the cited paragraph, in order; only whole items of its "
+     r"enumeration are left out between them",
+     "setiap potongan klaim tertulis kata demi kata di paragraf yang dikutip, berurutan; di antaranya hanya butir "
+     "utuh daftarnya yang dilewati"),
+    (r"the paragraph says the opposite: (.*)", "paragraf menyatakan kebalikannya: {0}"),
+    (r"not verbatim; the lite judge has no model to decide",
+     "tidak kata demi kata; penilai lite tidak punya model untuk memutuskan"),
+    (r"judge unavailable: (.*)", "penilai tidak tersedia: {0}"),
+    (r"no recorded verdict for this claim and paragraph", "tidak ada putusan terekam untuk klaim dan paragraf ini"),
+    (r"document not in the corpus: (.*)", "dokumen tidak ada di korpus: {0}"),
+    (r"no (.+) in (\S+)", "tidak ada {0} di {1}"),
+))
+
+
+def note_words(note: str, lang: str) -> str:
+    """A note the trace recorded (in English), in `lang`."""
+    if lang != "id":
+        return note
+    for pattern, words in _NOTES:
+        if m := pattern.fullmatch(note):
+            return words.format(*m.groups())
+    return note

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Path, Request
 from pydantic import ValidationError
 
 from pipeline import status
-from pipeline.decision import category_words, unmentioned_text
+from pipeline.decision import unmentioned_text
 from pipeline.config import MAX_QUESTION_CHARS_CEILING
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.errors import SaksiError
@@ -81,16 +81,54 @@ def _collections(request: Request) -> list[str]:
     return names or ([DEFAULT_COLLECTION] if key.may_use(DEFAULT_COLLECTION) else [])
 
 
-def _ask_page(request: Request, status: int = 200, question: str = "", collection: str = DEFAULT_COLLECTION,
-              message: str | None = None):
-    limit = ingress(request).profile.settings.limits.max_question_chars
-    return render(request, "ask.html", status=status, collections=_collections(request), question=question,
-                  chosen=collection, message=message, max_chars=limit)
+def _ask_page(request: Request, status: int = 200, question: str = "", collection: str | None = None,
+              message: str | None = None, error_type: str = "invalid_request"):
+    ing = ingress(request)
+    names = _collections(request)
+    about = {name: ing.data_dir.collection(name).about() for name in names}
+    if collection is None:  # the first collection of real documents, when there is one
+        collection = next((n for n in names if not about[n].illustrative), names[0] if names else DEFAULT_COLLECTION)
+    return render(request, "ask.html", status=status, collections=names, about=about, question=question,
+                  chosen=collection, message=message, error_type=error_type,
+                  max_chars=ing.profile.settings.limits.max_question_chars, recent=_recent(request, names))
+
+
+RECENT = 8
+
+
+def _recent(request: Request, names: list[str]) -> list[dict]:
+    """The key's own latest questions (from the audit log's answer entries, newest first), each with its answer's
+    address; a question whose trace is gone (pruned, or the collection no longer readable) is left out."""
+    from pipeline.audit import AuditLog
+
+    ing = ingress(request)
+    out = []
+    for entry in AuditLog(ing.data_dir.root).recent("answer", key_of(request).actor, limit=RECENT * 2):
+        data = entry.get("data") or {}
+        name, trace_id = data.get("collection") or DEFAULT_COLLECTION, str(data.get("trace_id", ""))
+        if name not in names or not re.fullmatch(r"[0-9a-f]{32}", trace_id):
+            continue
+        question = _question_of(ing.data_dir.collection(name).traces / f"{trace_id}.json")
+        if question is not None:
+            out.append({"collection": name, "trace_id": trace_id, "question": question, "at": entry.get("at", ""),
+                        "outcome": data.get("outcome")})
+        if len(out) == RECENT:
+            break
+    return out
+
+
+def _question_of(path) -> str | None:
+    import json
+
+    try:
+        return str(json.loads(path.read_text(encoding="utf-8"))["question"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 @router.get("/")
-async def ask_form(request: Request, collection: str = DEFAULT_COLLECTION):
-    return _ask_page(request, collection=collection)
+async def ask_form(request: Request, collection: str | None = None, question: str = ""):
+    return _ask_page(request, collection=collection, question=question[:MAX_QUESTION_CHARS_CEILING])
 
 
 @router.post("/ui/ask")
@@ -98,7 +136,7 @@ async def ask(request: Request):
     from ..api import CollectionAnswerRequest
 
     form = await request.form()
-    question, name = str(form.get("question", "")), str(form.get("collection", DEFAULT_COLLECTION))
+    question, name = str(form.get("question", "")), str(form.get("collection") or DEFAULT_COLLECTION)
     ing, key = ingress(request), key_of(request)
     try:
         body = CollectionAnswerRequest(question=question)
@@ -109,7 +147,7 @@ async def ask(request: Request):
         collection = ing._collection(key, name)
         answer = await ing._answer(collection, body, key)
     except ApiError as e:
-        return _ask_page(request, e.status, question, name, e.message)
+        return _ask_page(request, e.status, question, name, e.message, e.type)
     return see_other(f"/ui/answers/{collection.name}/{answer.trace_id}")
 
 
@@ -117,13 +155,14 @@ async def ask(request: Request):
 
 
 def recorded(request: Request, name: str, trace_id: str):
-    """The collection, the trace and the answer as it was shown (ApiError when not allowed or absent)."""
+    """The collection, the trace and the answer as it was shown, its words in the page's language (ApiError when
+    not allowed or absent)."""
     from pipeline.replay import recorded_result
 
     ing = ingress(request)
     collection = ing._collection(key_of(request), name)
     trace = ing._trace(collection, trace_id)
-    return collection, trace, recorded_result(trace, ing.analyzer)
+    return collection, trace, recorded_result(trace, ing.analyzer, lang_of(request))
 
 
 def _reviews(request: Request, collection: str, trace_id: str) -> dict:
@@ -151,11 +190,12 @@ async def answer_page(request: Request, name: CollectionName, trace_id: TraceId,
                   problem=problem if problem in ("reason_required",) else None, request_claim=claim,
                   doc_of={c.chunk.chunk_id: c.chunk.doc_id for p in trace.parts for a in p.attempts
                           for c in a.candidates},
+                  chunk_lang={c.chunk.chunk_id: c.chunk.lang for p in trace.parts for a in p.attempts
+                              for c in a.candidates},
                   reject_reasons={code: words[lang] for code, words in REJECT_REASONS.items()},
                   reason_words=lambda r: reason_words(r, lang),
                   standing_words=lambda s: status.standing_words(s, lang), direct_pieces=_markers,
                   docs={d.doc_id: d for d in answer.documents},
-                  category_words=lambda c: category_words(c, lang),
                   unmentioned_words=lambda ts: unmentioned_text(ts, lang),
                   as_of_words=lambda a: status.as_of_words(a, lang))
 

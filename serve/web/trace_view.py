@@ -20,6 +20,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 
 from pipeline.citations import cite_path
+from pipeline.decision import explain, reason_text
 from pipeline.errors import SaksiError
 from pipeline.keys import COLLECTION_NAME
 from pipeline.trace import AttemptTrace, Trace
@@ -91,9 +92,24 @@ def _page(request: Request, collection: str, trace: Trace, replayed: dict | None
                 "rerank_columns": rerank_columns(reranked), "context": set(a.context),
                 "referenced": [by_id[cid] for cid in referenced if cid in by_id],
                             }))
+    why, conflicts = _decision_words(request, trace, lang)
     return render(request, "trace.html", collection=collection, trace=trace, attempts=attempts,
                   replayed=replayed, cite=cite_path, reason_words=lambda r: reason_words(r, lang),
+                                    refusal_words=lambda code, missing: reason_text(code, lang, missing), why=why, conflicts=conflicts,
                   settings_json=json.dumps(trace.settings, ensure_ascii=False, indent=2))
+
+
+def _decision_words(request: Request, trace: Trace, lang: str) -> tuple[str, tuple]:
+    """The decision's one sentence and the conflicts, in the page's language: the answer rebuilt from the trace as it
+    was shown (`recorded_result`). A trace too damaged to rebuild: the sentence and conflicts as recorded."""
+    from pipeline.replay import recorded_result
+
+    try:
+        result = recorded_result(trace, ingress(request).analyzer, lang)
+    except (SaksiError, KeyError, TypeError, ValueError) as e:
+        log.warning("trace %s cannot be rebuilt for its page: %r", trace.trace_id, e)
+        return trace.why, tuple(trace.conflicts)
+    return (result.reason if result.outcome == "refusal" else explain(result, lang)) or "", result.conflicts
 
 
 @router.get("/ui/traces/{name}/{trace_id}")
@@ -117,4 +133,4 @@ async def replay_trace(request: Request, name: CollectionName, trace_id: TraceId
     return _page(request, collection, trace, replayed={
         "same": report.same, "recorded": report.recorded.outcome, "replayed": report.replayed.outcome,
         "recorded_reason": report.recorded.reason_code, "replayed_reason": report.replayed.reason_code,
-        "differences": report.differences()})
+        "differences": report.differences(lang_of(request))})

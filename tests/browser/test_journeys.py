@@ -94,7 +94,7 @@ def assert_highlighted(page: Page, label: str, quote: str) -> None:
     assert norm("".join(page.locator("#text mark").all_inner_texts())) == quote  # the whole quote, nothing else
     assert page.evaluate("() => document.activeElement && document.activeElement.id") == "hl"  # keyboard lands there
     path = norm(page.locator("[data-testid=path]").inner_text())
-    assert label == path or re.fullmatch(re.escape(path) + r", pp?\. \d+(–\d+)?", label), (label, path)
+    assert label == path or re.fullmatch(re.escape(path) + r", (pp?|hlm)\. \d+(–\d+)?", label), (label, path)
 
 
 def test_a_citation_opens_the_source_with_the_quote_highlighted(page: Page, site) -> None:

@@ -106,7 +106,7 @@ def test_replay_reproduces_a_fresh_trace_and_flags_an_altered_quote(data_dir, tm
     done = saksi("replay", str(altered), "--json", data_dir=data_dir)
     report = json.loads(done.stdout)
     assert done.returncode == 1 and not report["same"]
-    assert any("unsupported" in d for d in report["differences"])
+    assert any("replayed not supported" in d for d in report["differences"])
 
 
 def test_trace_schema_describes_the_traces_written(data_dir):

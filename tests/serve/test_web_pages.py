@@ -308,28 +308,52 @@ def test_a_json_body_where_a_form_is_expected_is_refused_plainly(app, site) -> N
     assert r.status_code in (400, 422) and "Traceback" not in r.text
 
 
-def _english_only() -> set[str]:
-    """The English page's words that the Indonesian page must not show: every English label of two words or more
-    that is not also an Indonesian one, and the authority values."""
-    en, idn = labels("en"), labels("id")
-
-    def strings(x) -> list[str]:
-        if isinstance(x, str):
-            return [x]
-        if isinstance(x, dict):
-            return [s for v in x.values() for s in strings(v)]
-        return []
-    ours = set(strings(idn))
-    words = {s for s in strings(en) if len(s.split()) >= 2 and "{" not in s and s not in ours}
-    return words | {"official", "institutional", "authority"}
+# --- first steps: collections described, the real one preselected, examples, the key's own questions ------------
 
 
-def test_an_indonesian_answer_and_refusal_show_no_english_label(app, site) -> None:
-    english = _english_only()
-    for question in (ANSWERED, REFUSED):
-        page = html(site.get(app.base + ask(app, site, question)))
-        for quote in page.select("blockquote, .claim-text, .excerpt, .preview"):
-            quote.decompose()  # the records' own words are what they are
-        text = " ".join(page.select_one("main").get_text(" ").split())
-        found = sorted(w for w in english if w in text)
-        assert not found, (question, found)
+def test_the_ask_page_describes_each_collection_offers_its_examples_and_preselects_real_documents(
+        app, site, served_corpus) -> None:
+    import shutil
+
+    from pipeline.corpus import DataDir
+
+    root = DataDir(served_corpus[0])
+    assert root.about().illustrative  # the sample corpus is fiction: its finalize said so
+    page = html(site.get(app.base + "/"))
+    assert page.select_one("dt.collection[data-collection='default'] .tag.example") is not None
+    example = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
+    before = root.about()
+    real = root.collection("peraturan-nyata")  # a collection of real documents beside the sample
+    try:
+        root.write_about(description="Contoh fiktif untuk mencoba saksi.", examples=[example])
+        real.write_about(description="Peraturan yang sebenarnya.", illustrative=False)
+        page = html(site.get(app.base + "/"))
+        chosen = page.select_one("select#collection option[selected]")
+        assert chosen is not None and chosen["value"] == "peraturan-nyata"  # real documents first
+        said = page.select_one("dd[data-collection='default'] .collection-description").get_text(strip=True)
+        assert said == "Contoh fiktif untuk mencoba saksi."
+        link = page.select_one("dd[data-collection='default'] a.example-question")
+        assert link.get_text(strip=True) == example
+        # the example opens the form with its question and its collection chosen
+        form = html(site.get(app.base + link["href"]))
+        assert form.select_one("textarea#question").get_text() == example
+        assert form.select_one("select#collection option[selected]")["value"] == "default"
+        assert html(site.get(app.base + "/?collection=default")).select_one(
+            "select#collection option[selected]")["value"] == "default"  # asked for: kept
+    finally:
+        shutil.rmtree(real.root, ignore_errors=True)
+        root.write_about(**before.model_dump())
+    assert html(site.get(app.base + "/")).select_one("input#collection")["value"] == "default"
+
+
+def test_the_ask_page_lists_the_keys_own_latest_questions(app, site, served_corpus) -> None:
+    from pipeline.keys import KeyStore
+
+    question = "Kapan PMI 7/2025 mulai berlaku?"
+    where = ask(app, site, question)
+    recent = html(site.get(app.base + "/")).select("#recent li.recent-question")
+    assert recent and recent[0].select_one("a").get_text(strip=True) == question
+    assert recent[0].select_one("a")["href"] == where
+    _, other = KeyStore(served_corpus[0]).create("reader", ["default"], name="another reader")
+    theirs = requests.get(app.base + "/", headers={"Authorization": f"Bearer {other}"}, timeout=60)
+    assert theirs.status_code == 200 and not html(theirs).select("#recent li")  # another key's questions: not shown

@@ -104,7 +104,7 @@ def test_the_trace_page_shows_the_analysis_the_raw_output_and_each_gates_decisio
     part = trace["parts"][0]
     row = soup.select_one(f"table#parts tr.part[data-part='{part['index']}']")
     assert row["data-route"] == part["route"]["name"]
-    assert [c.get_text() for c in row.select("td.required code")] == part["route"]["required"]
+    assert [c["data-category"] for c in row.select("td.required [data-category]")] == part["route"]["required"]
     for part, a in attempts(trace):
         where = f"{part['index']}-{a['attempt']}"
         section = soup.select_one(f"section.attempt#attempt-{where}")
@@ -121,8 +121,12 @@ def test_the_trace_page_shows_the_analysis_the_raw_output_and_each_gates_decisio
             assert [x["data-reason"] for x in li.select(".reasons li")] == [r.split(":")[0] for r in c["reasons"]]
         assert len(section.select("tr.judge-call")) == len(a["judge_calls"])
         assert section.select_one("dl.sufficiency")["data-missing"] == " ".join(a["sufficiency"]["missing"])
-    assert soup.select_one("#why").get_text() == trace["why"]
-    assert soup.select_one("#decision-outcome").get_text() == trace["decision"]["outcome"]
+    # the decision said in the page's language (Indonesian here); the trace file records it in English
+    supported = sum(c[2] == "supported" for c in trace["decision"]["claims"])
+    assert trace["why"].startswith(f"answered: {supported} supported claim(s)")
+    assert soup.select_one("#why").get_text().startswith(f"terjawab: {supported} klaim didukung")
+    assert soup.select_one("#decision-outcome")["data-outcome"] == trace["decision"]["outcome"]
+    assert soup.select_one("#decision-outcome").get_text() == "jawaban"
 
 
 def test_replay_reruns_todays_gates_on_the_recorded_output_and_reaches_the_same_decision(app, answered) -> None:
@@ -159,7 +163,7 @@ def test_replay_says_when_todays_gates_reach_another_decision(app, answered, ser
     assert status == 200
     assert soup.select_one("#replay-result")["data-same"] == "false"
     differences = [li.get_text() for li in soup.select("#replay-differences li")]
-    assert len(differences) == 1 and "recorded ('unsupported'" in differences[0]
+    assert len(differences) == 1 and "recorded not supported" in differences[0]
 
 
 def test_an_unknown_trace_or_document_is_a_404_page(app) -> None:
