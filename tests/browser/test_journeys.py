@@ -370,3 +370,25 @@ def test_the_corpus_lists_the_documents_and_only_a_curator_may_upload(page: Page
     sign_in(page, site, site.curator)
     page.goto(f"{site.url}/ui/corpus")
     expect(page.locator("form#upload")).to_be_visible()
+
+
+# what the page shows in its own words: the records' words (quotes, claims, excerpts, code, and whatever is marked
+# with another language) taken out of a copy of <main>, as the served test does (tests/serve/test_one_language.py)
+OWN_WORDS = """(lang) => {
+  const main = document.querySelector('main').cloneNode(true);
+  main.querySelectorAll('code, pre, blockquote, .claim-text, .excerpt, .preview, .query-text').forEach(e => e.remove());
+  main.querySelectorAll('[lang]').forEach(e => { if (e.getAttribute('lang') !== lang) e.remove(); });
+  return main.innerText;
+}"""
+
+
+def test_an_indonesian_answer_and_refusal_show_no_english_words_in_the_browser(page: Page, site) -> None:
+    from tests.languages import foreign_words
+
+    sign_in(page, site)
+    page.goto(f"{site.url}/ui/lang/id?next=/")
+    for question in (ANSWERED, REFUSED):
+        ask(page, site, question)
+        assert page.locator("html").get_attribute("lang") == "id"
+        shown = re.sub(r"«[^»]*»", " ", page.evaluate(OWN_WORDS, "id"))
+        assert not foreign_words(shown, "id"), (question, foreign_words(shown, "id"))
