@@ -8,12 +8,11 @@ import jinja2
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from pipeline.decision import category_words
 from pipeline.keys import ApiKey
 
 from ..errors import ApiError
 from . import HERE
-from pipeline.decision import category_words
-
 from .labels import LANGS, labels, note_words
 
 LANG_COOKIE = "saksi_lang"

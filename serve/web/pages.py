@@ -7,6 +7,7 @@ page can be reloaded, bookmarked or sent to a colleague with the same key's righ
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Annotated
 
@@ -128,7 +129,9 @@ def _question_of(path) -> str | None:
 
 @router.get("/")
 async def ask_form(request: Request, collection: str | None = None, question: str = ""):
-    return _ask_page(request, collection=collection, question=question[:MAX_QUESTION_CHARS_CEILING])
+    # off the event loop: the page reads the collections' descriptions, the audit log's end and a few traces
+    return await asyncio.to_thread(_ask_page, request, collection=collection,
+                                   question=question[:MAX_QUESTION_CHARS_CEILING])
 
 
 @router.post("/ui/ask")

@@ -95,7 +95,7 @@ def _page(request: Request, collection: str, trace: Trace, replayed: dict | None
     why, conflicts = _decision_words(request, trace, lang)
     return render(request, "trace.html", collection=collection, trace=trace, attempts=attempts,
                   replayed=replayed, cite=cite_path, reason_words=lambda r: reason_words(r, lang),
-                                    refusal_words=lambda code, missing: reason_text(code, lang, missing), why=why, conflicts=conflicts,
+                  refusal_words=lambda code, missing: reason_text(code, lang, missing), why=why, conflicts=conflicts,
                   settings_json=json.dumps(trace.settings, ensure_ascii=False, indent=2))
 
 
