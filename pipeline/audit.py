@@ -72,6 +72,21 @@ class AuditLog:
         return entry
 
 
+    def entries(self):
+        """Every entry, oldest first (a line that cannot be read is passed over: `verify` is what reports it)."""
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with f:
+            for line in f:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(entry, dict):
+                    yield entry
+
     def recent(self, event: str, key: str, limit: int = 10, window: int = 1 << 20) -> list[dict]:
         """The newest entries of one event by one key, newest first, read from the log's last `window` bytes (a
         page's short history, not a search of the whole log); an unreadable line is passed over."""

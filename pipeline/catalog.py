@@ -19,22 +19,39 @@ from .types import Document, DocumentStatus, StatusEdge
 
 
 class UnknownDocument(SaksiError):
-    def __init__(self, query: str, known: list[str]):
-        hint = f"; the corpus has: {', '.join(known[:8])}{' …' if len(known) > 8 else ''}" if known else ""
+    def __init__(self, query: str, known: list[str], near: list[str] = ()):
+        if near:  # a loose match only suggests: a receipt never resolves to a document that merely looks alike
+            hint = f"; did you mean {' or '.join(repr(n) for n in near[:3])}?"
+        else:
+            hint = f"; the corpus has: {', '.join(known[:8])}{' …' if len(known) > 8 else ''}" if known else ""
         super().__init__(f"no document {query!r} in the corpus{hint}")
+        self.near = list(near)
 
 
 def _key(s: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", s.lower())
 
 
+def _name(s: str) -> str:
+    """A citation name as typed: case and runs of spaces do not matter ("pmk  98/2025" is "PMK 98/2025")."""
+    return " ".join(s.split()).casefold()
+
+
 def find_document(corpus: Corpus, query: str) -> Document:
-    """By id, or by how citations name it ("PMK 98/2025", "pmk 98/2025")."""
+    """By id exactly, else by citation name ("PMK 98/2025", "pmk 98/2025": case and spacing aside). Anything looser
+    ("pmk-98-2025") only suggests: it raises UnknownDocument naming the look-alikes, so an id or a name can never
+    resolve to another document that happens to share its letters and digits (an upload named "PMI 7-2025" is not
+    PMI 7/2025)."""
     docs = [d for d, _ in corpus.store.documents()]
     for d in docs:
-        if query == d.doc_id or _key(query) in (_key(d.doc_id), _key(d.cite_as or "")):
+        if query == d.doc_id:
             return d
-    raise UnknownDocument(query, [d.cite_as or d.doc_id for d in docs])
+    named = [d for d in docs if d.cite_as and _name(d.cite_as) == _name(query)]
+    if len(named) == 1:
+        return named[0]
+    near = [f"{d.cite_as or d.doc_id} ({d.doc_id})" for d in docs
+            if _key(query) and _key(query) in (_key(d.doc_id), _key(d.cite_as or ""))]
+    raise UnknownDocument(query, [d.cite_as or d.doc_id for d in docs], near)
 
 
 def listing(corpus: Corpus) -> list[DocumentRow]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import __version__, environment, render_corpus
+from .audit import LOCAL_KEY
 from .config import DEFAULT_PROFILE, load_profile
 from .corpus import DEFAULT_COLLECTION, Corpus, DataDir
 from .errors import SaksiError
@@ -78,14 +79,17 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
                         "collection's examples)")
     _common(p)
 
-    p = sub.add_parser("corpus", help="what the corpus holds: ls, show DOC, xrefs [DOC], status [DOC], rm DOC",
+    p = sub.add_parser("corpus", help="what the corpus holds: ls, show DOC, xrefs [DOC], status [DOC], rm DOC, "
+                                      "release DOC",
                        description="ls: every document with its number, year, title, version and counts; "
                                    "show DOC: one document's metadata (and where each field came from), manifest, "
                                    "outline, references, near-duplicates and legal status; xrefs [DOC]: "
                                    "cross-references with their status; status [DOC]: the provisions that revoke or "
-                                   "amend a document or a Pasal, each with its receipt; rm DOC: remove a document. "
+                                   "amend a document or a Pasal, each with its receipt; rm DOC: remove a document "
+                                   "(its id and citation name stay reserved against uploads); release DOC: free a "
+                                   "removed document's id and citation name for uploads. "
                                    "DOC is an id or a citation name such as 'PMK 98/2025'.")
-    p.add_argument("action", choices=["ls", "show", "xrefs", "status", "rm"])
+    p.add_argument("action", choices=["ls", "show", "xrefs", "status", "rm", "release"])
     p.add_argument("doc", nargs="?", help="document id or citation name")
     p.add_argument("--status", choices=["resolved", "unresolved"], help="xrefs: only these")
     p.add_argument("--on", type=_iso_date, metavar="YYYY-MM-DD",
@@ -328,7 +332,7 @@ def print_ingest_report(data_dir: Path, report, as_json: bool, strict: bool) -> 
 def cmd_corpus(args) -> int:
     from . import catalog
 
-    if args.action in ("show", "rm") and not args.doc:
+    if args.action in ("show", "rm", "release") and not args.doc:
         print(f"saksi: corpus {args.action} needs a document id or citation name", file=sys.stderr)
         return 2
     target = _collection(args)
@@ -337,6 +341,17 @@ def cmd_corpus(args) -> int:
         if not corpus.exists():
             print(f"saksi: no corpus in {data_dir}: run `saksi ingest PATH --data-dir {data_dir}`", file=sys.stderr)
             return 2
+        if args.action == "release":
+            from .corpus.ingestor import tombstones
+
+            held = [t for t in tombstones(corpus.audit) if t["doc_id"] == args.doc]
+            if not held:
+                print(f"saksi: no removed document {args.doc!r} holds a reservation in {data_dir}", file=sys.stderr)
+                return 2
+            corpus.audit.append("release", key=LOCAL_KEY, doc_id=args.doc)
+            print(f"released {args.doc}" + (f" ({held[0]['cite_as']})" if held[0]["cite_as"] else "")
+                  + ": an upload may take its id and citation name again")
+            return 0
         if args.action == "rm":
             doc = catalog.find_document(corpus, args.doc)
             corpus.delete(doc.doc_id, progress=lambda m: print(m, file=sys.stderr))

@@ -478,6 +478,19 @@ class Ingress:
         return await self._delete(self._collection(key, name, "curator"), doc_id, key)
 
     async def _delete(self, collection: DataDir, doc_id: str, key: ApiKey) -> DeleteResponse:
+        """A curator removes only what its own key uploaded; the operator's ingest and other keys' uploads need an
+        admin key (a curator that could delete and re-upload them could replace any record)."""
+        if not key.has_role("admin"):
+            try:
+                documents = await self.handles["Retriever"].documents.remote(collection.name)
+            except Exception as e:
+                raise self._unavailable("the retriever", e) from None
+            doc = next((d for d in documents if d.doc_id == doc_id), None)
+            if doc is not None and doc.uploaded_by != key.actor:
+                whose = "the operator's ingest" if not doc.uploaded_by or doc.uploaded_by == "local" else \
+                    "another key's upload"
+                raise ApiError(403, "forbidden", f"document {doc_id!r} is {whose}: a curator key removes only what it "
+                                                 "uploaded; removing it needs an admin key")
         try:
             out = await self.handles["Retriever"].delete.remote(doc_id, key.actor, collection.name)
         except Exception as e:

@@ -151,6 +151,22 @@ def _size(path: Path) -> int:
         return 0
 
 
+def tombstones(audit) -> list[dict]:
+    """The documents deleted from this collection whose id and citation name are still reserved: every `delete` entry
+    of the audit log not followed by a `release` of the same id. Each: doc_id, cite_as, at, key."""
+    held: dict[str, dict] = {}
+    for entry in audit.entries():
+        data = entry.get("data") or {}
+        if data.get("collection", audit.collection) != audit.collection or "doc_id" not in data:
+            continue
+        if entry.get("event") == "delete":
+            held[data["doc_id"]] = {"doc_id": data["doc_id"], "cite_as": data.get("cite_as"), "at": entry.get("at"),
+                                    "key": entry.get("key")}
+        elif entry.get("event") == "release":
+            held.pop(data["doc_id"], None)
+    return list(held.values())
+
+
 def _cite_key(name: str) -> str:
     """Citation names compared as a reader sees them: case, spacing, format characters and look-alike
     letters ignored, also in a word written wholly in Cyrillic or Greek ("РМК" is "PMK")."""
@@ -240,10 +256,14 @@ class Ingestor:
         state = self.corpus.dir.state()
         if state is not None:  # refuse before touching anything: the indexes must stay one embedder's
             self.corpus.require_embedder(state)
-        if not self.corpus.store.delete_document(doc_id):
+        doc = self.corpus.store.document(doc_id)
+        if doc is None or not self.corpus.store.delete_document(doc_id):
             return False
         self.finalize(IngestReport(), force=True)
-        self.corpus.audit.append("delete", key=self.actor, doc_id=doc_id)
+        # the entry is the id's and the citation name's tombstone: an upload may not take them until an admin
+        # releases them (`saksi corpus release`)
+        self.corpus.audit.append("delete", key=self.actor, doc_id=doc_id, cite_as=doc.cite_as,
+                                 file=Path(doc.original).name)
         return True
 
     def unchanged(self, path: Path) -> str | None:
@@ -288,6 +308,14 @@ class Ingestor:
                 raise IngestError(doc.original, f"the {held} {what!r} is already held by document {other.doc_id!r}; "
                                                 "an upload may not take another document's id, file name or "
                                                 "citation name (rename it, or give it its own `id:`/`cite_as:`)")
+        for t in tombstones(self.corpus.audit):
+            held = ("document id" if t["doc_id"] == doc.doc_id else
+                    "citation name" if cite and t.get("cite_as") and _cite_key(t["cite_as"]) == cite else None)
+            if held:
+                what = doc.doc_id if held == "document id" else doc.cite_as
+                raise IngestError(doc.original, f"the {held} {what!r} belonged to document {t['doc_id']!r}, deleted "
+                                                f"{t['at']} by {t['key']}: it stays reserved until an admin releases "
+                                                f"it (`saksi corpus release {t['doc_id']}`)")
 
     def _reserve_id(self, doc: Document, owners: dict[str, str]) -> None:
         """One file per document id, in this ingest and in the corpus."""

@@ -97,6 +97,14 @@ def test_a_poisoned_collection_never_reaches_an_answer_in_another(app, served_co
     assert {x["doc_id"] for x in cited} <= {"sewa-racun"}
     for x in cited:  # shown for what it is: an upload by that key, authority unknown (it declared official)
         assert x["uploaded_by"] == f"key:{cid}" and x["authority"] == "unknown" and x["uploaded_at"]
+    # and the page marks every citation of it as that key's upload
+    import requests
+    from bs4 import BeautifulSoup
+
+    shown = requests.get(f"{app.base}/ui/answers/racun/{body['trace_id']}", timeout=60,
+                         headers={"Authorization": f"Bearer {token}"})
+    marks = BeautifulSoup(shown.text, "html.parser").select(".citation-item .tag.uploaded")
+    assert shown.status_code == 200 and marks and {m["data-uploaded-by"] for m in marks} == {f"key:{cid}"}
     status, listing, _ = curator.call("GET", "/v1/collections/racun/corpus")
     row = listing["items"][0]
     assert (row["authority"], row["declared_authority"], row["uploaded_by"]) == ("unknown", "official", f"key:{cid}")
@@ -125,10 +133,24 @@ def test_an_upload_cannot_impersonate_or_replace_a_record(app, served_corpus):
     _, other = _key(served_corpus, "curator", ["default"])
     report = app.as_key(other).call("POST", "/v1/ingest", _upload("catatan-kurator.md", doc.format(3)))[1]
     assert report["errors"] and not report["ingested"]
+    # a curator removes only what it uploaded: not the operator's ingest, not another key's upload (issue 27)
+    status, refused, _ = curator.call("DELETE", "/v1/documents/pmi-7-2025")
+    assert status == 403 and "operator's ingest" in refused["error"]["message"]
+    status, refused, _ = app.as_key(other).call("DELETE", "/v1/documents/catatan-kurator")
+    assert status == 403 and "another key's upload" in refused["error"]["message"]
     status, gone, _ = curator.call("DELETE", "/v1/documents/catatan-kurator")
     assert status == 200 and gone["doc_id"] == "catatan-kurator"
     assert not (served_corpus[0] / "uploads" / cid / "catatan-kurator.md").exists()
     assert curator.call("DELETE", "/v1/documents/catatan-kurator")[0] == 404
+    # the deleted id stays reserved, even for the key that uploaded it, until an admin releases it
+    report = curator.call("POST", "/v1/ingest", _upload("catatan-kurator.md", doc.format(4)))[1]
+    assert not report["ingested"] and "stays reserved until an admin releases it" in report["errors"][0]["reason"]
+    from pipeline.cli import main as saksi
+
+    assert saksi(["corpus", "release", "catatan-kurator", "--data-dir", str(served_corpus[0])]) == 0
+    assert saksi(["corpus", "release", "catatan-kurator", "--data-dir", str(served_corpus[0])]) == 2  # released
+    assert curator.call("POST", "/v1/ingest", _upload("catatan-kurator.md", doc.format(5)))[1]["ingested"]
+    assert curator.call("DELETE", "/v1/documents/catatan-kurator")[0] == 200
 
 
 def test_an_admin_manages_keys_over_http_and_revocation_is_immediate(app):
