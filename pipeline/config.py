@@ -433,6 +433,15 @@ class LimitsSettings(_Strict):
                                                 "`saksi batch` and POST /v1/answer alike")
     max_parts: int = Field(4, ge=1, le=20, description="most questions asked at once (\"A? B?\" is two parts; each is "
                                                       "a whole retrieval and answer)")
+    # a document's size and cross-references, checked when it is read (pipeline/ingest/prepare.py): the evidence view,
+    # the reference resolution every ingest repeats and the status graph are all linear in them. Measured on the
+    # shared data: the largest law (UU 11/2020) is 1.3 M characters with 5,248 references; the densest real text
+    # holds 4.8 references per 1,000 characters
+    max_document_chars: int = Field(8_000_000, ge=1_000, description="longest document text accepted at ingest")
+    max_references: int = Field(25_000, ge=1, description="most cross-references one document may hold")
+    max_reference_density: float = Field(
+        20.0, gt=0, description="most cross-references per 1,000 characters (checked above 200 references): four "
+                                "times the densest real regulation measured")
 
 
 class TracesSettings(_Strict):

@@ -68,6 +68,10 @@ class DocumentPreparer:
 
     def _prepare(self, path: Path) -> PreparedDocument:
         source = read_source(path)
+        limits = self.profile.settings.limits
+        if len(source.text) > limits.max_document_chars:
+            raise IngestError(str(path), f"{len(source.text):,} characters of text; the limit is "
+                                         f"{limits.max_document_chars:,} (limits.max_document_chars): split it")
         doc = replace(source.document, rendition=str(rendition_path(self.data_dir, source.document.doc_id,
                                                                     source.text)))
         chunks = self.chunker.chunks(doc, source.text, source=source)
@@ -78,6 +82,12 @@ class DocumentPreparer:
         tokens = [analyzer.tokens(f"{c.title} {c.heading} {c.location} {c.text}") for c in chunks]
         references = [(c.chunk_id, k, asdict(ref))
                       for c in chunks for k, ref in enumerate(extract_references(c.text, doc.lang))]
+        density = len(references) / max(1, len(source.text)) * 1000
+        if len(references) > limits.max_references or (len(references) > 200 and density > limits.max_reference_density):
+            raise IngestError(str(path), f"{len(references):,} cross-references ({density:.1f} per 1,000 characters); "
+                                         f"the limits are {limits.max_references:,} and "
+                                         f"{limits.max_reference_density:g} per 1,000 (limits.max_references, "
+                                         "limits.max_reference_density): not a text saksi can cite")
         units = list(dict.fromkeys(c.unit.split("#", 1)[1] for c in chunks))
         manifest = {
             "format": doc.fmt, "pages": doc.pages, "pages_without_text": list(doc.pages_without_text),

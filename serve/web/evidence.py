@@ -8,6 +8,7 @@ an unresolved one is marked with the reason. The original file can be downloaded
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
@@ -53,7 +54,8 @@ class Piece:
 
 
 def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[int, int] | None) -> list[Piece]:
-    """The text cut at every place something begins or ends, each piece with its marks."""
+    """The text cut at every place something begins or ends, each piece with its marks; one sweep over the cuts, so
+    the time is linear in the document's pieces however many references it holds."""
     cuts = {0, len(text)}
     anchors: dict[int, list[str]] = {}
     breaks: dict[int, int] = {}
@@ -73,23 +75,30 @@ def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[i
                 cuts.add(c.start + b)
     page_at.sort()
     starts = {c.chunk_id: c.start for c in chunks}
+    opens: dict[int, list[int]] = {}   # offset -> the references (by their order) that begin there
+    closes: dict[int, list[int]] = {}  # offset -> those that end there
     spans = []
     for r in links:
         if r["chunk_id"] in starts:
             a, b = starts[r["chunk_id"]] + r["start"], starts[r["chunk_id"]] + r["end"]
             if 0 <= a < b <= len(text):
-                spans.append((a, b, r))
+                opens.setdefault(a, []).append(len(spans))
+                closes.setdefault(b, []).append(len(spans))
+                spans.append(r)
                 cuts.update((a, b))
     if highlight:
         cuts.update(highlight)
     ordered = sorted(c for c in cuts if 0 <= c <= len(text))
     out: list[Piece] = []
     k = 0
+    inside: set[int] = set()  # the references the current piece lies in (every boundary is a cut: one sweep)
     for a, b in zip(ordered, ordered[1:]):
         while k + 1 < len(page_at) and page_at[k + 1][0] <= a:
             k += 1
         page = page_at[k][1] if page_at and page_at[k][0] <= a else None
-        link = next((r for x, y, r in spans if x <= a and b <= y), None)
+        inside.difference_update(closes.get(a, ()))
+        inside.update(opens.get(a, ()))
+        link = spans[min(inside)] if inside else None
         out.append(Piece(text[a:b], a, bool(highlight and highlight[0] <= a and b <= highlight[1]), link, page,
                          anchors.get(a, []), breaks.get(a)))
     first = next((p for p in out if p.highlight), None)
@@ -114,6 +123,11 @@ async def _document(request: Request, name: str, doc_id: str) -> tuple[str, dict
 async def document_text(request: Request, name: CollectionName, doc_id: DocId, chunk: str | None = None,
                         quote: str | None = None):
     collection, data = await _document(request, name, doc_id)
+    # cutting and rendering a long text is CPU work: off the event loop that serves every other request
+    return await asyncio.to_thread(_text_page, request, collection, data, chunk, quote)
+
+
+def _text_page(request: Request, collection: str, data: dict, chunk: str | None, quote: str | None):
     text = data["rendition_text"]
     cited = next((c for c in data["chunks"] if c.chunk_id == chunk), None) if chunk else None
     highlight, located = None, None

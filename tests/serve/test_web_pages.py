@@ -67,6 +67,31 @@ def test_the_text_is_cut_where_pages_links_and_the_highlight_begin_and_end() -> 
     assert {p.page for p in marked} == {3, 4}  # the quote runs over the page break
 
 
+def test_each_piece_lies_in_the_first_reference_that_holds_it_as_a_scan_of_every_reference_finds() -> None:
+    """The evidence view's one sweep gives each piece the reference a scan of all references gives it (the scan was
+    quadratic in a document's references: issue 27's reference bomb), nested and touching references included."""
+    import random
+
+    from pipeline.types import Chunk
+
+    rng = random.Random(27)
+    text = "x" * 2000
+    chunk = Chunk(chunk_id="c1", doc_id="d", title="t", location="Pasal 1", text=text, lang="id", unit="d#Pasal 1",
+                  ordinal=0, start=0, end=len(text))
+    links = []
+    for i in range(300):
+        a = rng.randrange(0, 1990)
+        links.append({"chunk_id": "c1", "start": a, "end": a + rng.randrange(1, 10), "status": "resolved",
+                      "target_doc": "d", "target_chunk": f"t{i}", "target_label": f"Pasal {i}", "reason": None,
+                      "raw": "Pasal"})
+    out = pieces(text, [chunk], links, highlight=(100, 900))
+    assert "".join(p.text for p in out) == text
+    for p in out:
+        end = p.start + len(p.text)
+        expected = next((r for r in links if r["start"] <= p.start and end <= r["end"]), None)
+        assert p.link is expected, (p.start, end)
+
+
 def test_a_page_that_begins_with_a_chunk_is_marked_too() -> None:
     from pipeline.types import Chunk
 
