@@ -10,7 +10,8 @@ in this process, gevent greenlets):
 - B: the same normal users, plus attackers (default one of each kind, paced at about the
   per-key rate limit, 600/min):
   - `QuestionAttacker` (its own reader key): questions of 500 characters, one long part (the
-    costliest question accepted: full pipeline) and the sample questions glued together (many
+    costliest question accepted: full pipeline), the costly "1,"×249 (little text, much work: charged by
+    its measured work since issue 27) and the sample questions glued together (many
     parts: refused 422 `too_many_parts`, cheaply), of 2,500 and 20,000 characters (422), and
     requests without a key (401);
   - `UploadAttacker` (a curator key): 80 KB uploads of blanks and whitespace, ~1.9 MB uploads of
@@ -137,6 +138,9 @@ def payloads() -> dict[str, bytes]:
         for n in (MAX_QUESTION_CHARS, 2_500, 20_000):
             PAYLOADS[f"question_{n}_chars"] = json.dumps({"question": long_question(n)}).encode()
         PAYLOADS["question_one_part"] = json.dumps({"question": one_part_question(MAX_QUESTION_CHARS)}).encode()
+        # the costly question the probe of issue 27 found: short of the cap, little text, ~21 s of work under the
+        # old length-based budget (now charged by its measured work)
+        PAYLOADS["question_costly"] = json.dumps({"question": "1," * 249}).encode()
     return PAYLOADS
 
 
@@ -251,6 +255,12 @@ class QuestionAttacker(HttpUser):
     @task(3)
     def question_at_cap_one_part(self):
         self._ask("question_one_part")
+
+    @task(3)
+    def question_costly(self):
+        self.client.post("/v1/answer", data=payloads()["question_costly"], name="attack costly question '1,'*249",
+                         headers={"Authorization": f"Bearer {Keys.attacker_reader}",
+                                  "Content-Type": "application/json"}, timeout=NORMAL_TIMEOUT_S)
 
     @task(2)
     def question_too_long(self):

@@ -26,6 +26,7 @@ import binascii
 import datetime as dt
 import logging
 import math
+import time
 from typing import Annotated, Literal
 
 from fastapi import Depends, FastAPI
@@ -53,7 +54,7 @@ from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusRespo
 from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 
-from .auth import Authenticate, Guard, RateLimiter, answer_cost, caller, is_page, require
+from .auth import ANSWER_ADMISSION, Authenticate, Guard, RateLimiter, answer_charge, caller, is_page, require
 from .body_limit import BodyLimit, default_limits
 from .errors import ApiError
 from .config import RuntimeSettings
@@ -373,15 +374,16 @@ class Ingress:
             check_question(body.question, self.profile.settings.limits)
         except QuestionRejected as e:
             raise ApiError(422, e.kind, f"question: {e.message}") from None
-        wait = self.answer_budget.take(key.id, answer_cost(body.question))
+        wait = self.answer_budget.take(key.id, ANSWER_ADMISSION)
         if wait > 0:
             raise ApiError(429, "rate_limited", f"this key's questions have used their budget (answer_units_per_minute "
-                                                f"{self.runtime.answer_units_per_minute:g}; a question costs 1 unit per 100 "
-                                                f"characters); retry in {math.ceil(wait)} s",
+                                                f"{self.runtime.answer_units_per_minute:g}; an answer costs one unit per "
+                                                f"second of its work); retry in {math.ceil(wait)} s",
                            {"Retry-After": str(max(1, math.ceil(wait)))})
         if self.in_flight >= self.runtime.max_in_flight:
             raise self._overloaded()
         self.in_flight += 1
+        started = time.monotonic()
         try:
             orch = await self._get_orchestrator(collection)
             result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s,
@@ -392,6 +394,7 @@ class Ingress:
             raise self._unavailable("a pipeline component", e) from None
         finally:
             self.in_flight -= 1
+            self.answer_budget.charge(key.id, answer_charge(time.monotonic() - started))  # what it cost, after
         out = answer_relative(AnswerWithTrace.of(result), collection.root)  # no server paths in a response
         return out.model_copy(update={"trace": trace if body.options.include_trace else None})
 

@@ -5,7 +5,7 @@ OpenAPI schema as the `bearer` security scheme. A missing, malformed, unknown or
 is 401 (with `WWW-Authenticate: Bearer`); a valid key outside its role or collections is
 403; a key calling faster than `runtime.rate_per_minute` (bursts up to `rate_burst`) is 429
 with `Retry-After`; the ingress also charges each question against its key's answer budget
-(`answer_cost`: 1 unit per 100 characters). Keys are read from the data directory's `keys.json` and re-read when it
+(one unit to be admitted, then one per second of the answer's measured work: `answer_charge`). Keys are read from the data directory's `keys.json` and re-read when it
 changes, so `saksi keys revoke` takes effect on the next request.
 
 The limiter is per ingress replica (in memory): with N ingress replicas a key may reach N
@@ -41,6 +41,15 @@ class RateLimiter:
         self._buckets: dict[str, tuple[float, float]] = {}  # key id -> (tokens, when)
         self._lock = threading.Lock()
 
+    def charge(self, key_id: str, cost: float) -> None:
+        """Charge what a request turned out to cost, after it ran: the bucket may go below zero, a debt the refill
+        pays off before the key's next request is admitted."""
+        with self._lock:
+            now = self.clock()
+            tokens, when = self._buckets.get(key_id, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - when) * self.rate)
+            self._buckets[key_id] = (tokens - max(0.0, cost), now)
+
     def take(self, key_id: str, cost: float = 1.0) -> float:
         """0 when the request may go ahead, else the seconds until it could (a cost above the burst
         counts as the burst: a full bucket always admits one request)."""
@@ -56,10 +65,14 @@ class RateLimiter:
             return (cost - tokens) / self.rate if self.rate > 0 else math.inf
 
 
-def answer_cost(question: str) -> float:
-    """What a question costs against its key's answer budget: 1 unit per 100 characters, at least 1
-    (the work of an answer grows with the question: its embedding, its terms, every candidate read)."""
-    return max(1.0, len(question.strip()) / 100)
+ANSWER_ADMISSION = 1.0  # units a question takes from its key's answer budget before any work: the first second's
+
+
+def answer_charge(work_s: float) -> float:
+    """What an answer costs after it ran, beyond its admission: one unit per second of its measured work (retrieval,
+    generation and verification, as long as the request ran). A question's length says little about its work: a
+    500-character run of numbers took 21 s where a 500-character question takes one."""
+    return max(0.0, work_s - ANSWER_ADMISSION)
 
 
 class Guard:

@@ -121,10 +121,12 @@ class RuntimeSettings(_Strict):
     rate_per_minute: float = Field(600, gt=0, description="requests one key may make per minute, sustained "
                                                           "(per ingress replica); past it 429 with Retry-After")
     rate_burst: int = Field(100, ge=1, description="requests one key may make at once before the rate applies")
-    answer_units_per_minute: float = Field(60, gt=0, description="what one key's questions may cost per minute, "
-                                                                 "sustained: a question costs 1 unit per 100 characters "
-                                                                 "(at least 1); past it 429 with Retry-After")
-    answer_units_burst: float = Field(40, ge=1, description="what one key's questions may cost at once")
+    answer_units_per_minute: float = Field(30, gt=0, description="what one key's answers may cost per minute, "
+                                                                 "sustained: one unit to be admitted, then one per "
+                                                                 "second of the answer's measured work (30: half of one "
+                                                                 "core's minute); past it 429 with Retry-After")
+    answer_units_burst: float = Field(30, ge=1, description="what one key's answers may cost at once (seconds of "
+                                                            "work); a costly answer leaves a debt the refill pays off")
     placement: Placement = Field(default_factory=Placement,
                                  description="where each model runs: its own deployment, or inside its caller")
 

@@ -145,15 +145,22 @@ def test_the_middleware_refuses_before_the_app_or_the_body_is_touched(tmp_path):
     assert reached == [store.authenticate(token), None]
 
 
-def test_a_questions_cost_grows_with_its_length_and_never_exceeds_the_burst():
-    from serve.auth import answer_cost
+def test_an_answer_is_charged_its_measured_work_and_a_costly_one_leaves_a_debt():
+    from serve.auth import ANSWER_ADMISSION, answer_charge
 
-    assert answer_cost("Berapa tarif PPh sewa?") == 1.0
-    assert answer_cost("x" * 500) == 5.0
+    assert answer_charge(0.3) == 0.0 and answer_charge(21.0) == pytest.approx(20.0)  # beyond the admission's unit
     now = [0.0]
-    budget = RateLimiter(per_minute=60, burst=3, clock=lambda: now[0])
-    assert budget.take("k", answer_cost("x" * 500)) == 0.0  # more than the burst: takes the whole bucket
-    assert budget.take("k", 1.0) == pytest.approx(1.0)
+    budget = RateLimiter(per_minute=60, burst=30, clock=lambda: now[0])  # one unit a second
+    assert budget.take("k", ANSWER_ADMISSION) == 0.0
+    budget.charge("k", answer_charge(45.0))  # a 45-second answer: 29 - 44 = -15 units
+    assert budget.take("k", ANSWER_ADMISSION) == pytest.approx(16.0)  # refused until the debt is paid, and one more
+    assert budget.take("other", ANSWER_ADMISSION) == 0.0  # another key's budget is its own
+    now[0] = 16.0
+    assert budget.take("k", ANSWER_ADMISSION) == 0.0
+    # many cheap answers cost what they ran: 30 answers of 0.5 s each fit the 30-unit burst
+    for _ in range(29):
+        budget.charge("c", answer_charge(0.5))
+        assert budget.take("c", ANSWER_ADMISSION) == 0.0
 
 
 def test_a_damaged_key_file_is_a_typed_503_not_a_500(tmp_path):
