@@ -5,10 +5,15 @@ whitespace runs folded to a single space, nothing else — no case folding, no p
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from typing import TYPE_CHECKING
+
+import regex
 
 if TYPE_CHECKING:
     from .types import Chunk
@@ -156,32 +161,75 @@ def locate(haystack: str, needle: str) -> tuple[int, int] | None:
     return origin[at], origin[at + len(n) - 1] + 1
 
 
-# --- look-alikes: what a reader sees, for detection and query analysis (never for quotes) ---
+# --- look-alikes: what a reader sees, for detection, query analysis and names (never for quotes) ---
+#
+# One normaliser, built on Unicode's own data rather than a hand list:
+#   - invisible: every Default_Ignorable_Code_Point (zero-width space, CGJ U+034F, Hangul filler U+3164, variation
+#     selectors, Mongolian free variation selectors, …), every format character (Cf) and every combining mark (Mn,
+#     Me: "sis\u0323tem" reads "sistem") is dropped; so, for detection, is a symbol or an unassigned or private-use
+#     character between two letters (a braille blank U+2800 inside a word);
+#   - look-alike: UTS #39's confusables (Unicode's confusables.txt, as the confusable_homoglyphs package ships it,
+#     MIT licence): a character drawn like a Latin letter or digit reads as that letter or digit ("Раjak" with a
+#     Cyrillic Р, "PMl" with a lower-case L for I, "2O25" with the letter O for zero in a name).
 
-# Cyrillic and Greek letters drawn like Latin ones: "Аbaikan" with a Cyrillic А reads as
-# "Abaikan" to a person and to a model, so a filter must read it that way too.
-_CONFUSABLES = str.maketrans({
-    # Cyrillic
-    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
-    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w",
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
-    "У": "Y", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ԁ": "D", "Һ": "H", "Ӏ": "I", "Ԛ": "Q", "Ԝ": "W",
-    # Greek
-    "α": "a", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
-    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
-})
+_INVISIBLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Mn}\p{Me}]")
+
+
+def invisible(ch: str) -> bool:
+    """Whether a reader sees nothing of `ch` (see above)."""
+    return bool(_INVISIBLE.match(ch))
+
+
+@lru_cache(maxsize=1)
+def _confusable_groups() -> dict[str, frozenset[str]]:
+    """Each single code point confusables.txt relates to another, with every code point drawn like it (the union of
+    its relations, followed through: l ~ 1 ~ I)."""
+    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    parent: dict[str, str] = {}
+
+    def find(c: str) -> str:
+        while parent.setdefault(c, c) != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+    for ch, alikes in data.items():
+        for a in alikes:
+            other = _INVISIBLE.sub("", a["c"])  # confusables.json wraps right-to-left letters in LRM marks
+            if len(ch) == 1 and len(other) == 1:
+                ra, rb = find(ch), find(other)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[str, set[str]] = {}
+    for c in list(parent):
+        groups.setdefault(find(c), set()).add(c)
+    return {c: frozenset(g) for g in groups.values() for c in g}
+
+
+@lru_cache(maxsize=1)
+def _latin_table() -> dict[int, str]:
+    """A non-ASCII character drawn like an ASCII letter or digit -> that letter or digit (the one of its own case
+    when its group has several: Cyrillic "а" -> "a", "А" -> "A"; PALOCHKA "Ӏ" -> "I")."""
+    table: dict[int, str] = {}
+    for ch, group in _confusable_groups().items():
+        if ch.isascii():
+            continue
+        latin = sorted(c for c in group if c.isascii() and c.isalnum())
+        if not latin:
+            continue
+        same_case = [c for c in latin if c.isalpha() and (c.isupper() == ch.isupper())]
+        letters = [c for c in latin if c.isalpha()]
+        table[ord(ch)] = (same_case or letters or latin)[0]
+    return table
 
 
 def lookalike_view(text: str) -> tuple[str, list[int]]:
     """`text` as a reader sees it, with the index in `text` of every character of the view.
 
-    Format characters (Unicode category Cf: zero-width space, ZWNJ, ZWJ, word joiner,
-    soft hyphen, BOM) are dropped, every other character is NFKC-normalised, and Cyrillic
-    and Greek look-alikes become the Latin letter they imitate. `index` has one entry more
-    than the view (len(text)), so a view span [a, b) is the source span
-    [index[a], index[b - 1] + 1). For detection only: quotes are checked on the source.
+    Invisible characters are dropped, every other character is NFKC-normalised, and a character drawn like a Latin
+    letter or digit becomes it (above). `index` has one entry more than the view (len(text)), so a view span [a, b)
+    is the source span [index[a], index[b - 1] + 1). For detection only: quotes are checked on the source.
     """
+    table = _latin_table()
     out: list[str] = []
     index: list[int] = []
     for i, ch in enumerate(text):
@@ -189,27 +237,51 @@ def lookalike_view(text: str) -> tuple[str, list[int]]:
             out.append(ch)
             index.append(i)
             continue
-        if unicodedata.category(ch) == "Cf":
+        if invisible(ch):
             continue
-        for c in unicodedata.normalize("NFKC", ch).translate(_CONFUSABLES):
-            out.append(c)
+        for c in unicodedata.normalize("NFKC", ch):
+            if invisible(c):
+                continue
+            out.append(table.get(ord(c), c))
             index.append(i)
+    # a symbol, private-use or unassigned character inside a word ("penjaw\u2800ab": a braille blank) splits
+    # nothing a reader reads as a word: dropped too
+    keep = [not (0 < k < len(out) - 1 and out[k - 1].isalpha() and out[k + 1].isalpha()
+                 and unicodedata.category(out[k])[0] in "SC" and not out[k].isspace()) for k in range(len(out))]
+    if not all(keep):
+        out = [c for c, k in zip(out, keep) if k]
+        index = [i for i, k in zip(index, keep) if k]
     index.append(len(text))
     return "".join(out), index
+
+
+def name_keys(name: str) -> frozenset[str]:
+    """A name (a citation name, an id) as a reader tells names apart: invisible characters dropped, NFKC, every
+    character replaced by the first of those drawn like it (the skeleton of UTS #39, over confusables.txt), only
+    letters and digits kept, case folded. Two keys, the name's skeleton and its lower case's ("PMI" is drawn like
+    "PM1" and "PMl"; "pmi" like "PMI"): two names are alike when they share one. "PMl 7-2025", "PMI\u034f 7/2025",
+    "РМI 7∕2025" and "pmi 7/2025" are all alike "PMI 7/2025"."""
+    groups = _confusable_groups()
+    base = unicodedata.normalize("NFKC", _INVISIBLE.sub("", unicodedata.normalize("NFD", name)))
+
+    def skeleton(text: str) -> str:
+        return "".join(c for c in "".join(min(groups.get(ch, (ch,))) for ch in text).casefold() if c.isalnum())
+    return frozenset({skeleton(base), skeleton(base.casefold())})
 
 
 _MIXED_WORD = re.compile(r"[^\W\d_]+")
 
 
 def fold_lookalikes(text: str) -> str:
-    """Format characters dropped, NFKC, and look-alikes made Latin inside words that also hold
-    a Latin letter ("Раjak" → "Pajak"); a word wholly in Cyrillic or Greek is left alone."""
-    text = unicodedata.normalize("NFKC", "".join(ch for ch in text if unicodedata.category(ch) != "Cf"))
+    """Invisible characters dropped, NFKC, and look-alikes made Latin inside words that also hold
+    a Latin letter ("Раjak" → "Pajak"); a word wholly in another script is left alone."""
+    text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", unicodedata.normalize("NFD", text)))
     if text.isascii():
         return text
+    table = _latin_table()
 
     def fold(m: re.Match[str]) -> str:
         w = m.group()
-        return w.translate(_CONFUSABLES) if any("a" <= c.lower() <= "z" for c in w) else w
+        return w.translate(table) if any("a" <= c.lower() <= "z" for c in w) else w
 
     return _MIXED_WORD.sub(fold, text)

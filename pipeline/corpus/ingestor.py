@@ -15,7 +15,6 @@ import asyncio
 import datetime as dt
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from pathlib import Path
@@ -36,7 +35,7 @@ from ..ingest.reader import source_hash
 from .. import status
 from ..ingest.xrefs import Reference, resolve
 from ..responses import IngestResponse
-from ..text import embedding_text, lookalike_view, normalise
+from ..text import embedding_text, name_keys
 from ..types import Chunk, Document
 from .datadir import CorpusState
 
@@ -167,10 +166,11 @@ def tombstones(audit) -> list[dict]:
     return list(held.values())
 
 
-def _cite_key(name: str) -> str:
-    """Citation names compared as a reader sees them: case, spacing, format characters and look-alike
-    letters ignored, also in a word written wholly in Cyrillic or Greek ("РМК" is "PMK")."""
-    return re.sub(r"\s+", "", lookalike_view(normalise(name))[0]).casefold()
+def _alike(a: str, b: str) -> bool:
+    """Two citation names a reader could take for one another (`text.name_keys`): case, spacing, punctuation,
+    invisible characters and look-alike letters and digits aside, in any script ("РМК 7∕2025" and "PMl 7-2025" are
+    "PMI 7/2025")."""
+    return bool(name_keys(a) & name_keys(b))
 
 
 @dataclass
@@ -296,21 +296,21 @@ class Ingestor:
 
     def _guard_names(self, doc: Document) -> None:
         """An upload may not take another document's id, file name or citation name (its own: yes)."""
-        name, cite = Path(doc.original).name, _cite_key(doc.cite_as) if doc.cite_as else None
+        name, cite = Path(doc.original).name, doc.cite_as
         for other, _ in self.corpus.store.documents():
             if other.doc_id == doc.doc_id and other.original == doc.original and other.uploaded_by == self.actor:
                 continue  # the same key replacing its own upload
-            held = ("document id" if other.doc_id == doc.doc_id else
+            held = ("document id" if _alike(other.doc_id, doc.doc_id) else
                     "file name" if Path(other.original).name == name else
-                    "citation name" if cite and other.cite_as and _cite_key(other.cite_as) == cite else None)
+                    "citation name" if cite and other.cite_as and _alike(other.cite_as, cite) else None)
             if held:
                 what = {"document id": doc.doc_id, "file name": name, "citation name": doc.cite_as}[held]
                 raise IngestError(doc.original, f"the {held} {what!r} is already held by document {other.doc_id!r}; "
                                                 "an upload may not take another document's id, file name or "
                                                 "citation name (rename it, or give it its own `id:`/`cite_as:`)")
         for t in tombstones(self.corpus.audit):
-            held = ("document id" if t["doc_id"] == doc.doc_id else
-                    "citation name" if cite and t.get("cite_as") and _cite_key(t["cite_as"]) == cite else None)
+            held = ("document id" if _alike(t["doc_id"], doc.doc_id) else
+                    "citation name" if cite and t.get("cite_as") and _alike(t["cite_as"], cite) else None)
             if held:
                 what = doc.doc_id if held == "document id" else doc.cite_as
                 raise IngestError(doc.original, f"the {held} {what!r} belonged to document {t['doc_id']!r}, deleted "
