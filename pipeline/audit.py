@@ -23,12 +23,15 @@ import fcntl
 import hashlib
 import json
 import os
+import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 LOG = "audit.jsonl"
 HEAD = "audit.head"
+INDEX = "audit.index.sqlite3"  # answers by trace id (rebuilt from the log whenever it is missing)
 GENESIS = "0" * 64
 LOCAL_KEY = "local"
 
@@ -72,6 +75,14 @@ class AuditLog:
         return entry
 
 
+    def last(self) -> tuple[int, str]:
+        """The last entry's seq and hash (0 and the genesis hash for an empty or absent log): a checkpoint."""
+        try:
+            with open(self.path, "rb") as f:
+                return _last(f)
+        except FileNotFoundError:
+            return 0, GENESIS
+
     def entries(self):
         """Every entry, oldest first (a line that cannot be read is passed over: `verify` is what reports it)."""
         try:
@@ -113,6 +124,65 @@ class AuditLog:
         return out
 
 
+    # -- answers by trace id: what the page checks a trace against --------------------------------------------
+
+    def _index(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.dir / INDEX, timeout=30)
+        con.execute("CREATE TABLE IF NOT EXISTS answers (trace_id TEXT PRIMARY KEY, offset INTEGER NOT NULL)")
+        con.execute("CREATE TABLE IF NOT EXISTS upto (id INTEGER PRIMARY KEY CHECK (id = 0), offset INTEGER NOT NULL)")
+        return con
+
+    def _catch_up(self, con: sqlite3.Connection, restart: bool = False) -> None:
+        """Index the answer entries appended since the last lookup (all of them when `restart`, or when the log is
+        shorter than what was indexed: it was cut or replaced)."""
+        row = con.execute("SELECT offset FROM upto WHERE id = 0").fetchone()
+        upto = 0 if restart or row is None else row[0]
+        size = self.path.stat().st_size
+        if upto > size:
+            upto = 0
+        if upto == 0:
+            con.execute("DELETE FROM answers")
+        with open(self.path, "rb") as f:
+            f.seek(upto)
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break  # a line being written: the next lookup reads it
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    entry = None
+                trace_id = (entry.get("data") or {}).get("trace_id") if isinstance(entry, dict) else None
+                if entry is not None and entry.get("event") == "answer" and isinstance(trace_id, str):
+                    con.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (trace_id, upto))
+                upto += len(line)
+        con.execute("INSERT OR REPLACE INTO upto VALUES (0, ?)", (upto,))
+
+    def answer_entry(self, trace_id: str) -> dict | None:
+        """The audit entry of the answer whose trace is `trace_id`, its own hash checked; None when the log names no
+        such answer. Found through an index by trace id (`audit.index.sqlite3`, which each lookup first brings up to
+        date with the lines appended since: a lookup reads one line of the log, not the log). An index that points
+        at a line that is not that entry (the log was rewritten) is rebuilt once."""
+        if not self.path.exists():
+            return None
+        for restart in (False, True):
+            with closing(self._index()) as con, con:
+                self._catch_up(con, restart)
+                row = con.execute("SELECT offset FROM answers WHERE trace_id = ?", (trace_id,)).fetchone()
+            if row is None:
+                return None
+            with open(self.path, "rb") as f:
+                f.seek(row[0])
+                line = f.readline()
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if (isinstance(entry, dict) and (entry.get("data") or {}).get("trace_id") == trace_id
+                    and entry.get("hash") == entry_hash(entry)):
+                return entry
+        return None
+
+
 def _last(f) -> tuple[int, str]:
     """The last entry's seq and hash (0 and the genesis hash for an empty log)."""
     f.seek(0, os.SEEK_END)
@@ -135,27 +205,54 @@ class Verification:
     entries: int
     line: int | None = None     # the first line that breaks the chain (1-based), None when intact
     problem: str | None = None
+    traces: int = 0             # answers whose trace file was checked against its recorded SHA-256
+    traces_gone: int = 0        # answers whose trace is no longer kept (trace retention)
 
     def text(self) -> str:
         if self.ok:
-            return f"audit log intact: {self.entries} entries, hash chain and head agree"
+            checked = f"; {self.traces} traces match their record" + (
+                f" ({self.traces_gone} no longer kept)" if self.traces_gone else "") if self.traces or \
+                self.traces_gone else ""
+            return f"audit log intact: {self.entries} entries, hash chain and head agree{checked}"
         return f"audit log broken at line {self.line}: {self.problem}"
 
 
-def verify(data_dir: str | Path) -> Verification:
-    """Walk the chain; report the first entry that was edited, inserted, deleted or moved."""
+def verify(data_dir: str | Path, trace_path: Callable[[str | None, str], Path] | None = None,
+           checkpoint: dict | None = None) -> Verification:
+    """Walk the chain; report the first entry that was edited, inserted, deleted or moved, or entries removed from
+    the end (the head, and a `checkpoint` copied elsewhere: {"seq", "hash"} of an entry the log must still hold).
+    With `trace_path(collection, trace_id)`, every answer's trace file still kept is checked against the SHA-256 its
+    entry recorded."""
     log = AuditLog(data_dir)
     if not log.path.exists():
-        return Verification(True, 0) if not log.head.exists() else Verification(
-            False, 0, 1, "the log file is missing but its head says entries were written")
+        return Verification(True, 0) if not log.head.exists() and checkpoint is None else Verification(
+            False, 0, 1, "the log file is missing but its head or checkpoint says entries were written")
     try:
-        return _walk(log)
+        found = _walk(log, checkpoint)
     except OSError as e:  # a directory, a permission problem: one line, not a traceback
         return Verification(False, 0, 1, f"the log cannot be read ({e.strerror or e})")
+    if not found.ok or trace_path is None:
+        return found
+    checked = gone = 0
+    for n, entry in enumerate(log.entries(), 1):
+        data = entry.get("data") or {}
+        if entry.get("event") != "answer" or not isinstance(data.get("trace_id"), str):
+            continue
+        path = trace_path(data.get("collection"), data["trace_id"])
+        if not path.exists():
+            gone += 1
+            continue
+        if file_hash(path) != data.get("trace_sha256"):
+            return Verification(False, found.entries, n, f"the trace of answer {entry.get('seq')} ({data['trace_id']}) "
+                                                         "was changed after it was recorded")
+        checked += 1
+    return Verification(True, found.entries, traces=checked, traces_gone=gone)
 
 
-def _walk(log: AuditLog) -> Verification:
+def _walk(log: AuditLog, checkpoint: dict | None = None) -> Verification:
     seq, prev, n = 0, GENESIS, 0
+    anchor = (int(checkpoint["seq"]), str(checkpoint["hash"])) if checkpoint else None
+    anchored = anchor is None or anchor[0] == 0
     with open(log.path, "rb") as f:
         for n, raw in enumerate(f, 1):
             try:
@@ -171,7 +268,17 @@ def _walk(log: AuditLog) -> Verification:
                         "it was inserted or moved" if at_seq <= seq else "it does not follow the entry before it")
                 return Verification(False, n - 1, n, f"entry {at_seq} breaks the chain after entry {seq}: {what}")
             seq, prev = at_seq, claimed
+            if anchor is not None and at_seq == anchor[0]:
+                if claimed != anchor[1]:
+                    return Verification(False, n - 1, n, f"entry {at_seq} is not the one the checkpoint recorded")
+                anchored = True
+    if not anchored:
+        return Verification(False, n, n + 1, f"the log ends at entry {seq}, before the checkpoint's entry {anchor[0]}: "
+                                             "entries were removed from the end")
     head = _head(log.head)
+    if head is None and n:
+        return Verification(False, n, n + 1, f"{HEAD} is missing or unreadable: whether entries were removed from the "
+                                             "end cannot be told (verify --checkpoint against a copy)")
     if head is not None and (head["seq"], head["hash"]) != (seq, prev):
         return Verification(False, n, n + 1, f"the log ends at entry {seq} but its head records entry {head['seq']}: "
                                              "entries were removed from the end")
@@ -187,3 +294,25 @@ def _head(path: Path) -> dict | None:
 
 def file_hash(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class TraceCheck:
+    """A trace file against the audit entry of its answer: `verified` (the file's SHA-256 is the one recorded),
+    `altered` (it is not: the file changed after the answer was given), `unrecorded` (the log names no such
+    answer, or its entry was edited)."""
+
+    state: str
+    seq: int | None = None
+    at: str | None = None
+
+
+def check_trace(data_dir: str | Path, trace_path: str | Path, trace_id: str) -> TraceCheck:
+    entry = AuditLog(data_dir).answer_entry(trace_id)
+    if entry is None:
+        return TraceCheck("unrecorded")
+    try:
+        same = file_hash(trace_path) == (entry.get("data") or {}).get("trace_sha256")
+    except OSError:
+        same = False
+    return TraceCheck("verified" if same else "altered", entry.get("seq"), entry.get("at"))

@@ -144,10 +144,15 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
 
-    p = sub.add_parser("audit", help="verify the data directory's hash-chained audit log",
-                       description="verify: walk audit.jsonl's hash chain and its head; exit 1 and name the first "
-                                   "line that was edited, inserted, deleted or moved, or entries removed from the end.")
-    p.add_argument("action", choices=["verify"])
+    p = sub.add_parser("audit", help="verify the data directory's hash-chained audit log; checkpoint its head",
+                       description="verify: walk audit.jsonl's hash chain and its head, and check every answer's "
+                                   "trace still kept against the SHA-256 its entry recorded; exit 1 and name the first "
+                                   "line that was edited, inserted, deleted or moved, entries removed from the end, or "
+                                   "a trace changed since. checkpoint: print the last entry's seq and hash (JSON) to "
+                                   "keep outside the data directory; `verify --checkpoint FILE` then also fails when "
+                                   "the log no longer holds that entry.")
+    p.add_argument("action", choices=["verify", "checkpoint"])
+    p.add_argument("--checkpoint", type=Path, metavar="FILE", help="verify: a checkpoint written earlier")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     _common(p, collection=False)
 
@@ -496,9 +501,28 @@ def _eval_reviews(args, profile, say) -> int:
 def cmd_audit(args) -> int:
     from dataclasses import asdict
 
-    from .audit import verify
+    from .audit import AuditLog, verify
 
-    report = verify(environment.data_dir(args.data_dir))
+    root = environment.data_dir(args.data_dir)
+    if args.action == "checkpoint":
+        report = verify(root)
+        if not report.ok:
+            print(f"saksi: no checkpoint of a broken log: {report.text()}", file=sys.stderr)
+            return 1
+        seq, digest = AuditLog(root).last()
+        print(json.dumps({"seq": seq, "hash": digest}))
+        return 0
+    checkpoint = None
+    if args.checkpoint is not None:
+        try:
+            checkpoint = json.loads(args.checkpoint.read_text(encoding="utf-8"))
+            int(checkpoint["seq"]), str(checkpoint["hash"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"saksi: {args.checkpoint}: not a checkpoint ({e})", file=sys.stderr)
+            return 2
+    home = DataDir(root)
+    report = verify(root, lambda collection, trace_id: home.collection(collection or DEFAULT_COLLECTION).traces
+                    / f"{trace_id}.json", checkpoint)
     print(json.dumps(asdict(report)) if args.json else report.text())
     return 0 if report.ok else 1
 

@@ -39,6 +39,19 @@ def ingress(request: Request):
     return request.app.state.ingress
 
 
+def checked_trace(request: Request, collection, trace_id: str):
+    """The trace file of an answer against the audit log's record of it (`pipeline.audit.check_trace`): a trace
+    changed since its answer was given is never shown as recorded (409 trace_altered); one the log does not name is
+    shown marked as unverifiable."""
+    from pipeline.audit import check_trace
+
+    check = check_trace(ingress(request).data_dir.root, collection.traces / f"{trace_id}.json", trace_id)
+    if check.state == "altered":
+        raise ApiError(409, "trace_altered", f"trace {trace_id} changed after its answer was given: its SHA-256 is not "
+                                             f"the one audit entry {check.seq} recorded; it is not shown")
+    return check
+
+
 def key_of(request: Request) -> ApiKey:
     return request.state.api_key
 

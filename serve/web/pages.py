@@ -24,7 +24,7 @@ from pipeline.responses import AnswerResponse
 
 from ..auth import SESSION_COOKIE
 from ..errors import ApiError
-from .common import LANG_COOKIE, back_to, ingress, key_of, lang_of, render, see_other
+from .common import LANG_COOKIE, back_to, checked_trace, ingress, key_of, lang_of, render, see_other
 from .labels import LANGS, reason_words
 
 router = APIRouter()
@@ -165,6 +165,7 @@ def recorded(request: Request, name: str, trace_id: str):
     ing = ingress(request)
     collection = ing._collection(key_of(request), name)
     trace = ing._trace(collection, trace_id)
+    request.state.trace_check = checked_trace(request, collection, trace_id)
     return collection, trace, recorded_result(trace, ing.analyzer, lang_of(request))
 
 
@@ -187,6 +188,7 @@ async def answer_page(request: Request, name: CollectionName, trace_id: TraceId,
     lang = lang_of(request)
     indexed = list(enumerate(answer.claims))
     return render(request, "answer.html", answer=answer, collection=collection.name, trace=trace,
+                  trace_check=request.state.trace_check,
                   supported=[(i, c) for i, c in indexed if c.status == "supported"],
                   demoted=[(i, c) for i, c in indexed if c.status != "supported"],
                   reviews=_reviews(request, collection.name, trace_id), saved=saved,

@@ -27,7 +27,7 @@ from pipeline.trace import AttemptTrace, Trace
 from pipeline.types import Candidate
 
 from ..errors import ApiError
-from .common import ingress, key_of, lang_of, render
+from .common import checked_trace, ingress, key_of, lang_of, render
 from .labels import reason_words
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,9 @@ def _loaded(request: Request, name: str, trace_id: str) -> tuple[str, Trace]:
     """The collection's name and the trace (ApiError when the key may not, or there is none)."""
     ing = ingress(request)
     collection = ing._collection(key_of(request), name)
-    return collection.name, ing._trace(collection, trace_id)
+    trace = ing._trace(collection, trace_id)
+    request.state.trace_check = checked_trace(request, collection, trace_id)
+    return collection.name, trace
 
 
 def _page(request: Request, collection: str, trace: Trace, replayed: dict | None = None):
@@ -94,6 +96,7 @@ def _page(request: Request, collection: str, trace: Trace, replayed: dict | None
                             }))
     why, conflicts = _decision_words(request, trace, lang)
     return render(request, "trace.html", collection=collection, trace=trace, attempts=attempts,
+                  trace_check=request.state.trace_check,
                   replayed=replayed, cite=cite_path, reason_words=lambda r: reason_words(r, lang),
                   refusal_words=lambda code, missing: reason_text(code, lang, missing), why=why, conflicts=conflicts,
                   settings_json=json.dumps(trace.settings, ensure_ascii=False, indent=2))

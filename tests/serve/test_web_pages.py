@@ -386,3 +386,32 @@ def test_the_ask_page_lists_the_keys_own_latest_questions(app, site, served_corp
     _, other = KeyStore(served_corpus[0]).create("reader", ["default"], name="another reader")
     theirs = requests.get(app.base + "/", headers={"Authorization": f"Bearer {other}"}, timeout=60)
     assert theirs.status_code == 200 and not html(theirs).select("#recent li")  # another key's questions: not shown
+
+
+def test_the_page_checks_a_trace_against_the_audit_log_and_never_shows_an_altered_one(app, site, served_corpus) -> None:
+    where = ask(app, site, "Berapa lama jangka waktu penyetoran pajak menurut PMI 7/2025?")
+    trace_id = where.rsplit("/", 1)[1]
+    page = html(site.get(app.base + where))
+    assert page.select_one("#trace-check")["data-state"] == "verified"
+    assert html(site.get(app.base + f"/ui/traces/default/{trace_id}")).select_one("#trace-check")["data-state"] == \
+        "verified"
+    path = served_corpus[0] / "traces" / f"{trace_id}.json"
+    genuine = path.read_bytes()
+    try:
+        path.write_bytes(genuine.replace(b'"question": "Berapa lama', b'"question": "Berapa lamanya'))
+        assert path.read_bytes() != genuine
+        for shown in (where, f"/ui/traces/default/{trace_id}", f"{where}/export.md"):
+            r = site.get(app.base + shown)
+            assert r.status_code == 409, (shown, r.status_code)
+        assert html(site.get(app.base + where)).select_one("#error")["data-type"] == "trace_altered"
+    finally:
+        path.write_bytes(genuine)
+    assert site.get(app.base + where).status_code == 200
+    # a trace file the log does not name (copied under a new id) is shown marked as unverifiable
+    copy = path.with_name("e" * 32 + ".json")
+    copy.write_bytes(genuine.replace(trace_id.encode(), b"e" * 32))
+    try:
+        page = html(site.get(app.base + "/ui/answers/default/" + "e" * 32))
+        assert page.select_one("#trace-check")["data-state"] == "unrecorded"
+    finally:
+        copy.unlink()

@@ -88,3 +88,61 @@ def test_an_unreadable_log_is_a_finding_not_a_traceback(tmp_path):
     (tmp_path / "audit.jsonl").mkdir()
     report = verify(tmp_path)
     assert not report.ok and report.line == 1 and "cannot be read" in report.problem
+
+
+# --- the traces the log names, the head cut away, a checkpoint kept elsewhere (issue 27) ---------------------------
+
+
+def _answered(tmp_path, n: int = 3):
+    from pipeline.audit import file_hash
+
+    audit = AuditLog(tmp_path, collection="default")
+    traces = tmp_path / "traces"
+    traces.mkdir(exist_ok=True)
+    ids = []
+    for i in range(n):
+        trace_id = f"{i:032x}"
+        path = traces / f"{trace_id}.json"
+        path.write_text(json.dumps({"trace_id": trace_id, "claims": ["Rp1.000.000"]}), encoding="utf-8")
+        audit.append("answer", trace_id=trace_id, trace_sha256=file_hash(path))
+        ids.append(trace_id)
+    return audit, traces, ids
+
+
+def test_a_trace_changed_after_its_answer_is_named_and_one_pruned_is_counted(tmp_path):
+    audit, traces, ids = _answered(tmp_path)
+    where = lambda collection, trace_id: traces / f"{trace_id}.json"  # noqa: E731
+    report = verify(tmp_path, where)
+    assert report.ok and report.traces == 3 and "3 traces match their record" in report.text()
+    (traces / f"{ids[0]}.json").unlink()  # trace retention
+    assert verify(tmp_path, where).traces_gone == 1
+    forged = traces / f"{ids[1]}.json"
+    forged.write_text(forged.read_text().replace("Rp1.000.000", "Rp1.000"), encoding="utf-8")
+    report = verify(tmp_path, where)
+    assert not report.ok and "was changed after it was recorded" in report.problem and ids[1] in report.problem
+
+
+def test_a_page_finds_a_traces_entry_through_the_index_and_tells_altered_from_unrecorded(tmp_path):
+    from pipeline.audit import INDEX, check_trace
+
+    audit, traces, ids = _answered(tmp_path)
+    assert check_trace(tmp_path, traces / f"{ids[2]}.json", ids[2]).state == "verified"
+    assert check_trace(tmp_path, traces / f"{ids[2]}.json", ids[2]).seq == 3
+    assert (tmp_path / INDEX).exists()
+    path = traces / f"{ids[1]}.json"
+    path.write_text(path.read_text().replace("Rp1.000.000", "Rp1.000"), encoding="utf-8")
+    assert check_trace(tmp_path, path, ids[1]).state == "altered"
+    assert check_trace(tmp_path, path, "f" * 32).state == "unrecorded"  # the log names no such answer
+    (tmp_path / INDEX).unlink()  # the index is rebuilt from the log
+    assert check_trace(tmp_path, traces / f"{ids[0]}.json", ids[0]).state == "verified"
+
+
+def test_the_head_removed_and_the_tail_cut_is_found_and_a_checkpoint_catches_a_cut(log):
+    checkpoint = {"seq": log.last()[0], "hash": log.last()[1]}
+    assert verify(log.dir, checkpoint=checkpoint).ok
+    log.head.unlink()
+    _write(log, _lines(log)[:3])
+    report = verify(log.dir)
+    assert not report.ok and "audit.head is missing" in report.problem
+    report = verify(log.dir, checkpoint=checkpoint)
+    assert not report.ok and "before the checkpoint's entry 5" in report.problem
