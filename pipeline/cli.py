@@ -498,6 +498,14 @@ def _eval_reviews(args, profile, say) -> int:
     return 0 if report.passed else 1
 
 
+def _cell(value):
+    """A CSV cell a spreadsheet shows as text: one that begins like a formula (=, +, -, @, tab, CR) gets a leading
+    apostrophe (OWASP's advice against CSV injection: `=HYPERLINK(…)` in a reviewer's note is not run)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def cmd_audit(args) -> int:
     from dataclasses import asdict
 
@@ -593,7 +601,8 @@ def cmd_reviews(args) -> int:
         writer = csv.DictWriter(buffer, fieldnames=list(Review.model_fields))
         writer.writeheader()
         for r in reviews:
-            writer.writerow({**r.model_dump(mode="json"), "chunk_ids": ";".join(r.chunk_ids)})
+            row = {**r.model_dump(mode="json"), "chunk_ids": ";".join(r.chunk_ids)}
+            writer.writerow({k: _cell(v) for k, v in row.items()})
         text = buffer.getvalue()
     else:
         text = "".join(json.dumps(r.model_dump(mode="json"), ensure_ascii=False) + "\n" for r in reviews)

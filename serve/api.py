@@ -121,12 +121,25 @@ class ReplayRequest(_In):
     trace_id: str = Field(..., pattern=TRACE_ID, description="32 lowercase hex characters")
 
 
+BASE64 = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+
+
 class UploadFile(_In):
+    # the schema says what the validator below checks, so a client (or a fuzzer) can tell a body the server takes
+    # from one it refuses: exactly one of `content` and `content_base64`, a string; a .pdf or .docx as bytes
+    model_config = ConfigDict(json_schema_extra={
+        "oneOf": [{"required": ["content"], "properties": {"content": {"type": "string"}},
+                   "not": {"anyOf": [{"required": ["content_base64"]},
+                                     {"properties": {"name": {"pattern": r"\.(pdf|docx)$"}}}]}},
+                  {"required": ["content_base64"], "properties": {"content_base64": {"type": "string"}},
+                   "not": {"required": ["content"]}}]})
+
     name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(md|markdown|txt|pdf|html|htm|docx)$",
                       description="file name; .md, .markdown, .txt, .pdf, .html, .htm or .docx")
     content: str | None = Field(None, description="UTF-8 text (Markdown, text, HTML), optionally with YAML "
                                                   "front matter")
-    content_base64: str | None = Field(None, description="the file's bytes, base64 (PDF, DOCX, or any format)")
+    content_base64: str | None = Field(None, pattern=BASE64,
+                                       description="the file's bytes, base64 (PDF, DOCX, or any format)")
 
     @model_validator(mode="after")
     def _one_content(self) -> "UploadFile":

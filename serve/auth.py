@@ -166,13 +166,17 @@ class Authenticate:
 
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "")
+        if scope["type"] == "http" and is_page(path) and scope.get("method") == "POST" and not _same_origin(scope):
+            # every form of the page, signing in and out included (a sign-in posted from another site would sign
+            # the browser in with the attacker's key: login CSRF)
+            for message in error_messages(403, "forbidden", "a form of this page must be sent from this page"):
+                await send(message)
+            return
         if scope["type"] != "http" or path in PUBLIC or path.startswith(PUBLIC_PREFIXES):
             return await self.app(scope, receive, send)
         page = is_page(path)
         token = _bearer_token(scope) or (_cookie_token(scope) if page else None)
         try:
-            if page and scope.get("method") == "POST" and not _same_origin(scope):
-                raise ApiError(403, "forbidden", "a form of this page must be sent from this page")
             key = self.guard().check(token)
         except ApiError as e:
             if page and e.status == 401:

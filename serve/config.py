@@ -118,6 +118,9 @@ class RuntimeSettings(_Strict):
                                                           "(each is embedded here); a file past it is skipped")
     parse_timeout_s: float = Field(20, gt=0, description="POST /v1/ingest: one file's parsing (in a worker process, "
                                                          "off the read path); past it the file is skipped")
+    parse_memory_mb: int = Field(1024, ge=64, description="POST /v1/ingest: the most memory one file's parsing may "
+                                                         "add to its worker process (RLIMIT_AS); past it the file is "
+                                                         "skipped")
     rate_per_minute: float = Field(600, gt=0, description="requests one key may make per minute, sustained "
                                                           "(per ingress replica); past it 429 with Retry-After")
     rate_burst: int = Field(100, ge=1, description="requests one key may make at once before the rate applies")

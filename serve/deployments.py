@@ -498,7 +498,8 @@ class RetrieverDeployment:
         from pipeline.ingest.isolated import IsolatedPreparation
 
         if col.parser is None:
-            col.parser = IsolatedPreparation(self.profile_name, col.dir.root, self.runtime.parse_timeout_s)
+            col.parser = IsolatedPreparation(self.profile_name, col.dir.root, self.runtime.parse_timeout_s,
+                                             memory_mb=self.runtime.parse_memory_mb)
         return dict(zip(paths, col.parser.prepared(paths)))
 
     async def _embed(self, col: _Collection, items: dict[Path, object]) -> None:

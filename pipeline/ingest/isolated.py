@@ -44,7 +44,25 @@ class WorkerError(SaksiError):
 
 # -- the worker process ------------------------------------------------------------------------
 
-def _worker_main(conn, profile: Profile, data_dir: Path, prepare: PrepareFn | None) -> None:
+def _limit_memory(extra_mb: int | None) -> None:
+    """Cap this process's address space at what it holds once started plus `extra_mb` (RLIMIT_AS): a file that
+    would inflate past it (a zip bomb in a DOCX) fails with MemoryError in the worker, which reports it as that
+    file's error, instead of taking the machine's memory."""
+    if not extra_mb:
+        return
+    import resource
+
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            held = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError):
+        return  # not Linux: the time limit still holds
+    limit = held + extra_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _worker_main(conn, profile: Profile, data_dir: Path, prepare: PrepareFn | None,
+                 memory_mb: int | None = None) -> None:
     """Runs in the child: prepare each path received until None (or the parent goes away).
 
     Replies ("ready",) once, then per path ("ok", PreparedDocument) or ("error", path, reason):
@@ -63,6 +81,7 @@ def _worker_main(conn, profile: Profile, data_dir: Path, prepare: PrepareFn | No
         conn.send(("failed", f"{type(e).__name__}: {e}"))
         conn.close()
         return
+    _limit_memory(memory_mb)
     conn.send(("ready",))
     while True:
         try:
@@ -75,6 +94,8 @@ def _worker_main(conn, profile: Profile, data_dir: Path, prepare: PrepareFn | No
             reply = ("ok", run(path))
         except IngestError as e:
             reply = ("error", e.path, e.reason)
+        except MemoryError:
+            reply = ("error", str(path), f"needs more than the {memory_mb} MB a file may take to be read")
         except Exception as e:
             reply = ("error", str(path), f"could not be read ({type(e).__name__}: {e})")
         try:
@@ -91,10 +112,11 @@ def _worker_main(conn, profile: Profile, data_dir: Path, prepare: PrepareFn | No
 class _Worker:
     """One started child process and its end of the pipe."""
 
-    def __init__(self, ctx, profile: Profile, data_dir: Path, prepare: PrepareFn | None, start_timeout_s: float):
+    def __init__(self, ctx, profile: Profile, data_dir: Path, prepare: PrepareFn | None, start_timeout_s: float,
+                 memory_mb: int | None = None):
         parent_end, child_end = ctx.Pipe(duplex=True)
         self.conn = parent_end
-        self.process = ctx.Process(target=_worker_main, args=(child_end, profile, data_dir, prepare),
+        self.process = ctx.Process(target=_worker_main, args=(child_end, profile, data_dir, prepare, memory_mb),
                                    name="saksi-prepare", daemon=True)
         began = time.perf_counter()
         try:
@@ -163,7 +185,7 @@ class IsolatedPreparation:
 
     def __init__(self, profile: Profile | str, data_dir: Path | str, timeout_s: float,
                  prepare: PrepareFn | None = None, *, config_dir: Path | str | None = None,
-                 start_timeout_s: float = START_TIMEOUT_S):
+                 start_timeout_s: float = START_TIMEOUT_S, memory_mb: int | None = None):
         if not timeout_s or timeout_s <= 0:
             raise ValueError(f"timeout_s must be a positive number of seconds, not {timeout_s!r}")
         self.profile = load_profile(profile, config_dir) if isinstance(profile, str) else profile
@@ -171,6 +193,7 @@ class IsolatedPreparation:
         self.timeout_s = float(timeout_s)
         self.prepare = prepare
         self.start_timeout_s = start_timeout_s
+        self.memory_mb = memory_mb  # the most one file's reading may add to the worker (RLIMIT_AS); None: no cap
         self.started = 0          # workers started so far (1 + one per file killed or crashed)
         self._ctx = multiprocessing.get_context("spawn")
         self._worker: _Worker | None = None
@@ -216,7 +239,7 @@ class IsolatedPreparation:
     def _start(self) -> _Worker:
         if self._closed:
             raise WorkerError("this IsolatedPreparation is closed")
-        worker = _Worker(self._ctx, self.profile, self.data_dir, self.prepare, self.start_timeout_s)
+        worker = _Worker(self._ctx, self.profile, self.data_dir, self.prepare, self.start_timeout_s, self.memory_mb)
         self._worker = worker
         self.started += 1
         # if this object is dropped without close(), the worker still goes (and is reaped)

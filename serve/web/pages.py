@@ -269,4 +269,7 @@ async def review(request: Request):
         if code:
             return see_other(f"{page}?problem={code}&claim={claim}#claim-{claim}")
         raise ApiError(422, "invalid_review", str(e)) from None
+    except OSError as e:  # the reviews file cannot be written (a directory in its place, a full disk): say so
+        raise ApiError(503, "unavailable", f"the review cannot be saved: the server's reviews file cannot be written "
+                                           f"({e.strerror or type(e).__name__}); an operator must repair it") from None
     return see_other(f"{page}?saved={claim}#claim-{claim}")

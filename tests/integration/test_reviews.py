@@ -179,6 +179,13 @@ def test_reviews_ls_and_export_through_the_saksi_command(answered, tmp_path, cap
     assert rows[0]["note"] == rejected.note and rows[0]["claim_text"] == result.claims[fifteen].text
     assert rows[0]["chunk_ids"] == ";".join(rejected.chunk_ids) and rows[1]["reason"] == ""
 
+    # a note that begins like a spreadsheet formula is exported as text (issue 27: CSV injection)
+    decide(store, result, ten, "rejected", reason="other", note='=HYPERLINK("http://evil.example","klik")')
+    done = subprocess.run([SAKSI, "reviews", "export", "--format", "csv", "--data-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    noted = [r for r in csv.DictReader(io.StringIO(done.stdout)) if r["note"].lstrip("'").startswith("=HYPERLINK")]
+    assert noted and all(r["note"].startswith("'=HYPERLINK") for r in noted)
+
     code, _, err = run(capsys, "reviews", "ls", "--format", "csv", "--data-dir", str(tmp_path))
     assert code == 2 and "export" in err
     assert set(REJECT_REASONS) >= {"not_supported", "wrong_number", "outdated", "wrong_document", "incomplete",

@@ -172,6 +172,13 @@ def test_a_form_sent_from_another_site_is_refused(app, site) -> None:
     r = site.post(app.base + "/ui/ask", data={"question": ANSWERED}, headers={"Origin": "http://evil.example"},
                   allow_redirects=False)
     assert r.status_code == 403 and r.json()["error"]["type"] == "forbidden"
+    # signing in from another site would sign this browser in with the other site's key (login CSRF): refused too
+    r = requests.post(app.base + "/ui/signin", data={"key": app.key, "next": "/"}, allow_redirects=False,
+                      headers={"Origin": "http://evil.example"}, timeout=30)
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    r = requests.post(app.base + "/ui/signout", allow_redirects=False, headers={"Origin": "http://evil.example"},
+                      timeout=30)
+    assert r.status_code == 403
 
 
 def test_the_answer_page_shows_the_apis_answer_with_bands_breakdowns_and_receipts(app, answered) -> None:
@@ -415,3 +422,23 @@ def test_the_page_checks_a_trace_against_the_audit_log_and_never_shows_an_altere
         assert page.select_one("#trace-check")["data-state"] == "unrecorded"
     finally:
         copy.unlink()
+
+
+def test_a_review_the_server_cannot_write_is_a_typed_error_page(app, site, answered, served_corpus) -> None:
+    where, _ = answered
+    trace_id = where.rsplit("/", 1)[1]
+    reviews = Path(served_corpus[0]) / "reviews.jsonl"
+    aside = reviews.with_name("reviews.jsonl.aside")
+    had = reviews.exists()
+    if had:
+        reviews.rename(aside)
+    reviews.mkdir()  # a directory where the reviews file should be
+    try:
+        r = site.post(app.base + "/ui/reviews", data={"collection": "default", "trace_id": trace_id, "claim": "0",
+                                                      "decision": "accepted"}, allow_redirects=False)
+        assert r.status_code == 503 and html(r).select_one("#error")["data-type"] == "unavailable"
+        assert "Traceback" not in r.text
+    finally:
+        reviews.rmdir()
+        if had:
+            aside.rename(reviews)

@@ -80,6 +80,13 @@ def fake_refusing_prepare(profile, data_dir, path) -> PreparedDocument:
     return _real(profile, data_dir, path)
 
 
+def fake_hungry_prepare(profile, data_dir, path) -> PreparedDocument:
+    """A parser that asks for 4 GB on files named *hungry* (as an inflating zip bomb would)."""
+    if "hungry" in Path(path).name:
+        bytearray(4 * 1024 ** 3)
+    return _real(profile, data_dir, path)
+
+
 # -- helpers -------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -184,6 +191,16 @@ def test_an_ingest_error_in_the_worker_arrives_as_that_error(tmp_path, lite):
     assert first[0].manifest["worker_pid"] == last[0].manifest["worker_pid"]
 
 
+def test_a_file_that_needs_more_memory_than_allowed_is_skipped_and_the_worker_goes_on(tmp_path, lite):
+    files = write_docs(tmp_path, "a", "b-hungry", "c")
+    with IsolatedPreparation("lite", tmp_path / "data", timeout_s=60, prepare=fake_hungry_prepare,
+                             memory_mb=256) as iso:
+        first, hungry, last = iso.prepared(files)
+        assert iso.started == 1  # refused inside the worker: it goes on with the next file
+    assert isinstance(hungry, IngestError) and "more than the 256 MB" in hungry.reason
+    assert first[0].chunks and last[0].chunks
+
+
 def test_a_worker_killed_between_files_is_replaced(tmp_path, lite):
     files = write_docs(tmp_path, "a", "b")
     iso = IsolatedPreparation(lite, tmp_path / "data", timeout_s=30)
@@ -221,3 +238,23 @@ def test_threads_share_one_worker(tmp_path, lite):
 def test_timeout_must_be_positive(tmp_path, lite):
     with pytest.raises(ValueError, match="timeout_s"):
         IsolatedPreparation(lite, tmp_path, timeout_s=0)
+
+
+def test_a_docx_zip_bomb_is_refused_from_its_directory_without_inflating(tmp_path):
+    import io
+    import zipfile
+
+    from pipeline.ingest.parsers.docx import MAX_INFLATED, parse_docx
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        with z.open("word/document.xml", "w", force_zip64=True) as part:
+            zeros = b"\0" * (16 * 1024 * 1024)
+            for _ in range(MAX_INFLATED // len(zeros) + 2):
+                part.write(zeros)
+    data = buffer.getvalue()
+    assert len(data) < 2_000_000  # a small file
+    with pytest.raises(IngestError) as e:
+        parse_docx(tmp_path / "bom.docx", data)
+    assert "would inflate to" in e.value.reason

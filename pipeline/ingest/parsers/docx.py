@@ -28,10 +28,32 @@ _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .doc (Word 97-2003) container
 
 
+MAX_INFLATED = 256 * 1024 * 1024  # what a DOCX's parts may inflate to, all together
+MAX_PARTS = 10_000
+
+
+def _check_zip(path: Path, data: bytes) -> None:
+    """A DOCX is a zip: its parts' sizes are read from the zip's directory before any is inflated (zipfile then never
+    inflates a part past its recorded size), so a zip bomb is refused without being opened."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            parts = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise IngestError(str(path), f"not a readable DOCX: {type(e).__name__}: {str(e)[:120]}") from None
+    inflated = sum(p.file_size for p in parts)
+    if len(parts) > MAX_PARTS or inflated > MAX_INFLATED:
+        raise IngestError(str(path), f"not a readable DOCX: its {len(parts)} parts would inflate to "
+                                     f"{inflated / 1e6:,.0f} MB (at most {MAX_INFLATED / 1e6:,.0f} MB in "
+                                     f"{MAX_PARTS:,} parts)")
+
+
 def parse_docx(path: Path, data: bytes) -> ParsedText:
     if data.startswith(_OLE_MAGIC):
         raise IngestError(str(path), "not a readable DOCX: this is a legacy Word 97-2003 (.doc) file; "
                                      "save it as .docx and ingest that")
+    _check_zip(path, data)
     try:
         document = Document(io.BytesIO(data))
         blocks = [block for item in document.iter_inner_content()
