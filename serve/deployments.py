@@ -356,7 +356,8 @@ class RetrieverDeployment:
         return self._collections[DEFAULT_COLLECTION].corpus
 
     async def ready(self) -> dict:
-        """Ready when every collection that holds a corpus is loaded, and one does; `chunks` counts them all."""
+        """Ready when a collection is loaded; a damaged one is out of service (named in `problem`, its questions
+        503) while the others serve; `chunks` counts those that serve."""
         ready, problems, chunks = [], [], 0
         for name in self.data_dir.with_corpus() or [DEFAULT_COLLECTION]:  # none: the default says why not
             col = self._collection(name)
@@ -367,7 +368,7 @@ class RetrieverDeployment:
                 else:
                     ready.append(name)
                     chunks += col.corpus.store.count()
-        return {"ready": bool(ready) and not problems, "problem": "; ".join(problems) or None, "chunks": chunks}
+        return {"ready": bool(ready), "problem": "; ".join(problems) or None, "chunks": chunks}
 
     async def context(self, request: ContextRequest, collection: str = DEFAULT_COLLECTION) -> AttemptContext:
         """One attempt's whole context (plan, retrieve, rerank, references, paragraphs): the one

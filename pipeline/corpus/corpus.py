@@ -17,7 +17,7 @@ from .. import environment
 from ..assemble import build_orchestrator
 from ..backends import embedder_name, make_embedder
 from ..config import Profile
-from ..errors import CorpusIndexError
+from ..errors import CorpusIndexError, SaksiError
 from ..index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex
 from ..index.embedding_cache import EmbeddingCache
 from ..protocols import Embedder, Generator, Judge
@@ -204,16 +204,25 @@ class Corpus:
                                   trace_dir=trace_dir)
 
 
-def check_collections(root: str | Path, profile: Profile) -> dict[str, int]:
-    """Every collection of a data directory that holds a corpus, checked (`Corpus.check`): its
-    name and chunk count. A data directory with no corpus in any collection is an error."""
+def check_collections(root: str | Path, profile: Profile) -> tuple[dict[str, int], dict[str, str]]:
+    """Every collection of a data directory that holds a corpus, checked (`Corpus.check`): the healthy ones with
+    their chunk counts, and the damaged ones with what is wrong (they are taken out of service; the others serve).
+    An error only when no collection can serve: none holds a corpus, or every one is damaged."""
     home = DataDir(root)
     counts: dict[str, int] = {}
+    problems: dict[str, str] = {}
     for name in home.with_corpus():
-        with Corpus(home.collection(name), profile) as corpus:
-            corpus.check()
-            counts[name] = corpus.store.count()
+        try:
+            with Corpus(home.collection(name), profile) as corpus:
+                corpus.check()
+                counts[name] = corpus.store.count()
+        except SaksiError as e:
+            problems[name] = str(e)
+        except Exception as e:  # noqa: BLE001 - a damaged index raises what its library raises: one line each
+            problems[name] = f"its corpus cannot be opened ({type(e).__name__}: {str(e)[:200]})"
+    if problems and not counts:
+        raise CorpusIndexError("; ".join(f"{n}: {p}" if len(problems) > 1 else p for n, p in problems.items()))
     if not counts:
         raise CorpusIndexError(f"no corpus in {home.root}: run `saksi ingest PATH --data-dir {home.root}` "
                                "(or with --collection NAME)")
-    return counts
+    return counts, problems

@@ -193,8 +193,14 @@ def test_a_data_directory_may_hold_only_named_collections(tmp_path, profile, mon
     with Corpus(DataDir(root).collection("pajak"), profile) as c:
         c.ingest([SAMPLE])
         n = c.store.count()
-    assert check_collections(root, profile) == {"pajak": n}  # `saksi serve` starts on it
+    assert check_collections(root, profile) == ({"pajak": n}, {})  # `saksi serve` starts on it
+    # a second collection, then the first damaged: taken out of service, the other serves (issue 27)
+    with Corpus(DataDir(root).collection("bea"), profile) as c:
+        c.ingest([SAMPLE])
     (root / "collections" / "pajak" / "state.json").write_text("[]")
+    counts, damaged = check_collections(root, profile)
+    assert counts == {"bea": n} and "not a corpus state file" in damaged["pajak"]
+    (root / "collections" / "bea" / "state.json").write_text("[]")  # none left: `saksi serve` says why, and stops
     with pytest.raises(CorpusIndexError, match="not a corpus state file"):
         check_collections(root, profile)
 

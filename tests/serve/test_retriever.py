@@ -46,3 +46,22 @@ def test_retriever_reloads_when_another_writer_ingests(tmp_path, monkeypatch):
     hits = asyncio.run(ix.lexical.search(["tarif"], 50))
     chunks = asyncio.run(ix.chunks.get([cid for cid, _ in hits]))
     assert any(ch.doc_id.startswith("x-") for ch in chunks.values())
+
+
+def test_a_damaged_collection_is_out_of_service_while_the_others_serve(tmp_path, monkeypatch):
+    """Issue 27: one collection's damaged index no longer stops the server; readiness names it."""
+    from pipeline.corpus import DataDir
+
+    monkeypatch.setattr("pipeline.corpus.corpus.make_embedder", lambda profile: FakeHashEmbedder())
+    monkeypatch.setattr("pipeline.corpus.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
+    data = tmp_path / "data"
+    for name in ("default", "bcol"):
+        with Corpus(DataDir(data).collection(name), load_profile()) as c:
+            c.ingest([SAMPLE])
+    (data / "collections" / "bcol" / "state.json").write_text("[]")  # its index damaged
+    retriever = RetrieverDeployment.func_or_class("lite", str(data))
+    state = asyncio.run(retriever.ready())
+    assert state["ready"] and state["chunks"] > 0 and "bcol" in state["problem"], state
+    assert asyncio.run(retriever.documents("default"))  # the other serves
+    with pytest.raises(RuntimeError, match="bcol"):
+        asyncio.run(retriever.documents("bcol"))
