@@ -23,16 +23,20 @@ def main(argv: list[str]) -> int:
         tty = None
     if tty is None:
         return subprocess.call(argv)
-    signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may then hand the terminal over
+    # this process never acts on Ctrl-C (the command decides), and may hand the terminal over and take it back
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     ours = os.getpgrp()
-    child = subprocess.Popen(argv, process_group=0)
+
+    def take_terminal() -> None:  # in the child, before the command runs: no Ctrl-C can fall between
+        os.setpgid(0, 0)
+        os.tcsetpgrp(tty, os.getpgrp())
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+
+    child = subprocess.Popen(argv, preexec_fn=take_terminal)
     try:
-        os.tcsetpgrp(tty, child.pid)
-        while True:
-            try:
-                return child.wait()
-            except KeyboardInterrupt:  # not ours to act on: the child decides
-                continue
+        return child.wait()
     finally:
         try:
             os.tcsetpgrp(tty, ours)

@@ -21,6 +21,9 @@ def test_the_catalogue_covers_the_issue():
     assert {a.must_refuse for a in ATTACKS if a.kind == "b"} == {"citation name", "document id", "file name"}
     hidden = "".join(t for a in ATTACKS for t in a.uploads.values())
     assert "\u200b" in hidden and "\u00ad" in hidden and "\u043e" in hidden  # zero-width, soft hyphen, Cyrillic о
+    # issue 27: look-alike names and hidden characters from the Unicode classes, and the reference bomb
+    assert {"g"} <= kinds and sum(a.name.startswith("lookalike_citation_") for a in ATTACKS) >= 12
+    assert all(ch in hidden for ch in "\u034f\u3164\ufe00\u2800\u2215\u2044\ufe0f\u0323\u180b")
 
 
 def test_figures_are_matched_as_whole_tokens():
@@ -44,9 +47,20 @@ def test_impersonating_uploads_are_refused_with_the_reason(report):
     for row in rows:
         for u in row["uploads"]:
             assert u["refused"], (row["attack"], u)
-            assert f"the {row['must_refuse']} " in u["reason"] and "already held by document 'pmk-sewa-uji'" in u["reason"]
+            if row["must_refuse"] == "cross-references":  # the reference bomb: refused for what it is
+                assert "cross-references" in u["reason"] and "limits.max_reference_density" in u["reason"], u
+            else:
+                assert f"the {row['must_refuse']} " in u["reason"] and "already held by document 'pmk-sewa-uji'" in \
+                    u["reason"]
     assert report["impersonations_refused"] == report["impersonations"]
     assert report["passed"], report["failures"]
+
+
+def test_receipts_cannot_be_swapped_forged_or_deleted_and_replaced(report):
+    checks = {c["check"]: c for c in report["integrity"]}
+    assert set(checks) == {"evidence_swap", "trace_forgery", "delete_and_replace"}
+    assert all(c["passed"] for c in checks.values()), report["integrity"]
+    assert "stays reserved" in checks["delete_and_replace"]["detail"]
 
 
 def test_what_is_shown_from_an_upload_says_whose_it_is(report):

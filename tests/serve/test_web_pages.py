@@ -350,14 +350,13 @@ def test_the_ask_page_describes_each_collection_offers_its_examples_and_preselec
     from pipeline.corpus import DataDir
 
     root = DataDir(served_corpus[0])
-    assert root.about().illustrative  # the sample corpus is fiction: its finalize said so
-    page = html(site.get(app.base + "/"))
-    assert page.select_one("dt.collection[data-collection='default'] .tag.example") is not None
+    before = root.about()  # the session's other tests upload real-looking documents into it: set, then restored
     example = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
-    before = root.about()
     real = root.collection("peraturan-nyata")  # a collection of real documents beside the sample
     try:
-        root.write_about(description="Contoh fiktif untuk mencoba saksi.", examples=[example])
+        root.write_about(description="Contoh fiktif untuk mencoba saksi.", examples=[example], illustrative=True)
+        page = html(site.get(app.base + "/"))
+        assert page.select_one("dt.collection[data-collection='default'] .tag.example") is not None
         real.write_about(description="Peraturan yang sebenarnya.", illustrative=False)
         page = html(site.get(app.base + "/"))
         chosen = page.select_one("select#collection option[selected]")
