@@ -7,7 +7,9 @@ or model.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import os
 import stat
 import time
@@ -22,6 +24,8 @@ from .config import Route
 from .errors import TraceError
 from .types import (Candidate, Chunk, Conflict, DocumentStatus, GenerationOutput, GenerationRequest, JudgeCall,
                     PartOutcome, QueryPlan, Result, Sufficiency, VerifiedClaim)
+
+log = logging.getLogger(__name__)
 
 TRACE_VERSION = 2  # 2: the agreed field names (see `upgrade`), `referenced` apart from `reranked`
 
@@ -134,13 +138,70 @@ def dump_trace(trace: Trace) -> dict:
     return _ADAPTER.dump_python(trace, mode="json")
 
 
+# A paragraph the judge read can be a whole long document (an upload without structure): kept once, by its
+# SHA-256, in `<traces>/paragraphs/`, and named from the trace file (`paragraph_refs`), so a trace stays small
+# whatever the corpus and many traces share one copy. The trace file, whose hash the audit log holds, holds the
+# paragraph's hash: what it is loaded with is what was read.
+PARAGRAPHS = "paragraphs"
+INLINE_PARAGRAPH_CHARS = 2_000
+
+
 def write_trace(trace: Trace, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{trace.trace_id}.json"
+    data = dump_trace(trace)
+    for part in data.get("parts", ()):
+        for attempt in part.get("attempts", ()):
+            refs = {}
+            for cid, text in list(attempt.get("paragraphs", {}).items()):
+                if len(text) > INLINE_PARAGRAPH_CHARS:
+                    refs[cid] = _keep_paragraph(directory / PARAGRAPHS, text)
+                    del attempt["paragraphs"][cid]
+            if refs:
+                attempt["paragraph_refs"] = refs
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(dump_trace(trace), ensure_ascii=False, indent=1), encoding="utf-8")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def _keep_paragraph(folder: Path, text: str) -> str:
+    """The paragraph's SHA-256, its file written once (or its time refreshed: trace pruning keeps what a kept
+    trace refers to)."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    blob = folder / f"{digest}.txt"
+    if blob.exists():
+        os.utime(blob)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = blob.with_name(f"{digest}.{uuid.uuid4().hex}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, blob)
+    return digest
+
+
+def _resolve_paragraphs(data: Any, folder: Path) -> Any:
+    """A trace file's paragraph references replaced by the paragraphs, each checked against its hash (one missing or
+    changed is read as empty: the trace still shows, and replay says the judge's verdict cannot be played back)."""
+    if not isinstance(data, dict):
+        return data
+    for part in data.get("parts") or ():
+        for attempt in (part.get("attempts") or ()) if isinstance(part, dict) else ():
+            refs = attempt.pop("paragraph_refs", None) if isinstance(attempt, dict) else None
+            if not isinstance(refs, dict):
+                continue
+            paragraphs = attempt.setdefault("paragraphs", {})
+            for cid, digest in refs.items():
+                try:
+                    text = (folder / f"{digest}.txt").read_text(encoding="utf-8")
+                except (OSError, TypeError, UnicodeDecodeError):
+                    text = None
+                if text is None or hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
+                    log.warning("paragraph %s of a trace is missing or changed; read as empty", digest)
+                    text = ""
+                if isinstance(paragraphs, dict):
+                    paragraphs[cid] = text
+    return data
 
 
 MAX_TRACE_BYTES = 50 * 1024 * 1024  # far above any trace written; reading stops there
@@ -165,7 +226,7 @@ def load_trace(path: Path) -> Trace:
     except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as e:
         raise TraceError(f"{path} is not a readable trace: {e}") from None
     try:
-        return _ADAPTER.validate_python(upgrade(data))
+        return _ADAPTER.validate_python(upgrade(_resolve_paragraphs(data, Path(path).parent / PARAGRAPHS)))
     except ValidationError as e:
         raise TraceError(f"{path} does not match the trace schema: {str(e).splitlines()[0]} "
                          f"({e.error_count()} errors)") from None
@@ -191,6 +252,7 @@ def prune_traces(directory: Path, keep_days: int | None, keep_count: int | None,
     entries.sort(reverse=True)  # newest first
     cutoff = (now if now is not None else time.time()) - keep_days * 86400 if keep_days is not None else None
     removed = 0
+    kept = []
     for n, (mtime, p) in enumerate(entries):
         if (keep_count is not None and n >= keep_count) or (cutoff is not None and mtime < cutoff):
             try:
@@ -198,7 +260,26 @@ def prune_traces(directory: Path, keep_days: int | None, keep_count: int | None,
                 removed += 1
             except FileNotFoundError:
                 pass
+        else:
+            kept.append(mtime)
+    if removed:
+        _prune_paragraphs(Path(directory) / PARAGRAPHS, min(kept) if kept else None)
     return removed
+
+
+def _prune_paragraphs(folder: Path, oldest_kept: float | None) -> None:
+    """Paragraph files no kept trace can refer to: each trace refreshed the time of every paragraph it refers to
+    when it was written, so one older than the oldest trace kept is no kept trace's (none kept: none is)."""
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                try:
+                    if oldest_kept is None or e.stat(follow_symlinks=False).st_mtime < oldest_kept - 1:
+                        os.unlink(e.path)
+                except FileNotFoundError:
+                    pass
+    except FileNotFoundError:
+        pass
 
 
 def upgrade(data: Any) -> Any:
