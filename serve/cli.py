@@ -75,7 +75,8 @@ def cmd_serve(args) -> int:
 
     # say what is wrong before starting a cluster; closing releases the Milvus Lite files,
     # which the Retriever replica then owns (one process per file)
-    collections, damaged = check_collections(data_dir, load_profile(args.profile))
+    collections, damaged = check_collections(data_dir, load_profile(args.profile),
+                                             say=lambda m: print(f"saksi: {m}", file=sys.stderr, flush=True))
     for name, problem in damaged.items():  # out of service; the others serve (readyz names it)
         print(f"saksi: collection {name!r} is out of service: {problem}", file=sys.stderr, flush=True)
     if not KeyStore(data_dir).any():

@@ -204,16 +204,21 @@ class Corpus:
                                   trace_dir=trace_dir)
 
 
-def check_collections(root: str | Path, profile: Profile) -> tuple[dict[str, int], dict[str, str]]:
-    """Every collection of a data directory that holds a corpus, checked (`Corpus.check`): the healthy ones with
-    their chunk counts, and the damaged ones with what is wrong (they are taken out of service; the others serve).
-    An error only when no collection can serve: none holds a corpus, or every one is damaged."""
+def check_collections(root: str | Path, profile: Profile,
+                      say: Callable[[str], None] | None = None) -> tuple[dict[str, int], dict[str, str]]:
+    """Every collection of a data directory that holds a corpus, checked (`Corpus.check`) after completing what an
+    interrupted ingest left (`Ingestor.recover`, said through `say`): the healthy ones with their chunk counts, and
+    the damaged ones with what is wrong (they are taken out of service; the others serve). An error only when no
+    collection can serve: none holds a corpus, or every one is damaged."""
     home = DataDir(root)
     counts: dict[str, int] = {}
     problems: dict[str, str] = {}
     for name in home.with_corpus():
         try:
             with Corpus(home.collection(name), profile) as corpus:
+                done = Ingestor(corpus).recover()
+                if done and say is not None:
+                    say(f"collection {name!r}: {done}")
                 corpus.check()
                 counts[name] = corpus.store.count()
         except SaksiError as e:

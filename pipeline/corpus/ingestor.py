@@ -257,14 +257,36 @@ class Ingestor:
         if state is not None:  # refuse before touching anything: the indexes must stay one embedder's
             self.corpus.require_embedder(state)
         doc = self.corpus.store.document(doc_id)
-        if doc is None or not self.corpus.store.delete_document(doc_id):
+        # the entry, written with the deletion, is the id's and the citation name's tombstone: an upload may not
+        # take them until an admin releases them (`saksi corpus release`)
+        entry = ("delete", self.actor, {"doc_id": doc_id, "cite_as": doc.cite_as if doc else None,
+                                        "file": Path(doc.original).name if doc else None})
+        if doc is None or not self.corpus.store.delete_document(doc_id, audit=entry):
             return False
+        self.flush_audit()
         self.finalize(IngestReport(), force=True)
-        # the entry is the id's and the citation name's tombstone: an upload may not take them until an admin
-        # releases them (`saksi corpus release`)
-        self.corpus.audit.append("delete", key=self.actor, doc_id=doc_id, cite_as=doc.cite_as,
-                                 file=Path(doc.original).name)
         return True
+
+    def flush_audit(self, recovered: bool = False) -> int:
+        """Move the audit entries written with their changes into the audit log (`recovered`: found on opening,
+        left by a process that stopped between the two); how many."""
+        store, n = self.corpus.store, 0
+        for entry_id, event, key, data in store.pending_audit():
+            self.corpus.audit.append(event, key=key, **data, **({"recovered": True} if recovered else {}))
+            store.audit_done(entry_id)
+            n += 1
+        return n
+
+    def recover(self) -> str | None:
+        """Complete what a process that stopped mid-ingest left (the store written, the indexes or the audit log
+        not): the audit entries moved to the log, the indexes brought to the store. What was done, or None."""
+        corpus = self.corpus
+        entries = self.flush_audit(recovered=True)
+        if corpus.dir.state() is not None and corpus.consistent() and not corpus.store.status_stale:
+            return f"{entries} audit entr{'y' if entries == 1 else 'ies'} recovered" if entries else None
+        self.finalize(IngestReport(), force=True)
+        return (f"an interrupted ingest completed: the indexes rebuilt from the store ({corpus.store.count()} chunks)"
+                + (f", {entries} audit entr{'y' if entries == 1 else 'ies'} recovered" if entries else ""))
 
     def unchanged(self, path: Path) -> str | None:
         """The document id when this file's bytes, sidecar and rules are what the corpus holds:
@@ -347,7 +369,11 @@ class Ingestor:
         self.meter.embedding(doc.doc_id, len(todo))
         prepared.manifest["embedded"] = self._write_vectors(todo, vectors)
         corpus.store.replace_document(doc, prepared.chunks, prepared.tokens, corpus.rules, prepared.source_hash,
-                                      prepared.manifest, prepared.references)
+                                      prepared.manifest, prepared.references,
+                                      audit=("ingest_document", self.actor,
+                                             {"doc_id": doc.doc_id, "file": Path(doc.original).name,
+                                              "source_hash": prepared.source_hash, "chunks": len(prepared.chunks)}))
+        self.flush_audit()
 
     def _write_vectors(self, chunks: Sequence[Chunk], given: Vectors | None = None) -> int:
         """Upsert the chunks' vectors, `given` or embedded here (`embed_chunks`), a batch at a time; how many."""
@@ -395,6 +421,7 @@ class Ingestor:
         ingest was interrupted), so running the ingest again completes it.
         """
         corpus = self.corpus
+        self.flush_audit(recovered=True)  # what a process that stopped between a change and its entry left
         if not force and corpus.exists() and corpus.consistent() and not corpus.store.status_stale:
             if not corpus.dir.about_file.exists():  # a collection ingested before collections were described
                 self._describe()

@@ -16,6 +16,12 @@ from ..definitions import DEFINITIONS_UNIT, entries_in
 from ..types import Chunk, ContextLink, Document, DocumentStatus, Span, StatusEdge
 
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS pending_audit (  -- written with the change it records; moved to the audit log after
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    event TEXT NOT NULL,
+    key TEXT NOT NULL,
+    data TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS documents (
     doc_id TEXT PRIMARY KEY,
     path TEXT NOT NULL,              -- the ingested file (Document.original)
@@ -151,10 +157,14 @@ class ChunkStore:
 
     def replace_document(self, document: Document, chunks: Sequence[Chunk], tokens: Sequence[Sequence[str]],
                          rules: str, source_hash: str | None = None, manifest: dict | None = None,
-                         references: Sequence[tuple[str, int, dict]] = ()) -> None:
+                         references: Sequence[tuple[str, int, dict]] = (),
+                         audit: tuple[str, str, dict] | None = None) -> None:
         """Swap in a document's chunks, manifest entry and extracted references in one transaction:
-        a reader sees the old version or the new one, never half of either."""
+        a reader sees the old version or the new one, never half of either. `audit` (event, key, data): the audit
+        entry that records the change, written in the same transaction (`pending_audit`: both or neither)."""
         with self._db:
+            if audit is not None:
+                self._pend(audit)
             row = self._db.execute("SELECT version, source_hash FROM documents WHERE doc_id = ?",
                                    (document.doc_id,)).fetchone()
             version = 1 if row is None else row[0] + (row[1] != source_hash)
@@ -172,11 +182,30 @@ class ChunkStore:
                 "INSERT INTO xrefs (chunk_id, doc_id, ordinal, data) VALUES (?, ?, ?, ?)",
                 [(cid, document.doc_id, k, json.dumps(ref, ensure_ascii=False)) for cid, k, ref in references])
 
-    def delete_document(self, doc_id: str) -> bool:
-        """Remove a document, its chunks, references and near-duplicate pairs in one transaction."""
+    def delete_document(self, doc_id: str, audit: tuple[str, str, dict] | None = None) -> bool:
+        """Remove a document, its chunks, references and near-duplicate pairs in one transaction (with the audit
+        entry that records it, as `replace_document`)."""
         with self._db:
             cur = self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            if cur.rowcount > 0 and audit is not None:
+                self._pend(audit)
         return cur.rowcount > 0
+
+    # -- audit entries written with their change ------------------------------------------------------------
+
+    def _pend(self, audit: tuple[str, str, dict]) -> None:
+        event, key, data = audit
+        self._db.execute("INSERT INTO pending_audit (event, key, data) VALUES (?, ?, ?)",
+                         (event, key, json.dumps(data, ensure_ascii=False)))
+
+    def pending_audit(self) -> list[tuple[int, str, str, dict]]:
+        """Audit entries written with their change and not yet in the audit log (id, event, key, data), oldest first."""
+        return [(r[0], r[1], r[2], json.loads(r[3]))
+                for r in self._db.execute("SELECT id, event, key, data FROM pending_audit ORDER BY id")]
+
+    def audit_done(self, entry_id: int) -> None:
+        with self._db:
+            self._db.execute("DELETE FROM pending_audit WHERE id = ?", (entry_id,))
 
     # -- cross-references and near-duplicates ---------------------------------------------
 

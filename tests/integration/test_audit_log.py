@@ -25,6 +25,9 @@ def test_answers_ingests_and_deletes_are_chained_and_verified(tmp_path, profile,
         doc = corpus.store.documents()[0][0].doc_id
         assert corpus.delete(doc, actor="curator-1")
     entries = [json.loads(x) for x in (data / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
+    documents = [e for e in entries if e["event"] == "ingest_document"]  # one per document, with its write
+    assert len(documents) >= 4 and all(e["key"] == "local" and e["data"]["source_hash"] for e in documents)
+    entries = [e for e in entries if e["event"] != "ingest_document"]
     assert [e["event"] for e in entries] == ["ingest", "answer", "delete"]
     ingest, answer, delete = entries
     assert ingest["key"] == "local" and ingest["data"]["documents"] >= 4 and ingest["data"]["ingested"]
@@ -34,11 +37,12 @@ def test_answers_ingests_and_deletes_are_chained_and_verified(tmp_path, profile,
 
     capsys.readouterr()
     assert main(["audit", "verify", "--data-dir", str(data)]) == 0
-    assert "intact: 3 entries" in capsys.readouterr().out
+    assert f"intact: {len(documents) + 3} entries" in capsys.readouterr().out
 
     lines = (data / "audit.jsonl").read_text(encoding="utf-8").splitlines()
-    lines[1] = lines[1].replace('"answer"', '"refusal"', 1)
+    at = next(i for i, line in enumerate(lines) if '"event":"answer"' in line)
+    lines[at] = lines[at].replace('"answer"', '"refusal"', 1)
     (data / "audit.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert main(["audit", "verify", "--data-dir", str(data), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert report["ok"] is False and report["line"] == 2 and "edited" in report["problem"]
+    assert report["ok"] is False and report["line"] == at + 1 and "edited" in report["problem"]

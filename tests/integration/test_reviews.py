@@ -98,7 +98,7 @@ def test_decisions_are_validated_stored_and_the_latest_counts(answered, tmp_path
 
     audit = [json.loads(x) for x in (tmp_path / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     review_entries = [e for e in audit if e["event"] == "review"]
-    assert len(review_entries) == 4 and audit[0]["event"] == "ingest"
+    assert len(review_entries) == 4 and audit[0]["event"] in ("ingest", "ingest_document")
     assert review_entries[1]["key"] == KEY and review_entries[1]["data"] == {
         "collection": "default", "trace_id": result.trace_id, "claim": 0, "decision": "rejected",
         "reason": "wrong_number", "review_id": second.review_id}
