@@ -88,7 +88,7 @@ def _get(app, path: str, lang: str, method: str = "GET") -> requests.Response:
 
 def _foreign(html: str, lang: str, names: set[str]) -> list[str]:
     text = shown_text(html, lang)
-    for name in sorted(names, key=len, reverse=True):
+    for name in sorted({" ".join(n.split()) for n in names}, key=len, reverse=True):  # as the page's text is spaced
         if len(name) > 3:
             text = text.replace(name, " ")
     return foreign_words(text, lang)
