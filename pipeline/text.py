@@ -222,6 +222,14 @@ def _latin_table() -> dict[int, str]:
     return table
 
 
+@lru_cache(maxsize=1)
+def _other_script_table() -> dict[int, str]:
+    """`_latin_table` without the Latin script's own letters: a query's "ł" or "ø" is a letter of a name
+    ("Stanisław"), read as written; a Cyrillic "Р" in "Раjak" is a disguise."""
+    latin = regex.compile(r"\p{Script=Latin}")
+    return {k: v for k, v in _latin_table().items() if not latin.match(chr(k))}
+
+
 def lookalike_view(text: str) -> tuple[str, list[int]]:
     """`text` as a reader sees it, with the index in `text` of every character of the view.
 
@@ -275,10 +283,12 @@ _MIXED_WORD = re.compile(r"[^\W\d_]+")
 def fold_lookalikes(text: str) -> str:
     """Invisible characters dropped, NFKC, and look-alikes made Latin inside words that also hold
     a Latin letter ("Раjak" → "Pajak"); a word wholly in another script is left alone."""
-    text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", unicodedata.normalize("NFD", text)))
+    # composed first: an accented letter of a name ("Józef") stays itself; a mark that composes with nothing
+    # (inserted to break a word) is dropped
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     if text.isascii():
         return text
-    table = _latin_table()
+    table = _other_script_table()
 
     def fold(m: re.Match[str]) -> str:
         w = m.group()

@@ -64,3 +64,6 @@ def test_different_citations_stay_apart() -> None:
 def test_a_query_word_with_look_alike_letters_reads_latin_and_another_script_is_left_alone() -> None:
     assert fold_lookalikes("\u0420ajak penghasilan") == "Pajak penghasilan"
     assert fold_lookalikes("\u041c\u043e\u0441\u043a\u0432\u0430") == "\u041c\u043e\u0441\u043a\u0432\u0430"
+    for name in ("Kapan J\u00f3zef Sapieha lahir?", "Stanis\u0142aw", "S\u00f8ren", "Fran\u00e7ois"):
+        assert fold_lookalikes(name) == name  # a Latin letter of a name stays as written
+    assert fold_lookalikes("Pa\u200bjak") == "Pajak"
