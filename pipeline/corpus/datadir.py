@@ -7,9 +7,10 @@
     bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
     state.json       what both lanes were last written from (CorpusState); written last by every ingest
     about.json       the collection's description and example questions (CollectionAbout), for the page
-    traces/          one JSON trace per question asked
+    traces/          one JSON trace per question asked; traces/paragraphs/ the long paragraphs they name, by SHA-256
     uploads/         files sent to POST /v1/ingest, one folder per uploading key
-    audit.jsonl      the hash-chained audit log (answers, ingests, deletes, key changes), and audit.head
+    audit.jsonl      the hash-chained audit log (answers, ingests, deletes, key changes), and audit.head;
+                     audit.index.sqlite3 finds an answer's entry by trace id (rebuilt from the log when missing)
     keys.json        API keys (hashes only; pipeline/keys.py)
     embeddings.sqlite3  vectors by (embedder, text): unchanged text is never embedded twice (kept by --rebuild)
     collections/     named collections: each NAME/ is a data directory of its own (chunk store, Milvus,
