@@ -157,22 +157,38 @@ class AuditLog:
                 upto += len(line)
         con.execute("INSERT OR REPLACE INTO upto VALUES (0, ?)", (upto,))
 
+    def _look_up(self, trace_id: str, restart: bool) -> tuple[int] | None:
+        """The offset of the answer's line, through the index; an index that cannot be read is derived state: it is
+        removed and built again from the log."""
+        for attempt in (0, 1):
+            try:
+                with closing(self._index()) as con, con:
+                    self._catch_up(con, restart)
+                    return con.execute("SELECT offset FROM answers WHERE trace_id = ?", (trace_id,)).fetchone()
+            except sqlite3.DatabaseError:
+                if attempt:
+                    raise OSError(f"{self.dir / INDEX} cannot be rebuilt") from None
+                (self.dir / INDEX).unlink(missing_ok=True)
+                restart = True
+        return None
+
     def answer_entry(self, trace_id: str) -> dict | None:
         """The audit entry of the answer whose trace is `trace_id`, its own hash checked; None when the log names no
         such answer. Found through an index by trace id (`audit.index.sqlite3`, which each lookup first brings up to
         date with the lines appended since: a lookup reads one line of the log, not the log). An index that points
         at a line that is not that entry (the log was rewritten) is rebuilt once."""
-        if not self.path.exists():
+        if not self.path.is_file():
             return None
         for restart in (False, True):
-            with closing(self._index()) as con, con:
-                self._catch_up(con, restart)
-                row = con.execute("SELECT offset FROM answers WHERE trace_id = ?", (trace_id,)).fetchone()
-            if row is None:
+            try:
+                row = self._look_up(trace_id, restart)
+                if row is None:
+                    return None
+                with open(self.path, "rb") as f:
+                    f.seek(row[0])
+                    line = f.readline()
+            except OSError:  # the log cannot be read: no entry can be found
                 return None
-            with open(self.path, "rb") as f:
-                f.seek(row[0])
-                line = f.readline()
             try:
                 entry = json.loads(line)
             except ValueError:

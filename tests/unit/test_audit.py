@@ -146,3 +146,14 @@ def test_the_head_removed_and_the_tail_cut_is_found_and_a_checkpoint_catches_a_c
     assert not report.ok and "audit.head is missing" in report.problem
     report = verify(log.dir, checkpoint=checkpoint)
     assert not report.ok and "before the checkpoint's entry 5" in report.problem
+
+
+def test_a_damaged_index_is_rebuilt_and_an_unreadable_log_finds_no_entry(tmp_path):
+    from pipeline.audit import INDEX, check_trace
+
+    audit, traces, ids = _answered(tmp_path)
+    (tmp_path / INDEX).write_bytes(b"not a database at all" * 100)  # derived state, damaged
+    assert check_trace(tmp_path, traces / f"{ids[0]}.json", ids[0]).state == "verified"
+    audit.path.unlink()
+    audit.path.mkdir()  # a directory where the log should be: nothing can be verified, nothing raises
+    assert check_trace(tmp_path, traces / f"{ids[0]}.json", ids[0]).state == "unrecorded"
