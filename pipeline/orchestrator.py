@@ -146,7 +146,7 @@ class Orchestrator:
             result = replace(result, trace_path=str(path))
             if self.audit is not None:
                 self.audit.append("answer", key=actor, trace_id=trace.trace_id, trace_sha256=file_hash(path),
-                                  outcome=result.outcome, reason_code=result.reason_code)
+                                  outcome=result.outcome, reason_code=result.reason_code, question=result.question)
             self._retain_traces()
         return result, trace
 

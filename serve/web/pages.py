@@ -8,6 +8,7 @@ page can be reloaded, bookmarked or sent to a colleague with the same key's righ
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Annotated
 
@@ -109,7 +110,11 @@ def _recent(request: Request, names: list[str]) -> list[dict]:
         name, trace_id = data.get("collection") or DEFAULT_COLLECTION, str(data.get("trace_id", ""))
         if name not in names or not re.fullmatch(r"[0-9a-f]{32}", trace_id):
             continue
-        question = _question_of(ing.data_dir.collection(name).traces / f"{trace_id}.json")
+        if not (ing.data_dir.collection(name).traces / f"{trace_id}.json").is_file():
+            continue  # pruned: its answer can no longer be shown
+        question = data.get("question")  # in the entry since it records the question; earlier ones: the trace's
+        if not isinstance(question, str):
+            question = _question_of(ing.data_dir.collection(name).traces / f"{trace_id}.json")
         if question is not None:
             out.append({"collection": name, "trace_id": trace_id, "question": question, "at": entry.get("at", ""),
                         "outcome": data.get("outcome")})
@@ -119,8 +124,6 @@ def _recent(request: Request, names: list[str]) -> list[dict]:
 
 
 def _question_of(path) -> str | None:
-    import json
-
     try:
         return str(json.loads(path.read_text(encoding="utf-8"))["question"])
     except (OSError, ValueError, KeyError, TypeError):
