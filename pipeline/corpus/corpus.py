@@ -216,10 +216,9 @@ def check_collections(root: str | Path, profile: Profile,
     for name in home.with_corpus():
         try:
             with Corpus(home.collection(name), profile) as corpus:
-                done = Ingestor(corpus).recover()
+                done = Ingestor(corpus).recover()  # ends with the check
                 if done and say is not None:
                     say(f"collection {name!r}: {done}")
-                corpus.check()
                 counts[name] = corpus.store.count()
         except SaksiError as e:
             problems[name] = str(e)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protoco
 import numpy as np
 
 from ..audit import LOCAL_KEY
-from ..errors import IngestError
+from ..errors import CorpusIndexError, IngestError
 from ..index import Bm25LexicalIndex
 from ..index.embedding_cache import embed_passages
 from ..index.store import fingerprint_of
@@ -200,6 +200,7 @@ class Ingestor:
         self.actor = actor    # who asked for it: the audit log and every document's provenance record it
         self.upload = upload  # None: the operator's own files (no ceiling, no name guard)
         self.meter = meter or _Silent()  # a progress bar (`saksi ingest` on a terminal)
+        self._tombstones: list[dict] | None = None  # the deleted ids and names an upload may not take
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
                preparation: Preparation | None = None) -> IngestReport:
@@ -279,14 +280,24 @@ class Ingestor:
 
     def recover(self) -> str | None:
         """Complete what a process that stopped mid-ingest left (the store written, the indexes or the audit log
-        not): the audit entries moved to the log, the indexes brought to the store. What was done, or None."""
+        not): the audit entries moved to the log, the indexes brought to the store; then checked as `Corpus.check`
+        checks, so a collection wrong for another reason (a damaged state file, documents ingested under other
+        rules) raises CorpusIndexError as it would. What was done, or None."""
         corpus = self.corpus
         entries = self.flush_audit(recovered=True)
-        if corpus.dir.state() is not None and corpus.consistent() and not corpus.store.status_stale:
-            return f"{entries} audit entr{'y' if entries == 1 else 'ies'} recovered" if entries else None
+        moved = f"{entries} audit entr{'y' if entries == 1 else 'ies'} recovered" if entries else None
+        try:
+            corpus.check()
+            return moved
+        except CorpusIndexError:
+            # a damaged state file is not an interrupted ingest's doing (reading it raises its own error), nor are
+            # documents ingested under other rules
+            if corpus.dir.state() is None or corpus.store.stale_documents(corpus.rules):
+                raise
         self.finalize(IngestReport(), force=True)
+        corpus.check()
         return (f"an interrupted ingest completed: the indexes rebuilt from the store ({corpus.store.count()} chunks)"
-                + (f", {entries} audit entr{'y' if entries == 1 else 'ies'} recovered" if entries else ""))
+                + (f", {moved}" if moved else ""))
 
     def unchanged(self, path: Path) -> str | None:
         """The document id when this file's bytes, sidecar and rules are what the corpus holds:
@@ -330,7 +341,9 @@ class Ingestor:
                 raise IngestError(doc.original, f"the {held} {what!r} is already held by document {other.doc_id!r}; "
                                                 "an upload may not take another document's id, file name or "
                                                 "citation name (rename it, or give it its own `id:`/`cite_as:`)")
-        for t in tombstones(self.corpus.audit):
+        if self._tombstones is None:  # read from the audit log once per ingest, not once per uploaded file
+            self._tombstones = tombstones(self.corpus.audit)
+        for t in self._tombstones:
             held = ("document id" if _alike(t["doc_id"], doc.doc_id) else
                     "citation name" if cite and t.get("cite_as") and _alike(t["cite_as"], cite) else None)
             if held:

@@ -29,7 +29,7 @@ def _read(fd: int, seconds: float, until: bytes | None = None) -> bytes:
     return out
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pseudo-terminal (pty.fork, tcsetpgrp); CI and make demo's machines are Linux")
 def test_ctrl_c_on_a_terminal_stops_the_demo_alone_and_its_parent_sees_exit_0(tmp_path) -> None:
     demo = tmp_path / "demo.sh"
     demo.write_text("#!/usr/bin/env bash\ntrap 'echo; echo goodbye; exit 0' INT\necho serving\n"
