@@ -15,7 +15,9 @@ if r["outcome"] == "answer":
 else:
     print(f"REFUSAL ({r['reason_code']}): {r['reason']}")
     if r["missing_categories"]:
-        print(f"  missing evidence: {', '.join(r['missing_categories'])}")
+        from pipeline.decision import category_words  # the codes in words, in the answer's language
+
+        print(f"  missing evidence: {', '.join(category_words(m, r['lang']) for m in r['missing_categories'])}")
 for c in r["claims"]:
     head = f"[{c['band']} {c['confidence']}]" if c["status"] == "supported" else "[NOT SUPPORTED]"
     print(wrap(f"{head} {c['text']}", "  "))
