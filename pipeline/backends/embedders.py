@@ -126,30 +126,32 @@ class BGEM3Embedder:
         self._guard = _fail_fast_module(self._model.model)
         self._model.model = self._guard
 
-    def _encode(self, texts: Sequence[str], sparse: bool) -> tuple[np.ndarray, list[dict[int, float]]]:
+    def _encode(self, texts: Sequence[str], sparse: bool, is_query: bool) -> tuple[np.ndarray, list[dict[int, float]]]:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), np.float32), []
+        longest = self.settings.max_length  # a question is read from its first query_max_tokens tokens
+        longest = min(longest, self.settings.query_max_tokens) if is_query else longest
         with self._lock:
             self._guard.ooms, self._guard.failed = 0, None
             out = self._model.encode(texts, batch_size=self.settings.batch_size,
-                                     max_length=self.settings.max_length, return_dense=True,
+                                     max_length=longest, return_dense=True,
                                      return_sparse=sparse, return_colbert_vecs=False)
         dense = _normalised(out["dense_vecs"])
         lexical = [_sparse(w) for w in out["lexical_weights"]] if sparse else []
         return dense, lexical
 
     async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return (await asyncio.to_thread(self._encode, texts, False))[0]
+        return (await asyncio.to_thread(self._encode, texts, False, True))[0]
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return (await asyncio.to_thread(self._encode, texts, False))[0]
+        return (await asyncio.to_thread(self._encode, texts, False, False))[0]
 
     async def embed_queries_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
-        return await asyncio.to_thread(self._encode, texts, True)
+        return await asyncio.to_thread(self._encode, texts, True, True)
 
     async def embed_passages_hybrid(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict[int, float]]]:
-        return await asyncio.to_thread(self._encode, texts, True)
+        return await asyncio.to_thread(self._encode, texts, True, False)
 
 
 class SentenceTransformerEmbedder:
@@ -170,17 +172,20 @@ class SentenceTransformerEmbedder:
         dim = get_dim()
         self.dim = int(dim if dim is not None else self._model.encode(["x"]).shape[1])
 
-    def _encode(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+    def _encode(self, texts: Sequence[str], prefix: str, longest: int) -> np.ndarray:
         texts = [prefix + t for t in texts]
         if not texts:
             return np.zeros((0, self.dim), np.float32)
-        with self._lock:
+        with self._lock:  # the model's one truncation length, set for this call under the lock
+            self._model.max_seq_length = longest
             out = self._model.encode(texts, batch_size=self.settings.batch_size, convert_to_numpy=True,
                                      normalize_embeddings=True, show_progress_bar=False)
         return _normalised(out)
 
     async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return await asyncio.to_thread(self._encode, list(texts), self.settings.query_prefix)
+        longest = min(self.settings.max_length, self.settings.query_max_tokens)  # a question's first tokens
+        return await asyncio.to_thread(self._encode, list(texts), self.settings.query_prefix, longest)
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return await asyncio.to_thread(self._encode, list(texts), self.settings.passage_prefix)
+        return await asyncio.to_thread(self._encode, list(texts), self.settings.passage_prefix,
+                                       self.settings.max_length)

