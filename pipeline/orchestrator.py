@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -74,6 +75,7 @@ class Orchestrator:
         self.analyzer = analyzer
         self.trace_dir = trace_dir
         self._traces_written = 0  # retention (settings.traces) is applied every `prune_every` writes
+        self._counting = threading.Lock()
 
     async def answer(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY,
                      as_of: dt.date | None = None) -> Result:
@@ -83,11 +85,12 @@ class Orchestrator:
 
     async def run_within(self, question: str, lang: str | None, timeout_s: float,
                          actor: str = LOCAL_KEY, as_of: dt.date | None = None) -> tuple[Result, Trace]:
-        """`run` with a deadline: past it, the result is a refusal saying so (and a trace of
-        that), never a partial or unverified answer."""
+        """`run` with a deadline on the work: past it, the result is a refusal saying so (and a trace of
+        that), never a partial or unverified answer. The trace is written after the deadline's reach, so a
+        question has one trace and one audit entry whichever way it ends."""
         started = time.perf_counter()
         try:
-            return await asyncio.wait_for(self.run(question, lang, actor, as_of), timeout_s)
+            decided = await asyncio.wait_for(self._decide(question, lang, as_of), timeout_s)
         except asyncio.TimeoutError:
             question = question.strip()
             q_lang = self.analyzer.language(question)
@@ -96,8 +99,10 @@ class Orchestrator:
             outcome = PartOutcome(0, question, "none", False, None, TIMEOUT)
             result = Result("refusal", question, lang, (), (outcome,), reason_code=TIMEOUT,
                             reason=reason_text(TIMEOUT, lang), trace_id=trace_id)
-            return self._record(result, q_lang, started, actor, settings={"timeout_s": timeout_s},
-                                why=f"refused ({TIMEOUT}): no decision within {timeout_s} s")
+            return await self._record(_Decided(result, q_lang, {"timeout_s": timeout_s},
+                                               f"refused ({TIMEOUT}): no decision within {timeout_s} s"),
+                                      started, actor)
+        return await self._record(decided, started, actor)
 
     async def run(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY,
                   as_of: dt.date | None = None) -> tuple[Result, Trace]:
@@ -106,6 +111,9 @@ class Orchestrator:
         through here). The answer is given as of `as_of` (the caller's), else the date the question names, else the
         profile's `as_of`, else today (pipeline/status.py)."""
         started = time.perf_counter()
+        return await self._record(await self._decide(question, lang, as_of), started, actor)
+
+    async def _decide(self, question: str, lang: str | None, as_of: dt.date | None) -> "_Decided":
         question = check_question(question, self.settings.limits)
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
@@ -117,8 +125,7 @@ class Orchestrator:
                           s.nearest_records, new_trace_id(), scope.named, dated, s.confidence)
         settings = {"judge": s.judge.model_dump(exclude={"fp16"}), "confidence": s.confidence.model_dump(),
                     "conflicts": s.conflicts.model_dump(), "nearest_records": s.nearest_records, "as_of": dated}
-        return self._record(result, q_lang, started, actor, settings=settings, parts=tuple(parts), scope=scope,
-                            why=explain(result))
+        return _Decided(result, q_lang, settings, explain(result), tuple(parts), scope)
 
     def _as_of(self, question: str, given: dt.date | None) -> dict:
         """The answer's date and where it came from: the request, the question's own words, the profile, or today."""
@@ -131,34 +138,40 @@ class Orchestrator:
             return {"date": self.settings.as_of.isoformat(), "from": "profile"}
         return {"date": dt.date.today().isoformat(), "from": "today"}
 
-    def _record(self, result: Result, question_lang: str, started: float, actor: str, settings: dict,
-                why: str, parts: tuple[PartTrace, ...] = (), scope: Scope = Scope()) -> tuple[Result, Trace]:
-        """The one place a trace is made (and written, when there is a trace directory)."""
+    async def _record(self, d: "_Decided", started: float, actor: str) -> tuple[Result, Trace]:
+        """The one place a trace is made; written (with its audit entry) in a worker thread when there is a trace
+        directory: serialising, fsync and pruning are file work the event loop of a server must not wait on."""
+        result = d.result
         trace = Trace(
             trace_id=result.trace_id, version=TRACE_VERSION,
             created_at=dt.datetime.now(dt.timezone.utc).isoformat(), saksi_version=__version__,
             profile=self.settings.profile, components=self.components.names(), question=result.question,
-            question_lang=question_lang, lang=result.lang, settings=settings, parts=parts,
-            conflicts=result.conflicts, decision=decision_of(result), why=why,
-            timings_ms={"total": _ms(started)}, named_documents=scope.named, scoped_to=scope.restrict)
+            question_lang=d.question_lang, lang=result.lang, settings=d.settings, parts=d.parts,
+            conflicts=result.conflicts, decision=decision_of(result), why=d.why,
+            timings_ms={"total": _ms(started)}, named_documents=d.scope.named, scoped_to=d.scope.restrict)
         if self.trace_dir is not None:
-            path = write_trace(trace, self.trace_dir)
-            result = replace(result, trace_path=str(path))
-            if self.audit is not None:
-                self.audit.append("answer", key=actor, trace_id=trace.trace_id, trace_sha256=file_hash(path),
-                                  outcome=result.outcome, reason_code=result.reason_code, question=result.question)
-            self._retain_traces()
+            result = await asyncio.to_thread(self._write, trace, result, actor)
         return result, trace
+
+    def _write(self, trace: Trace, result: Result, actor: str) -> Result:
+        path = write_trace(trace, self.trace_dir)
+        if self.audit is not None:
+            self.audit.append("answer", key=actor, trace_id=trace.trace_id, trace_sha256=file_hash(path),
+                              outcome=result.outcome, reason_code=result.reason_code, question=result.question)
+        self._retain_traces()
+        return replace(result, trace_path=str(path))
 
     def _retain_traces(self) -> None:
         """Trace retention: on the first write and every `prune_every` writes after, delete traces
         older than `keep_days` and beyond the newest `keep_count` (cheap: one directory scan)."""
         keep = self.settings.traces
-        if self._traces_written % keep.prune_every == 0:
+        with self._counting:  # traces are written from worker threads
+            due = self._traces_written % keep.prune_every == 0
+            self._traces_written += 1
+        if due:
             removed = prune_traces(self.trace_dir, keep.keep_days, keep.keep_count)
             if removed:
                 log.info("trace retention: %d old trace(s) deleted from %s", removed, self.trace_dir)
-        self._traces_written += 1
 
     async def _part(self, index: int, part: Part, q_lang: str, scope: Scope) -> PartTrace:
         route = self.profile.routes.route(part.text)
@@ -234,6 +247,17 @@ class Orchestrator:
             generator_output=output, failure=failure, failure_detail=failure_detail, claims=claims,
             judge_calls=tuple(calls), sufficiency=enough, ok=summary.ok, timings_ms=timings, status=ctx.status)
         return _Attempt(trace, summary)
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """What a question came to, before its trace is written."""
+    result: Result
+    question_lang: str
+    settings: dict
+    why: str
+    parts: tuple[PartTrace, ...] = ()
+    scope: Scope = Scope()
 
 
 @dataclass(frozen=True)

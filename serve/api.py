@@ -49,14 +49,14 @@ from pipeline.orchestrator import Components, Orchestrator
 from pipeline.errors import KeyManagementError, QuestionRejected, TraceError, UnknownCollectionError
 from pipeline.keys import COLLECTION_NAME, ApiKey, KeyStore
 from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusResponse, DeleteResponse,
-                                DeploymentReadiness, ErrorResponse, Health, IngestResponse, KeyCreated, KeyInfo,
+                                DeploymentReadiness, ErrorResponse, Health, IngestErrorOut, IngestResponse, KeyCreated, KeyInfo,
                                 KeysResponse, Readiness, ReplayResponse, answer_relative)
 from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 
 from .auth import ANSWER_ADMISSION, Authenticate, Guard, RateLimiter, answer_charge, caller, is_page, require
 from .body_limit import BodyLimit, default_limits
-from .errors import ApiError
+from .errors import ApiError, within
 from .config import RuntimeSettings
 from .handles import HandleContext, HandleGenerator, HandleJudge, TimedJudge
 from . import web
@@ -416,12 +416,12 @@ class Ingress:
     @app.get("/v1/traces/{trace_id}", response_model=Trace, responses=ERRORS,
              summary="a trace of the default collection, as written for the answer it explains")
     async def get_trace(self, trace_id: TraceId, key: Caller) -> Trace:
-        return self._trace(self._collection(key, DEFAULT_COLLECTION), trace_id)
+        return await self._read_trace(self._collection(key, DEFAULT_COLLECTION), trace_id)
 
     @app.get("/v1/collections/{name}/traces/{trace_id}", response_model=Trace, responses=ERRORS,
              summary="a trace of this collection")
     async def get_trace_in(self, name: CollectionName, trace_id: TraceId, key: Caller) -> Trace:
-        return self._trace(self._collection(key, name), trace_id)
+        return await self._read_trace(self._collection(key, name), trace_id)
 
     @app.post("/v1/replay", response_model=ReplayResponse, responses=ERRORS,
               summary="re-run the gates on a trace's recorded generator output; same decision?")
@@ -433,11 +433,17 @@ class Ingress:
     async def replay_in(self, name: CollectionName, body: ReplayRequest, key: Caller) -> ReplayResponse:
         return await self._replay(self._collection(key, name), body)
 
+    async def _read_trace(self, collection: DataDir, trace_id: str) -> Trace:
+        return await within(self.runtime.page_timeout_s, "reading the trace", self._trace, collection, trace_id)
+
     async def _replay(self, collection: DataDir, body: ReplayRequest) -> ReplayResponse:
         from pipeline.replay import replay
 
-        report = await replay(self._trace(collection, body.trace_id), self.analyzer)
-        return ReplayResponse.of(report, body.trace_id)
+        def run() -> ReplayResponse:  # the gates re-run on recorded verdicts: CPU work, in its own loop and thread
+            return ReplayResponse.of(asyncio.run(replay(self._trace(collection, body.trace_id), self.analyzer)),
+                                     body.trace_id)
+
+        return await within(self.runtime.page_timeout_s, "replaying the trace", run)
 
     # -- the corpus ----------------------------------------------------------------------------
 
@@ -474,14 +480,20 @@ class Ingress:
         if size > limit:
             raise ApiError(413, "too_large", f"{size} bytes uploaded; the limit is {limit} (use `saksi ingest` for "
                                              "large corpora)")
-        names = [f.name for f in body.files]
-        if len(set(names)) != len(names):
-            raise ApiError(422, "invalid_request", "files: two files have the same name")
+        first: dict[str, bytes] = {}  # a name sent again in the same request: reported and skipped, like a bad file
+        repeated = []
+        for f in body.files:
+            if f.name in first:
+                repeated.append(IngestErrorOut(path=f.name, reason="a file of this name is earlier in this request; "
+                                                                   "skipped"))
+            else:
+                first[f.name] = f.data()
         try:
-            return await self.handles["Retriever"].ingest.remote(
-                [(f.name, f.data()) for f in body.files], key.actor, key.authority, collection.name)
+            report = await self.handles["Retriever"].ingest.remote(
+                list(first.items()), key.actor, key.authority, collection.name)
         except Exception as e:
             raise self._unavailable("the retriever", e) from None
+        return report.model_copy(update={"files": report.files + len(repeated), "errors": [*report.errors, *repeated]})
 
     @app.delete("/v1/documents/{doc_id}", response_model=DeleteResponse, responses=ERRORS,
                 summary="take a document out of the default collection (curator)")

@@ -112,6 +112,9 @@ class RuntimeSettings(_Strict):
                                                          "below the top band), never a yes; at most request_timeout_s")
     readiness_timeout_s: float = Field(5, gt=0, description="GET /readyz: each deployment's answer to ready()")
     corpus_timeout_s: float = Field(10, gt=0, description="GET /v1/corpus: the retriever's report")
+    page_timeout_s: float = Field(10, gt=0, description="a page's or a read's own work (reading a trace, rebuilding "
+                                                        "and rendering an answer, a document or its text), done in a "
+                                                        "worker thread off the event loop; past it 503 timeout")
     ingest_embed_timeout_s: float = Field(600, gt=0, description="POST /v1/ingest: one batch of passages through "
                                                                  "the Embedder deployment")
     max_upload_chunks: int = Field(300, ge=1, description="POST /v1/ingest: citable passages one request may add "

@@ -31,7 +31,7 @@ from pipeline.backends import make_embedder, make_generator, make_judge, make_re
 from pipeline.config import load_profile
 from pipeline.context import AttemptContext, ContextBuilder, ContextRequest
 from pipeline.errors import IngestError
-from pipeline.corpus import DEFAULT_COLLECTION, Corpus, DataDir, Upload
+from pipeline.corpus import DEFAULT_COLLECTION, Corpus, DataDir, Upload, reading
 from pipeline.corpus.ingestor import embed_chunks
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
 from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
@@ -434,34 +434,30 @@ class RetrieverDeployment:
                                      chunks=col.corpus.store.count(), items=rows)
             return listing.relative_to(col.dir.root)  # no server paths in an API response
 
-    async def document(self, doc: str, collection: str = DEFAULT_COLLECTION) -> dict | None:
-        """One document for the web page (serve/web/): `saksi corpus show`'s report (metadata, outline,
-        references in and out, near-duplicates), its rendition's text, its chunks in reading order
-        (offsets, structural path, pages, page breaks) and its references with their offsets in
-        each chunk's text. None: no such document (by id or citation name)."""
+    async def document(self, doc: str, collection: str = DEFAULT_COLLECTION, refs_from: int = 0) -> dict | None:
+        """One document for its web page (serve/web/): `saksi corpus show`'s report (metadata, outline, references
+        in and out, near-duplicates, standing) with its references a page at a time (`pipeline.corpus.reading`).
+        None: no such document (by id or citation name)."""
         col = self._collection(collection)
         async with col.lock:
             col.refresh()
             try:
-                report = catalog.show(col.corpus, doc)
+                return reading.document_view(col.corpus, catalog.show(col.corpus, doc), refs_from)
             except catalog.UnknownDocument:
                 return None
-            d = report["document"]
-            chunks = col.corpus.store.doc_chunks(d["doc_id"])
-            refs = col.corpus.store.references(d["doc_id"])
-        try:
-            text = Path(d["rendition"]).read_text(encoding="utf-8") if d["rendition"] else None
-        except OSError as e:
-            log.warning("rendition of %s unreadable: %s", d["doc_id"], e)
-            text = None
-        return {
-            **report, "rendition_text": text,
-            "chunks": chunks,
-            "links": [{"chunk_id": r["chunk_id"], "start": r["reference"]["start"], "end": r["reference"]["end"],
-                       "raw": r["reference"]["raw"], "status": r["status"], "target_doc": r["target_doc"],
-                       "target_chunk": r["target_chunk"], "target_label": r["target_label"], "reason": r["reason"]}
-                      for r in refs],
-        }
+
+    async def document_text(self, doc: str, collection: str = DEFAULT_COLLECTION, chunk: str | None = None,
+                            at: int | None = None) -> dict | None:
+        """One window of a document's text, around the passage `chunk` or from offset `at`, with the passages and
+        references in it (`pipeline.corpus.reading.text_view`). None: no such document."""
+        col = self._collection(collection)
+        async with col.lock:
+            col.refresh()
+            try:
+                found = catalog.find_document(col.corpus, doc)
+            except catalog.UnknownDocument:
+                return None
+            return reading.text_view(col.corpus, found, chunk, at)
 
     async def _use_embedder(self, col: _Collection) -> None:
         if self._embedder is not None and col.corpus._embedder is None:

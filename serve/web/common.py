@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pipeline.decision import category_words
 from pipeline.keys import ApiKey
 
-from ..errors import ApiError
+from ..errors import ApiError, within
 from . import HERE
 from .labels import LANGS, labels, note_words
 
@@ -32,11 +32,20 @@ def pages_text(pages, lang: str = "en") -> str:
 
 
 env.filters["pages"] = jinja2.pass_context(lambda ctx, pages: pages_text(pages, ctx["lang"]))
+# a count in the page's language: 12,345 in English, 12.345 in Indonesian
+env.filters["count"] = jinja2.pass_context(
+    lambda ctx, n: f"{int(n):,}".replace(",", "." if ctx["lang"] == "id" else ","))
 
 
 def ingress(request: Request):
     """The running Ingress (serve/api.py puts itself on the app's state when it starts)."""
     return request.app.state.ingress
+
+
+async def page_work(request: Request, what: str, fn, /, *args, **kwargs):
+    """A page's own work (reading its trace, rebuilding the answer, rendering): in a worker thread within
+    runtime.page_timeout_s (`serve.errors.within`), never on the event loop."""
+    return await within(ingress(request).runtime.page_timeout_s, what, fn, *args, **kwargs)
 
 
 def checked_trace(request: Request, collection, trace_id: str):

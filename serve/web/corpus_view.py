@@ -18,19 +18,18 @@ import logging
 from pathlib import PurePosixPath
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile as FormFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pipeline.citations import cite_path
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.keys import COLLECTION_NAME
 from pipeline.responses import CorpusResponse, IngestResponse
 
 from ..errors import ApiError
-from .common import ingress, key_of, render
-from .evidence import DocId, _document
+from .common import ingress, key_of, page_work, render
+from .evidence import DocId, retrieved_document
 from .pages import _collections
 
 log = logging.getLogger(__name__)
@@ -49,7 +48,7 @@ async def _corpus_page(request: Request, name: str, upload: IngestResponse | Non
     ing, key = ingress(request), key_of(request)
     collection = ing._collection(key, name)
     listing: CorpusResponse = await ing._coverage(collection)
-    return render(request, "corpus.html", collection=collection.name, listing=listing,
+    return await page_work(request, "the corpus page", render, request, "corpus.html", collection=collection.name, listing=listing,
                   collections=_collections(request), can_upload=key.has_role("curator"), upload=upload,
                   max_files=MAX_FILES, max_mb=f"{ing.runtime.max_upload_bytes / 1_000_000:g}")
 
@@ -105,35 +104,25 @@ async def upload(request: Request, name: CollectionName):
     return await _corpus_page(request, collection.name, upload=result)
 
 
-def outline_rows(report: dict) -> list[dict]:
-    """The outline, each entry with the chunk id of its unit's first passage (the outline itself
-    names units only; a chunk's unit is "<doc_id>#<unit>")."""
-    first: dict[str, str] = {}
-    for c in report["chunks"]:  # reading order
-        first.setdefault(c.unit.split("#", 1)[-1], c.chunk_id)
-    return [{**entry, "chunk_id": first.get(entry["unit"])} for entry in report["outline"]]
-
-
-def reference_rows(report: dict) -> tuple[list[dict], list[dict]]:
-    """References out (where in this document each stands) and in (which passage elsewhere points here)."""
-    where = {c.chunk_id: cite_path(c) for c in report["chunks"]}
-    out = [{**r, "from": where.get(r["chunk_id"], r["chunk_id"]), "raw": " ".join(r["reference"]["raw"].split())}
-           for r in report["references"]["out"]]
-    refs_in = [{**r, "raw": " ".join(r["reference"]["raw"].split())} for r in report["references"]["in"]]
-    return out, refs_in
-
-
 @router.get("/ui/documents/{name}/{doc_id}")
-async def document_page(request: Request, name: CollectionName, doc_id: DocId):
-    collection, report = await _document(request, name, doc_id)
+async def document_page(request: Request, name: CollectionName, doc_id: DocId,
+                        refs_from: Annotated[int, Query(ge=0)] = 0):
+    collection, report = await retrieved_document(request, name, doc_id, "document", refs_from=refs_from)
+    return await page_work(request, "the document page", _document_page, request, collection, report)
+
+
+def _document_page(request: Request, collection: str, report: dict):
     d, m = report["document"], report["manifest"]
     sources = m.get("metadata_from", {})
     fields = [(k, d.get(k), sources.get("id" if k == "doc_id" else k)) for k in SHOWN_FIELDS
               if d.get(k) not in (None, "", [], ())]
-    refs_out, refs_in = reference_rows(report)
+    refs = report["references"]
+    page = f"/ui/documents/{collection}/{d['doc_id']}?refs_from="
+    earlier = f"{page}{max(0, refs['from'] - refs['shown'])}#refs-out-h" if refs["from"] > 0 else None
+    later = (f"{page}{refs['from'] + refs['shown']}#refs-out-h"
+             if refs["from"] + refs["shown"] < max(refs["out_total"], refs["in_total"]) else None)
     return render(request, "document.html", collection=collection, doc=d, manifest=m, fields=fields,
-                  outline=outline_rows(report), refs_out=refs_out, refs_in=refs_in,
-                  refs=report["references"], near_duplicates=report["near_duplicates"],
+                  outline=report["outline"], refs_out=refs["out"], refs_in=refs["in"], refs=refs,
+                  refs_earlier=earlier, refs_later=later, near_duplicates=report["near_duplicates"],
                   ocr_pages=list(d.get("pages_without_text") or ()),
-                  original_name=PurePosixPath(str(d.get("original") or "")).name,
-                  has_text=report["rendition_text"] is not None)
+                  original_name=PurePosixPath(str(d.get("original") or "")).name, has_text=report["has_text"])

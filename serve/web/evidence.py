@@ -1,7 +1,9 @@
 """Evidence in place: a document's text with the quoted span highlighted on its page.
 
 A citation links here with the chunk it cites and its quote. The document's rendition (the
-cleaned text every chunk is an exact slice of) is shown whole; the quote is found in the cited
+cleaned text every chunk is an exact slice of) is shown a window at a time around the cited passage
+(`pipeline.corpus.reading`), with links to the text before and after: what one page costs is bounded
+whatever the document's size. The quote is found in the cited
 chunk as the quote gate found it (else the whole chunk is highlighted and the page says so).
 Page breaks, the structural path and the pages of the quote come from the chunks; each cross-reference in the text links to the passage it resolves to, and
 an unresolved one is marked with the reason. The original file can be downloaded.
@@ -14,16 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse
 
 from pipeline.citations import cite_path, cited_location, quote_pages
+from pipeline.corpus.reading import WINDOW_CHARS
 from pipeline.keys import COLLECTION_NAME
 from pipeline.text import locate as text_locate
 from pipeline.types import Chunk
 
 from ..errors import ApiError
-from .common import ingress, key_of, render
+from .common import ingress, key_of, page_work, render
 
 router = APIRouter()
 
@@ -53,10 +58,14 @@ class Piece:
     first_highlight: bool = False                      # the highlight begins here (the page scrolls to it)
 
 
-def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[int, int] | None) -> list[Piece]:
-    """The text cut at every place something begins or ends, each piece with its marks; one sweep over the cuts, so
-    the time is linear in the document's pieces however many references it holds."""
-    cuts = {0, len(text)}
+def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[int, int] | None,
+           base: int = 0) -> list[Piece]:
+    """The text (the document's from offset `base`, which is a passage's start; offsets are the document's) cut at
+    every place something begins or ends, each piece with its marks; one sweep over the cuts, so the time is linear
+    in the pieces shown however many references the document holds."""
+    lo, hi = base, base + len(text)
+    chunks = [c for c in chunks if lo <= c.start < hi]
+    cuts = {lo, hi}
     anchors: dict[int, list[str]] = {}
     breaks: dict[int, int] = {}
     page_at: list[tuple[int, int]] = []  # (offset, page) where a page begins
@@ -81,14 +90,14 @@ def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[i
     for r in links:
         if r["chunk_id"] in starts:
             a, b = starts[r["chunk_id"]] + r["start"], starts[r["chunk_id"]] + r["end"]
-            if 0 <= a < b <= len(text):
+            if lo <= a < b <= hi:
                 opens.setdefault(a, []).append(len(spans))
                 closes.setdefault(b, []).append(len(spans))
                 spans.append(r)
                 cuts.update((a, b))
     if highlight:
         cuts.update(highlight)
-    ordered = sorted(c for c in cuts if 0 <= c <= len(text))
+    ordered = sorted(c for c in cuts if lo <= c <= hi)
     out: list[Piece] = []
     k = 0
     inside: set[int] = set()  # the references the current piece lies in (every boundary is a cut: one sweep)
@@ -99,7 +108,7 @@ def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[i
         inside.difference_update(closes.get(a, ()))
         inside.update(opens.get(a, ()))
         link = spans[min(inside)] if inside else None
-        out.append(Piece(text[a:b], a, bool(highlight and highlight[0] <= a and b <= highlight[1]), link, page,
+        out.append(Piece(text[a - base:b - base], a, bool(highlight and highlight[0] <= a and b <= highlight[1]), link, page,
                          anchors.get(a, []), breaks.get(a)))
     first = next((p for p in out if p.highlight), None)
     if first is not None:
@@ -107,11 +116,14 @@ def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[i
     return out
 
 
-async def _document(request: Request, name: str, doc_id: str) -> tuple[str, dict]:
+async def retrieved_document(request: Request, name: str, doc_id: str, part: str, **kw) -> tuple[str, dict]:
+    """The collection's name and the Retriever's `part` ("document": its page's report; "document_text": a window
+    of its text) of one document; 404 when it has none by that id or citation name."""
     ing = ingress(request)
     collection = ing._collection(key_of(request), name)
     try:
-        data = await ing.handles["Retriever"].document.remote(doc_id, collection.name)
+        data = await asyncio.wait_for(getattr(ing.handles["Retriever"], part).remote(doc_id, collection.name, **kw),
+                                      ing.runtime.corpus_timeout_s)
     except Exception as e:
         raise ing._unavailable("the retriever", e) from None
     if data is None:
@@ -121,29 +133,32 @@ async def _document(request: Request, name: str, doc_id: str) -> tuple[str, dict
 
 @router.get("/ui/documents/{name}/{doc_id}/text")
 async def document_text(request: Request, name: CollectionName, doc_id: DocId, chunk: str | None = None,
-                        quote: str | None = None):
-    collection, data = await _document(request, name, doc_id)
-    # cutting and rendering a long text is CPU work: off the event loop that serves every other request
-    return await asyncio.to_thread(_text_page, request, collection, data, chunk, quote)
+                        quote: str | None = None, at: Annotated[int | None, Query(ge=0)] = None):
+    collection, data = await retrieved_document(request, name, doc_id, "document_text", chunk=chunk, at=at)
+    # cutting and rendering the text is CPU work: off the event loop that serves every other request
+    return await page_work(request, "the document's text", _text_page, request, collection, data, chunk, quote)
 
 
 def _text_page(request: Request, collection: str, data: dict, chunk: str | None, quote: str | None):
-    text = data["rendition_text"]
-    cited = next((c for c in data["chunks"] if c.chunk_id == chunk), None) if chunk else None
+    text, span, cited = data["text"], data["span"], data["cited"]
     highlight, located = None, None
     if cited and text is not None:
         located = locate(cited.text, quote) if quote else None
         a, b = located if located else (0, len(cited.text))
         highlight = (cited.start + a, cited.start + b)
-    parts = pieces(text, data["chunks"], data["links"], highlight) if text is not None else []
+    parts = pieces(text, data["chunks"], data["links"], highlight, span[0]) if text is not None else []
+    keep = {k: v for k, v in (("chunk", chunk), ("quote", quote), ("from", request.query_params.get("from"))) if v}
+    earlier = f"?{urlencode({**keep, 'at': max(0, span[0] - WINDOW_CHARS)})}#text" if span[0] > 0 else None
+    later = f"?{urlencode({**keep, 'at': span[1]})}#text" if text is not None and span[1] < data["length"] else None
     receipt = cite_path(cited, cited_location(cited, located)) if cited else None
     pages = quote_pages(cited, located) if cited else None
     from_trace = request.query_params.get("from")
     back = (f"/ui/answers/{collection}/{from_trace}" if from_trace and re.fullmatch(r"[0-9a-f]{32}", from_trace)
             else None)
-    return render(request, "evidence.html", collection=collection, doc=data["document"], report=data,
+    return render(request, "evidence.html", collection=collection, doc=data["document"], text=text,
+                  length=data["length"],
                   pieces=parts, cited=cited, receipt=receipt, quote=quote, quote_located=located is not None,
-                  quote_pages=list(pages) if pages else None, back=back)
+                  quote_pages=list(pages) if pages else None, back=back, span=span, earlier=earlier, later=later)
 
 
 @router.get("/ui/documents/{name}/{doc_id}/original")
@@ -151,7 +166,8 @@ async def original(request: Request, name: CollectionName, doc_id: DocId):
     ing = ingress(request)
     collection = ing._collection(key_of(request), name)
     try:  # the document's record only: its chunks and text are not needed to send the file
-        documents = await ing.handles["Retriever"].documents.remote(collection.name)
+        documents = await asyncio.wait_for(ing.handles["Retriever"].documents.remote(collection.name),
+                                           ing.runtime.corpus_timeout_s)
     except Exception as e:
         raise ing._unavailable("the retriever", e) from None
     doc = next((d for d in documents if d.doc_id == doc_id), None)

@@ -7,7 +7,6 @@ page can be reloaded, bookmarked or sent to a colleague with the same key's righ
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from typing import Annotated
@@ -25,7 +24,7 @@ from pipeline.responses import AnswerResponse
 
 from ..auth import SESSION_COOKIE
 from ..errors import ApiError
-from .common import LANG_COOKIE, back_to, checked_trace, ingress, key_of, lang_of, render, see_other
+from .common import LANG_COOKIE, back_to, checked_trace, ingress, key_of, lang_of, page_work, render, see_other
 from .labels import LANGS, reason_words
 
 router = APIRouter()
@@ -132,9 +131,9 @@ def _question_of(path) -> str | None:
 
 @router.get("/")
 async def ask_form(request: Request, collection: str | None = None, question: str = ""):
-    # off the event loop: the page reads the collections' descriptions, the audit log's end and a few traces
-    return await asyncio.to_thread(_ask_page, request, collection=collection,
-                                   question=question[:MAX_QUESTION_CHARS_CEILING])
+    # the page reads the collections' descriptions, the audit log's end and a few traces
+    return await page_work(request, "the ask page", _ask_page, request, collection=collection,
+                           question=question[:MAX_QUESTION_CHARS_CEILING])
 
 
 @router.post("/ui/ask")
@@ -148,12 +147,14 @@ async def ask(request: Request):
         body = CollectionAnswerRequest(question=question)
     except ValidationError as e:
         first = e.errors()[0]
-        return _ask_page(request, 422, question[:MAX_QUESTION_CHARS_CEILING], name, f"{first['msg']}")
+        return await page_work(request, "the ask page", _ask_page, request, 422,
+                               question[:MAX_QUESTION_CHARS_CEILING], name, f"{first['msg']}")
     try:
         collection = ing._collection(key, name)
         answer = await ing._answer(collection, body, key)
     except ApiError as e:
-        return _ask_page(request, e.status, question, name, e.message, e.type)
+        return await page_work(request, "the ask page", _ask_page, request, e.status, question, name, e.message,
+                               e.type)
     return see_other(f"/ui/answers/{collection.name}/{answer.trace_id}")
 
 
@@ -184,6 +185,11 @@ def _reviews(request: Request, collection: str, trace_id: str) -> dict:
 @router.get("/ui/answers/{name}/{trace_id}")
 async def answer_page(request: Request, name: CollectionName, trace_id: TraceId, saved: int | None = None,
                       problem: str | None = None, claim: int | None = None):
+    return await page_work(request, "the answer page", _answer_page, request, name, trace_id, saved, problem, claim)
+
+
+def _answer_page(request: Request, name: str, trace_id: str, saved: int | None, problem: str | None,
+                 claim: int | None):
     from pipeline.reviews import REJECT_REASONS
 
     collection, trace, result = recorded(request, name, trace_id)
@@ -212,6 +218,10 @@ async def answer_page(request: Request, name: CollectionName, trace_id: TraceId,
 async def export_answer(request: Request, name: CollectionName, trace_id: TraceId, fmt: str):
     """The answer as a working paper takes it (pipeline/export.py): Markdown or DOCX, with the trace id and the
     SHA-256 of its trace file."""
+    return await page_work(request, "the export", _export, request, name, trace_id, fmt)
+
+
+def _export(request: Request, name: str, trace_id: str, fmt: str):
     from fastapi.responses import Response
 
     from pipeline import export
@@ -245,15 +255,19 @@ _MARKER = re.compile(r"\[(\d+)\]")
 
 @router.post("/ui/reviews")
 async def review(request: Request):
-    from pipeline.errors import ReviewError
-    from pipeline.reviews import ReviewStore
-
     form = await request.form()
     name, trace_id = str(form.get("collection", "")), str(form.get("trace_id", ""))
     try:
         claim = int(str(form.get("claim", "")))
     except ValueError:
         raise ApiError(422, "invalid_request", "claim: not a claim index") from None
+    return await page_work(request, "saving the review", _review, request, form, name, trace_id, claim)
+
+
+def _review(request: Request, form, name: str, trace_id: str, claim: int):
+    from pipeline.errors import ReviewError
+    from pipeline.reviews import ReviewStore
+
     collection, trace, result = recorded(request, name, trace_id)
     page = f"/ui/answers/{collection.name}/{trace_id}"
     if not 0 <= claim < len(result.claims):

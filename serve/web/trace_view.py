@@ -12,6 +12,7 @@ whether the decision is the same, and what differs when it is not.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from pipeline.trace import AttemptTrace, Trace
 from pipeline.types import Candidate
 
 from ..errors import ApiError
-from .common import checked_trace, ingress, key_of, lang_of, render
+from .common import checked_trace, ingress, key_of, lang_of, page_work, render
 from .labels import reason_words
 
 log = logging.getLogger(__name__)
@@ -117,18 +118,21 @@ def _decision_words(request: Request, trace: Trace, lang: str) -> tuple[str, tup
 
 @router.get("/ui/traces/{name}/{trace_id}")
 async def trace_page(request: Request, name: CollectionName, trace_id: TraceId):
-    collection, trace = _loaded(request, name, trace_id)
-    return _page(request, collection, trace)
+    return await page_work(request, "the trace page", lambda: _page(request, *_loaded(request, name, trace_id)))
 
 
 @router.post("/ui/traces/{name}/{trace_id}/replay")
 async def replay_trace(request: Request, name: CollectionName, trace_id: TraceId):
     """Today's gates and decision on the recorded generator output: the same decision?"""
+    return await page_work(request, "the replay", _replayed, request, name, trace_id)
+
+
+def _replayed(request: Request, name: str, trace_id: str):
     from pipeline.replay import replay
 
     collection, trace = _loaded(request, name, trace_id)
-    try:
-        report = await replay(trace, ingress(request).analyzer)
+    try:  # the gates re-run on recorded verdicts: CPU work, in this worker thread's own loop
+        report = asyncio.run(replay(trace, ingress(request).analyzer))
     except (SaksiError, KeyError, TypeError, ValueError) as e:  # a trace too damaged to re-run: say so, no 500
         log.warning("trace %s cannot be replayed: %r", trace_id, e)
         raise ApiError(422, "unreplayable_trace",

@@ -224,6 +224,23 @@ def test_a_document_page_has_its_outline_references_near_duplicates_and_ocr_page
     assert soup.select_one("a#download")["href"] == f"/ui/documents/default/{doc['doc_id']}/original"
 
 
+def test_the_text_from_an_offset_is_a_window_with_a_way_back_and_the_whole_text_has_none(app) -> None:
+    """`?at=` (the "later text" link of a long document) starts the window at the passage holding that offset; the
+    page says which characters it shows and links to the text before. The sample's documents fit one window."""
+    base = "/ui/documents/default/pmi-7-2025/text"
+    status, whole = page(app, base)
+    assert status == 200 and whole.select_one("[data-testid=window-top]") is None
+    status, later = page(app, f"{base}?at=600")
+    assert status == 200
+    nav = later.select_one("[data-testid=window-top]")
+    assert nav is not None and nav.select_one("a.earlier")["href"].startswith("?at=0")
+    assert nav.select_one("a.later") is None  # the rest of the document fits the window
+    shown = later.select_one("#text").get_text()
+    assert 0 < len(shown) < len(whole.select_one("#text").get_text()) and whole.select_one("#text").get_text().endswith(shown)
+    status, _ = page(app, f"{base}?at=-1")
+    assert status == 422
+
+
 def test_a_reader_sees_no_upload_form_and_may_not_upload(app, keys) -> None:
     status, soup = page(app, "/ui/corpus", key=keys["reader"])
     assert status == 200 and soup.select("tr.document") and soup.select_one("form#upload") is None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from types import SimpleNamespace
 
@@ -97,7 +98,7 @@ def test_retention_runs_on_the_first_write_and_every_prune_every(tmp_path):
     _traces(tmp_path, 5)
     orch = Orchestrator.__new__(Orchestrator)
     orch.settings = SimpleNamespace(traces=TracesSettings(keep_days=None, keep_count=2, prune_every=3))
-    orch.trace_dir, orch._traces_written = tmp_path, 0
+    orch.trace_dir, orch._traces_written, orch._counting = tmp_path, 0, threading.Lock()
     orch._retain_traces()
     assert len(list(tmp_path.glob("*.json"))) == 2
     _traces(tmp_path, 5)  # same names, rewritten: 5 files again
