@@ -188,8 +188,12 @@ def test_small_upload_is_ingested_and_answerable(app):
     body = answer(app, "Berapa bea meterai atas dokumen perjanjian sewa gedung?")
     assert body["outcome"] == "answer"
     assert any("Rp10.000" in c["text"] for c in body["claims"] if c["status"] == "supported")
-    status, again, _ = app.call("POST", "/v1/ingest", {"files": [{"name": "uji-unggahan.md", "content": doc}]})
-    assert status == 200 and again["unchanged"] and again["embedded"] == 0  # idempotent
+    # idempotent; a second file of the same name in one request is reported and skipped, the first goes in
+    status, again, _ = app.call("POST", "/v1/ingest", {"files": [{"name": "uji-unggahan.md", "content": doc},
+                                                                 {"name": "uji-unggahan.md", "content": doc + "2.\n"}]})
+    assert status == 200 and again["unchanged"] and again["embedded"] == 0 and again["files"] == 2, again
+    assert again["errors"] == [{"path": "uji-unggahan.md",
+                                "reason": "a file of this name is earlier in this request; skipped"}]
 
 
 def test_a_pdf_upload_is_ingested_with_its_pages_and_a_corrupt_one_reported(app, served_corpus, admin_key):

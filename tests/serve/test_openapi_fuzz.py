@@ -17,6 +17,10 @@ Bounds (this must stay cheap on a 2-core machine):
 - half of the schema-valid questions (even length) are asked of collection "default": a generated
   collection name is never the one this deployment serves, so otherwise every valid question would
   end in 404 and no answer body would be checked;
+- the operations that write (ingest, delete) are fuzzed too, never into the collection the others read:
+  a schema-valid case on a collection route is sent to the throwaway collection FUZZ_COLLECTION, and the
+  routes of the default collection are called with a curator key of FUZZ_COLLECTION only (a 403 there,
+  documented); `test_an_upload_and_its_deletion_are_validated` validates the 200 bodies of both;
 - every request has a REQUEST_TIMEOUT_S timeout.
 
 Every distinct failure (operation, check, status) is collected instead of stopping at the first, and
@@ -61,9 +65,10 @@ CHECKS = [                 # explicit, so a schemathesis upgrade cannot silently
     "positive_data_acceptance", "negative_data_rejection",
     "unsupported_method", "allow_header_conformance", "missing_required_header",
 ]
-# writes into the corpus the other operations read, or takes documents out of it
-EXCLUDED = [("POST", "/v1/ingest"), ("POST", "/v1/collections/{name}/ingest"), ("DELETE", "/v1/documents/{doc_id}"),
-            ("DELETE", "/v1/collections/{name}/documents/{doc_id}")]
+# the operations that write into a collection, or take documents out of it: see the module docstring
+WRITES = {"POST /v1/ingest", "POST /v1/collections/{name}/ingest", "DELETE /v1/documents/{doc_id}",
+          "DELETE /v1/collections/{name}/documents/{doc_id}"}
+FUZZ_COLLECTION = "fuzz"
 RATE_FOR_FUZZ = {"rate_per_minute": 10_000_000, "rate_burst": 1_000_000,  # one key sends every case
                  "answer_units_per_minute": 10_000_000, "answer_units_burst": 1_000_000}
 
@@ -94,7 +99,7 @@ def _ready(base: str, token: str) -> bool:
 def saksi_server(tmp_path_factory):
     """`saksi ingest` + `saksi keys create` + `saksi serve` as subprocesses on a fresh corpus, its
     per-key rate raised (one key sends every case: SAKSI_CONFIG_DIR points at a copy of configs/);
-    yields the base URL and an admin key.
+    yields the base URL, an admin key and a curator key of FUZZ_COLLECTION only.
 
     The child gets its own RAY_TMPDIR and no RAY_ADDRESS: its `ray.init()` must start a private local
     cluster, never join the one `start_ray` runs in this process (or any other on the machine).
@@ -124,6 +129,10 @@ def saksi_server(tmp_path_factory):
                               env=env, capture_output=True, text=True, timeout=60)
         assert keys.returncode == 0, keys.stderr
         token = keys.stdout.strip()
+        keys = subprocess.run([*_saksi(), "keys", "create", "--role", "curator", "--collection", FUZZ_COLLECTION,
+                               "--data-dir", str(data)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        assert keys.returncode == 0, keys.stderr
+        writer = keys.stdout.strip()
         for attempt in range(1, START_ATTEMPTS + 1):
             port = free_port()
             base = f"http://127.0.0.1:{port}"
@@ -135,7 +144,7 @@ def saksi_server(tmp_path_factory):
             try:
                 problem = _wait_ready(base, proc, token)
                 if problem is None:
-                    yield base, token
+                    yield base, token, writer
                     return
                 # Ray's own start-up races on a busy machine ("timed out during startup", "Timed out
                 # waiting for file …/gcs_server_port…"): those, and only those, get another start
@@ -181,7 +190,7 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.fixture(scope="module")
 def api_schema(saksi_server):
     """The schema as the running server publishes it, with this module's bounds and checks."""
-    base, _ = saksi_server
+    base = saksi_server[0]
     schema = schemathesis.openapi.from_url(base + "/openapi.json", config=schemathesis.Config())
     schema.config.update(base_url=base, request_timeout=REQUEST_TIMEOUT_S)
     schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
@@ -198,12 +207,15 @@ def api_schema(saksi_server):
 
     @schema.hook
     def map_case(context, case):
-        """Ask half the schema-valid questions of the collection that exists (see the module docstring)."""
+        """Ask half the schema-valid questions of the collection that exists; send every schema-valid write on a
+        collection route to the throwaway collection (see the module docstring)."""
         body = case.body
-        if (case.meta is not None and case.meta.generation.mode is GenerationMode.POSITIVE
-                and isinstance(body, dict) and isinstance(body.get("question"), str)
+        positive = case.meta is not None and case.meta.generation.mode is GenerationMode.POSITIVE
+        if (positive and isinstance(body, dict) and isinstance(body.get("question"), str)
                 and len(body["question"]) % 2 == 0 and "collection" in body):
             body["collection"] = "default"
+        if positive and case.operation.label in WRITES and "name" in (case.path_parameters or {}):
+            case.path_parameters["name"] = FUZZ_COLLECTION
         return case
 
     return schema
@@ -261,15 +273,34 @@ def _node_id_for_schemathesis(request):
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
-for _method, _path in EXCLUDED:
-    schema = schema.exclude(method=_method, path=_path)
 
 
 @schema.parametrize()
-def test_generated_cases(case, findings):
+def test_generated_cases(case, findings, saksi_server):
     """One subtest per operation; a failing check is recorded (not raised) so every operation gets its
-    full budget and every distinct disagreement is found in one run."""
-    findings.validate(case, case.call(session=findings.session))
+    full budget and every distinct disagreement is found in one run. A write on the default collection's routes
+    goes with the throwaway collection's curator key (refused 403: nothing the other operations read changes)."""
+    default_write = case.operation.label in WRITES and "{name}" not in case.operation.path
+    headers = {"Authorization": f"Bearer {saksi_server[2]}"} if default_write else None
+    findings.validate(case, case.call(session=findings.session, headers=headers))
+
+
+def test_an_upload_and_its_deletion_are_validated(api_schema, findings):
+    """Generated uploads are rarely documents and generated ids never exist, so the 200 bodies of ingest and delete
+    are checked here: one Markdown file into the throwaway collection, then its deletion, both validated."""
+    doc = "fuzz-catatan"
+    content = (f"---\nid: {doc}\ntitle: Catatan uji fuzz\ndoc_type: guidance\nlang: id\n---\n\n"
+               "1. Catatan ini hanya dipakai oleh uji skema dan dihapus lagi sesudahnya.\n")
+    upload = api_schema["/v1/collections/{name}/ingest"]["POST"].Case(
+        path_parameters={"name": FUZZ_COLLECTION}, body={"files": [{"name": f"{doc}.md", "content": content}]})
+    response = upload.call(session=findings.session)
+    findings.validate(upload, response)
+    assert response.status_code == 200 and response.json()["ingested"], response.text[:1000]
+    delete = api_schema["/v1/collections/{name}/documents/{doc_id}"]["DELETE"].Case(
+        path_parameters={"name": FUZZ_COLLECTION, "doc_id": doc})
+    response = delete.call(session=findings.session)
+    findings.validate(delete, response)
+    assert response.status_code == 200 and response.json()["doc_id"] == doc, response.text[:1000]
 
 
 def test_recorded_answer_trace_and_replay(api_schema, findings):
@@ -331,7 +362,7 @@ def test_schema_and_server_agree(api_schema, findings):
     """Fails with every distinct (operation, check, status) the cases above found."""
     methods = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
     expected = {f"{m.upper()} {path}" for path, item in api_schema.raw_schema["paths"].items()
-                for m in item if m in methods and (m.upper(), path) not in EXCLUDED}
+                for m in item if m in methods}
     assert set(findings.cases) == expected, (
         f"operations without cases: {sorted(expected - set(findings.cases))} (run the whole module)")
     if findings.found:
