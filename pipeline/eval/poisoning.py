@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import statistics
 import tempfile
 import time
 from collections import Counter
@@ -428,11 +429,29 @@ def summarise(rows: list[Row], before: dict[str, Result], after: dict[str, Resul
     }
 
 
+COSTLY_QUESTION = "1," * 249  # the probe's costly question: 500 characters, 501 tokens, one part
+COSTLY_RATIO = 8.0            # what one question may cost, in plain questions' work (unbounded, it cost 18.7)
+
+
+def _work(corpus: Corpus, question: str) -> float:
+    """Seconds the pipeline works on `question` (the median of three, after one to warm up), no trace written."""
+    orchestrator = corpus.orchestrator()
+    asyncio.run(orchestrator.run(question))
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        asyncio.run(orchestrator.run(question))
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 def _integrity(corpus: Corpus, root: Path, actor: str, upload: Upload | None) -> list[dict]:
-    """Issue 27's receipts that must not be swappable, checked on the poisoned corpus after every attack: the
-    regulation's id and citation name still resolve to it (evidence swap); a trace edited after its answer is told
-    from the one recorded (trace forgery); and, last, the operator deletes the regulation and the attacker's upload
-    of the same id and citation name is refused (delete and replace). Each: check, passed, detail."""
+    """Issue 27's receipts that must not be swappable, and its budget that must not be gamed, checked on the
+    poisoned corpus after every attack: the regulation's id and citation name still resolve to it (evidence swap); a
+    trace edited after its answer is told from the one recorded (trace forgery); the costly question costs at most
+    COSTLY_RATIO plain questions' work (the served budget charges by work; this is what one request may cost before
+    any charge); and, last, the operator deletes the regulation and the attacker's upload of the same id and citation
+    name is refused (delete and replace). Each: check, passed, detail."""
     from .. import catalog
     from ..audit import check_trace
 
@@ -451,6 +470,10 @@ def _integrity(corpus: Corpus, root: Path, actor: str, upload: Upload | None) ->
     forged = check_trace(corpus.dir.home, path, trace.trace_id).state
     checks.append({"check": "trace_forgery", "passed": (recorded, forged) == ("verified", "altered"),
                    "detail": f"as written: {recorded}; with 10% edited to 1%: {forged}"})
+    plain, costly = _work(corpus, Q_RATE), _work(corpus, COSTLY_QUESTION)
+    checks.append({"check": "costly_question", "passed": costly <= COSTLY_RATIO * plain,
+                   "detail": f"'1,'x249 took {costly * 1000:.0f} ms of work, a plain question {plain * 1000:.0f} ms: "
+                             f"{costly / plain:.1f}x (at most {COSTLY_RATIO:g}x)"})
     corpus.delete("pmk-sewa-uji", actor=OPERATOR)
     folder = root / "replace"
     folder.mkdir(parents=True)

@@ -3,6 +3,8 @@ as the record, impersonating uploads are refused, what is shown from an upload s
 is; and the suite notices when uploads are not treated as uploads."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pipeline.eval.poisoning import ATTACKER, ATTACKS, CITE_AS, carries, run_poisoning
@@ -58,8 +60,11 @@ def test_impersonating_uploads_are_refused_with_the_reason(report):
 
 def test_receipts_cannot_be_swapped_forged_or_deleted_and_replaced(report):
     checks = {c["check"]: c for c in report["integrity"]}
-    assert set(checks) == {"evidence_swap", "trace_forgery", "delete_and_replace"}
-    assert all(c["passed"] for c in checks.values()), report["integrity"]
+    assert set(checks) == {"evidence_swap", "trace_forgery", "costly_question", "delete_and_replace"}
+    # the costly question's check is a measurement of time (`saksi eval --adversarial` reports it): not asserted here
+    assert all(c["passed"] for name, c in checks.items() if name != "costly_question"), report["integrity"]
+    assert re.fullmatch(r"'1,'x249 took \d+ ms of work, a plain question \d+ ms: [\d.]+x \(at most 8x\)",
+                        checks["costly_question"]["detail"])
     assert "stays reserved" in checks["delete_and_replace"]["detail"]
 
 
