@@ -17,6 +17,10 @@ in this process, gevent greenlets):
     its measured work since issue 27) and the sample questions glued together (many
     parts: refused 422 `too_many_parts`, cheaply), of 2,500 and 20,000 characters (422), and
     requests without a key (401);
+  - `ReferenceBombReader` (the attacker's reader key): the evidence view and document page of the
+    reference bomb (`reference_bomb()`: the densest regulation one upload may add, ~4,000
+    cross-references, uploaded by the curator attacker before phase A), as fast as the key's
+    request rate allows;
   - `UploadAttacker` (a curator key): 80 KB uploads of blanks and whitespace, ~1.9 MB uploads of
     real-looking text (under the 2,000,000-byte cap, parsed, but past the 300 passages one upload
     may add: skipped, not embedded), and ~100 MB
@@ -128,6 +132,25 @@ def big_document(size: int) -> str:
         out.append(part)
         total += len(part.encode())
     return "\n".join(out)
+
+
+BOMB_ID = "rujukan-padat"
+
+
+def reference_bomb() -> str:
+    """The densest regulation an upload may add: 289 passages (one upload adds at most 300) of about 720 characters,
+    each with 14 cross-references (~4,000 in all, just under `limits.max_reference_density`, 20 per 1,000
+    characters): the reference bomb of issue 27, as far as the caps let it go."""
+    text = (f"---\nid: {BOMB_ID}\ntitle: Peraturan Uji Rujukan Padat\ndoc_type: regulation\nlang: id\n---\n\n"
+            "Pasal 1\n\n(1) Ketentuan umum.\n\n")
+    for i in range(2, 290):
+        refs = ", ".join(f"Pasal {max(1, i - k)} ayat ({k % 3 + 1})" for k in range(1, 15))
+        text += (f"Pasal {i}\n\n(1) Ketentuan sebagaimana dimaksud dalam {refs} berlaku bagi Wajib Pajak yang "
+                 "memenuhi syarat dan tata cara yang ditetapkan dalam peraturan ini untuk tahun pajak berjalan, "
+                 "kecuali ditentukan lain oleh Menteri dalam peraturan pelaksanaan yang diterbitkan untuk itu dengan "
+                 "memperhatikan kepentingan penerimaan negara, kepastian hukum, dan kemudahan administrasi bagi "
+                 "Wajib Pajak, termasuk tata cara pengajuan, pemeriksaan, dan penyelesaian keberatan.\n\n")
+    return text
 
 
 PAYLOADS: dict[str, bytes] = {}
@@ -284,6 +307,26 @@ class QuestionAttacker(HttpUser):
         self.client.get("/v1/corpus", name="attack no key /v1/corpus", timeout=10)
 
 
+class ReferenceBombReader(HttpUser):
+    """A reader key reading the reference bomb (uploaded by the curator attacker before phase A) as fast as its
+    request rate allows: its text from the beginning, around a passage in the middle, a later window, and its
+    document page with every reference listed (a page at a time since issue 27)."""
+    fixed_count = 1
+    wait_time = between(0.05, 0.15)
+    PAGES = [f"/ui/documents/default/{BOMB_ID}/text", f"/ui/documents/default/{BOMB_ID}/text?chunk={BOMB_ID}-0150",
+             f"/ui/documents/default/{BOMB_ID}/text?at=100000", f"/ui/documents/default/{BOMB_ID}"]
+
+    def on_start(self):
+        self.pages = itertools.cycle(self.PAGES)
+
+    @task
+    def read(self):
+        page = next(self.pages)
+        kind = "document page" if page.endswith(BOMB_ID) else "evidence view"
+        self.client.get(page, name=f"attack reference bomb: {kind}", timeout=NORMAL_TIMEOUT_S,
+                        headers={"Authorization": f"Bearer {Keys.attacker_reader}"})
+
+
 class UploadAttacker(HttpUser):
     """A curator key's uploads, in a fixed rotation: blanks, 100 MB (length), blanks,
     100 MB (chunked), 1.9 MB of text."""
@@ -413,12 +456,12 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=4, help="normal users (each with its own reader key)")
     ap.add_argument("--attackers", type=int, default=1, help="attackers of each kind (question, upload)")
     ap.add_argument("--seconds", type=float, default=75, help="length of each phase")
-    ap.add_argument("--attack", choices=["all", "questions", "uploads"], default="all",
+    ap.add_argument("--attack", choices=["all", "questions", "uploads", "references"], default="all",
                     help="which attackers run in phase B (one kind alone says which one costs what)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "abuse_load.json")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    QuestionAttacker.fixed_count = UploadAttacker.fixed_count = args.attackers
+    QuestionAttacker.fixed_count = UploadAttacker.fixed_count = ReferenceBombReader.fixed_count = args.attackers
 
     tmp = Path(tempfile.mkdtemp(prefix="saksi-abuse-"))
     data, log = tmp / "data", tmp / "serve.log"
@@ -439,6 +482,19 @@ def main() -> int:
         proc = start_server(data, port, log)
         ready_s = wait_ready(proc, url, first)
         print(f"corpus ingested in {ingest_s:.0f} s; server ready in {ready_s:.0f} s at {url}", flush=True)
+        bomb_s = None
+        if args.attack in ("all", "references"):  # the curator attacker's upload, before either phase
+            t = time.perf_counter()
+            req = urllib.request.Request(
+                f"{url}/v1/ingest", data=json.dumps({"files": [{"name": f"{BOMB_ID}.md",
+                                                                "content": reference_bomb()}]}).encode(),
+                headers={"Authorization": f"Bearer {Keys.attacker_curator}", "Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=600) as r:
+                report = json.loads(r.read())
+            if len(report.get("ingested") or []) != 1:
+                raise RuntimeError(f"the reference bomb was not ingested: {json.dumps(report)[:2000]}")
+            bomb_s = time.perf_counter() - t
+            print(f"reference bomb uploaded in {bomb_s:.0f} s", flush=True)
         for q in QUESTIONS:  # warm-up: first-question costs are not the attacker's
             req = urllib.request.Request(f"{url}/v1/answer", data=json.dumps({"question": q}).encode(),
                                          headers={"Authorization": f"Bearer {first}",
@@ -450,8 +506,8 @@ def main() -> int:
         alive_a = proc.poll() is None and get(f"{url}/healthz") == 200
         Keys.normal = [create_key(data, "reader", f"normal-b-{i}") for i in range(args.users)]  # full budgets
         Keys.next_normal = itertools.count()  # the same users and questions, fresh keys
-        attackers = {"all": [QuestionAttacker, UploadAttacker], "questions": [QuestionAttacker],
-                     "uploads": [UploadAttacker]}[args.attack]
+        attackers = {"all": [QuestionAttacker, UploadAttacker, ReferenceBombReader], "questions": [QuestionAttacker],
+                     "uploads": [UploadAttacker], "references": [ReferenceBombReader]}[args.attack]
         phases["B_under_attack"] = run_phase(url, [NormalUser, *attackers],
                                              args.users + len(attackers) * args.attackers, args.seconds)
         alive = alive_a and proc.poll() is None and get(f"{url}/healthz") == 200
@@ -472,6 +528,8 @@ def main() -> int:
                     "(questions) and one curator key (uploads)",
             "upload_timeout_s": UPLOAD_TIMEOUT_S, "upload_text_bytes": len(payloads()["upload_text_1.9MB"]),
             "ingest_s": round(ingest_s, 1), "ready_s": round(ready_s, 1),
+            "reference_bomb": {"doc_id": BOMB_ID, "characters": len(reference_bomb()),
+                               "upload_s": round(bomb_s, 1) if bomb_s else None} if bomb_s else None,
             "phases": phases, "p95_ratio_B_over_A": ratio, "target_p95_ratio": 2.0,
             "normal_not_200": refused,
             "p95_target_met": ratio is not None and ratio <= 2.0 and not refused,
