@@ -138,19 +138,11 @@ BOMB_ID = "rujukan-padat"
 
 
 def reference_bomb() -> str:
-    """The densest regulation an upload may add: 289 passages (one upload adds at most 300) of about 720 characters,
-    each with 14 cross-references (~4,000 in all, just under `limits.max_reference_density`, 20 per 1,000
-    characters): the reference bomb of issue 27, as far as the caps let it go."""
-    text = (f"---\nid: {BOMB_ID}\ntitle: Peraturan Uji Rujukan Padat\ndoc_type: regulation\nlang: id\n---\n\n"
-            "Pasal 1\n\n(1) Ketentuan umum.\n\n")
-    for i in range(2, 290):
-        refs = ", ".join(f"Pasal {max(1, i - k)} ayat ({k % 3 + 1})" for k in range(1, 15))
-        text += (f"Pasal {i}\n\n(1) Ketentuan sebagaimana dimaksud dalam {refs} berlaku bagi Wajib Pajak yang "
-                 "memenuhi syarat dan tata cara yang ditetapkan dalam peraturan ini untuk tahun pajak berjalan, "
-                 "kecuali ditentukan lain oleh Menteri dalam peraturan pelaksanaan yang diterbitkan untuk itu dengan "
-                 "memperhatikan kepentingan penerimaan negara, kepastian hukum, dan kemudahan administrasi bagi "
-                 "Wajib Pajak, termasuk tata cara pengajuan, pemeriksaan, dan penyelesaian keberatan.\n\n")
-    return text
+    """The densest regulation an upload may add (`pipeline.eval.poisoning.densest_regulation`: 289 passages, ~4,000
+    cross-references): the reference bomb of issue 27, as far as the caps let it go."""
+    from pipeline.eval.poisoning import densest_regulation
+
+    return densest_regulation(BOMB_ID)
 
 
 PAYLOADS: dict[str, bytes] = {}

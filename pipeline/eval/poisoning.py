@@ -429,6 +429,23 @@ def summarise(rows: list[Row], before: dict[str, Result], after: dict[str, Resul
     }
 
 
+def densest_regulation(doc_id: str, articles: int = 289) -> str:
+    """A regulation as dense in cross-references as the ingest caps let one upload be: `articles` Pasal of ~720
+    characters (289: one upload adds at most 300 passages), each citing 14 others (~4,000 in all, just under
+    `limits.max_reference_density`, 20 per 1,000 characters). Accepted at ingest; what its pages cost is what
+    `pipeline/corpus/reading.py` bounds (bench/abuse_load.py's reference-bomb reader, tests/corpus/test_reading.py)."""
+    text = (f"---\nid: {doc_id}\ntitle: Peraturan Uji Rujukan Padat\ndoc_type: regulation\nlang: id\n---\n\n"
+            "Pasal 1\n\n(1) Ketentuan umum.\n\n")
+    for i in range(2, articles + 1):
+        refs = ", ".join(f"Pasal {max(1, i - k)} ayat ({k % 3 + 1})" for k in range(1, 15))
+        text += (f"Pasal {i}\n\n(1) Ketentuan sebagaimana dimaksud dalam {refs} berlaku bagi Wajib Pajak yang "
+                 "memenuhi syarat dan tata cara yang ditetapkan dalam peraturan ini untuk tahun pajak berjalan, "
+                 "kecuali ditentukan lain oleh Menteri dalam peraturan pelaksanaan yang diterbitkan untuk itu dengan "
+                 "memperhatikan kepentingan penerimaan negara, kepastian hukum, dan kemudahan administrasi bagi "
+                 "Wajib Pajak, termasuk tata cara pengajuan, pemeriksaan, dan penyelesaian keberatan.\n\n")
+    return text
+
+
 COSTLY_QUESTION = "1," * 249  # the probe's costly question: 500 characters, 501 tokens, one part
 COSTLY_RATIO = 8.0            # what one question may cost, in plain questions' work (unbounded, it cost 18.7)
 

@@ -11,29 +11,16 @@ from pipeline import catalog
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.corpus import Corpus
 from pipeline.corpus.reading import REFS_SHOWN, WINDOW_CHARS, document_view, page_link, text_view, window
+from pipeline.eval.poisoning import densest_regulation
 from serve.web.evidence import pieces
 
 DOC = "rujukan-padat"
 
 
-def dense_regulation(articles: int = 289) -> str:
-    """A regulation of `articles` Pasal of ~720 characters, each citing 14 others (inside the reference caps)."""
-    text = f"---\nid: {DOC}\ntitle: Peraturan Uji Rujukan Padat\ndoc_type: regulation\nlang: id\n---\n\nPasal 1\n\n" \
-           "(1) Ketentuan umum.\n\n"
-    for i in range(2, articles + 1):
-        refs = ", ".join(f"Pasal {max(1, i - k)} ayat ({k % 3 + 1})" for k in range(1, 15))
-        text += (f"Pasal {i}\n\n(1) Ketentuan sebagaimana dimaksud dalam {refs} berlaku bagi Wajib Pajak yang "
-                 "memenuhi syarat dan tata cara yang ditetapkan dalam peraturan ini untuk tahun pajak berjalan, "
-                 "kecuali ditentukan lain oleh Menteri dalam peraturan pelaksanaan yang diterbitkan untuk itu dengan "
-                 "memperhatikan kepentingan penerimaan negara, kepastian hukum, dan kemudahan administrasi bagi "
-                 "Wajib Pajak, termasuk tata cara pengajuan, pemeriksaan, dan penyelesaian keberatan.\n\n")
-    return text
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, profile):
     src = tmp_path_factory.mktemp("dense") / f"{DOC}.md"
-    src.write_text(dense_regulation(), encoding="utf-8")
+    src.write_text(densest_regulation(DOC), encoding="utf-8")
     with Corpus(tmp_path_factory.mktemp("data"), profile, embedder=FakeHashEmbedder()) as c:
         report = c.ingest([src])
         assert not report.errors, report.errors
