@@ -32,7 +32,7 @@ from pipeline.config import load_profile
 from pipeline.context import AttemptContext, ContextBuilder, ContextRequest
 from pipeline.errors import IngestError
 from pipeline.corpus import DEFAULT_COLLECTION, Corpus, DataDir, Upload, reading
-from pipeline.corpus.ingestor import embed_chunks
+from pipeline.corpus.ingestor import IngestReport, Ingestor, embed_chunks
 from pipeline.index import Bm25LexicalIndex, StoreChunkSource
 from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
 from pipeline.types import (Candidate, Chunk, ContextLink, Document, DocumentStatus, GenerationOutput, GenerationRequest,
@@ -171,9 +171,10 @@ class JudgeDeployment(_ModelDeployment):
 
 class _Collection:
     """One collection the retriever serves: its corpus, its lexical lane, and the lock that orders
-    reads and the short write at the end of an ingest (the store and Milvus Lite are touched by one
-    thread at a time). Ingests take `ingest_lock` too, so two ingests of one collection never
-    interleave; parsing and embedding happen before the read lock is taken."""
+    reads and an ingest's two short writes (the store and Milvus Lite are touched by one thread at a
+    time): the documents' rows, then the derived state and the new vectors (`_finalize`). Ingests and
+    deletes take `ingest_lock` too, so two never interleave; parsing, embedding and computing the
+    derived state happen with the read lock free."""
 
     def __init__(self, directory: DataDir, profile):
         self.dir = directory
@@ -480,16 +481,28 @@ class RetrieverDeployment:
                 # parse (worker process, time limit) and embed while answers keep flowing
                 items = await asyncio.to_thread(self._parse, col, paths)
                 await self._embed(col, items)
-                async with col.lock:  # the write: a reader sees the old version or the new one
-                    report = await asyncio.to_thread(col.corpus.ingest, paths, False, None, actor,
-                                                     Upload(authority_ceiling=authority), _Given(items))
-                    col.load()
+                ingestor = Ingestor(col.corpus, None, actor, Upload(authority_ceiling=authority), defer_vectors=True)
+                async with col.lock:  # the write: the documents' rows (their vectors wait for the swap)
+                    report = await asyncio.to_thread(ingestor.ingest, paths, False, _Given(items), False)
+                    due = await asyncio.to_thread(ingestor.needs_finalize, bool(report.ingested))
+                if due:
+                    await self._finalize(col, ingestor, report)
             except BaseException:
                 await asyncio.to_thread(_settle_uploads, written, set(paths))
                 raise
             rejected = {Path(e.path).resolve() for e in report.errors}
             await asyncio.to_thread(_settle_uploads, written, rejected)
             return IngestResponse.model_validate(report).relative_to(col.dir.root)
+
+    async def _finalize(self, col: _Collection, ingestor: Ingestor, report: IngestReport) -> None:
+        """What an ingest or a delete derives from the store (cross-references, status graph, near-duplicates, the
+        lexical index: `Ingestor.derive`), computed with no lock while readers go on answering from the indexes as
+        they were, then written and swapped in under the lock (`Ingestor.apply`), where the new passages' vectors
+        go in too: no reader retrieves a passage whose references and standing are not known yet."""
+        derived = await asyncio.to_thread(ingestor.derive)
+        async with col.lock:
+            await asyncio.to_thread(ingestor.apply, derived, report)
+            col.load()
 
     def _parse(self, col: _Collection, paths: list[Path]) -> dict[Path, object]:
         from pipeline.ingest.isolated import IsolatedPreparation
@@ -519,13 +532,15 @@ class RetrieverDeployment:
                      ) -> DeleteResponse | None:
         """Take a document out (None: no such document); an uploaded file goes with it."""
         col = self._collection(collection)
-        async with col.ingest_lock, col.lock:
-            doc = col.corpus.store.document(doc_id)
-            if doc is None:
-                return None
-            await self._use_embedder(col)
-            await asyncio.to_thread(col.corpus.delete, doc_id, None, actor)
-            col.load()
+        async with col.ingest_lock:
+            async with col.lock:  # the write
+                doc = col.corpus.store.document(doc_id)
+                if doc is None:
+                    return None
+                await self._use_embedder(col)
+                ingestor = Ingestor(col.corpus, None, actor)
+                await asyncio.to_thread(ingestor.delete, doc_id, False)
+            await self._finalize(col, ingestor, IngestReport())
             original = Path(doc.original)
             if original.is_relative_to(col.dir.uploads.resolve()):
                 original.unlink(missing_ok=True)

@@ -4,7 +4,8 @@
                      cross-references and near-duplicate pairs
     texts/           each document's rendition (its cleaned text), named by content; chunks slice it
     milvus.db        dense lane (Milvus Lite; or a Milvus server: index.milvus_uri / $SAKSI_MILVUS_URI)
-    bm25/            lexical lane (bm25s) + its chunk ids and fingerprint
+    bm25/            lexical lane (bm25s) + its chunk ids and fingerprint (bm25.next/: the next one, while a
+                     server's ingest builds it beside the live one)
     state.json       what both lanes were last written from (CorpusState); written last by every ingest
     about.json       the collection's description and example questions (CollectionAbout), for the page
     traces/          one JSON trace per question asked; traces/paragraphs/ the long paragraphs they name, by SHA-256
@@ -199,8 +200,8 @@ class DataDir:
 
     def clear(self) -> None:
         """Drop the corpus and its indexes (--rebuild); traces and uploads stay."""
-        for target in (self.root / ChunkStore.FILENAME, self.root / "milvus.db", self.bm25, self.texts,
-                       self.state_file):
+        for target in (self.root / ChunkStore.FILENAME, self.root / "milvus.db", self.bm25,
+                       self.bm25.with_name(self.bm25.name + ".next"), self.texts, self.state_file):
             if target.is_dir():
                 shutil.rmtree(target)
             else:

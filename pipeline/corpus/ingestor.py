@@ -26,7 +26,7 @@ from ..audit import LOCAL_KEY
 from ..errors import CorpusIndexError, IngestError
 from ..index import Bm25LexicalIndex
 from ..index.embedding_cache import embed_passages
-from ..index.store import fingerprint_of
+from ..index.store import ChunkStore, fingerprint_of
 from ..keys import cap_authority
 from ..ingest import expand_paths
 from ..ingest.near_dup import near_duplicate_pairs
@@ -192,10 +192,32 @@ class IngestReport:
         return IngestResponse.model_validate(self).model_dump(mode="json")
 
 
+@dataclass
+class Derived:
+    """What a finalize computes from the store without writing anything: the cross-references' resolutions, the
+    status graph, the near-duplicate pairs, and a lexical index built beside the live one (`lexical_dir`)."""
+    resolutions: list
+    edges: list
+    near_duplicates: list
+    ids: list[str]
+    fingerprint: str
+    lexical_dir: Path
+
+
 class Ingestor:
+    """Writes documents into a corpus, then brings everything derived from the store along (`finalize`).
+
+    A server that keeps answering during an ingest splits the two (serve/deployments.py): `ingest(…, finalize=False)`
+    and `delete(…, finalize=False)` are the write, under the collection's lock; `derive()` reads the store on a
+    connection of its own and computes the derived state, with no lock; `apply()` writes it and moves the new
+    lexical index into place, under the lock again. With `defer_vectors` the new passages' vectors wait for
+    `apply()`, so no reader can retrieve a passage whose cross-references and standing are not yet known."""
+
     def __init__(self, corpus: "Corpus", progress: Callable[[str], None] | None = None, actor: str = LOCAL_KEY,
-                 upload: Upload | None = None, meter: IngestMeter | None = None):
+                 upload: Upload | None = None, meter: IngestMeter | None = None, defer_vectors: bool = False):
         self.corpus = corpus
+        self.defer_vectors = defer_vectors
+        self._deferred: list[tuple[list[Chunk], Vectors | None]] = []  # vectors written by apply()
         self.say = progress or (lambda msg: log.info(msg))
         self.actor = actor    # who asked for it: the audit log and every document's provenance record it
         self.upload = upload  # None: the operator's own files (no ceiling, no name guard)
@@ -203,8 +225,9 @@ class Ingestor:
         self._tombstones: list[dict] | None = None  # the deleted ids and names an upload may not take
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,
-               preparation: Preparation | None = None) -> IngestReport:
-        """Ingest files and directories; a bad file is reported and skipped, the rest goes in."""
+               preparation: Preparation | None = None, finalize: bool = True) -> IngestReport:
+        """Ingest files and directories; a bad file is reported and skipped, the rest goes in. `finalize=False`:
+        the write only (the caller runs `derive()` and `apply()`)."""
         corpus = self.corpus
         if rebuild:
             corpus.clear()
@@ -242,7 +265,8 @@ class Ingestor:
                 continue
             self._committed(report, prepared)
             self.meter.file_done()
-        self.finalize(report, force=bool(report.ingested))
+        if finalize:
+            self.finalize(report, force=bool(report.ingested))
         report.from_cache = corpus.embedding_cache.hits - hits_before
         report.total_documents = len(corpus.store.documents())
         report.total_chunks = corpus.store.count()
@@ -252,8 +276,9 @@ class Ingestor:
                                          documents=report.total_documents, chunks=report.total_chunks)
         return report
 
-    def delete(self, doc_id: str) -> bool:
-        """Remove a document (one store transaction), then bring the indexes and references along."""
+    def delete(self, doc_id: str, finalize: bool = True) -> bool:
+        """Remove a document (one store transaction), then bring the indexes and references along (`finalize=False`:
+        the caller runs `derive()` and `apply()`)."""
         state = self.corpus.dir.state()
         if state is not None:  # refuse before touching anything: the indexes must stay one embedder's
             self.corpus.require_embedder(state)
@@ -265,7 +290,8 @@ class Ingestor:
         if doc is None or not self.corpus.store.delete_document(doc_id, audit=entry):
             return False
         self.flush_audit()
-        self.finalize(IngestReport(), force=True)
+        if finalize:
+            self.finalize(IngestReport(), force=True)
         return True
 
     def flush_audit(self, recovered: bool = False) -> int:
@@ -380,7 +406,11 @@ class Ingestor:
             present = set()
         todo = [c for c in prepared.chunks if c.chunk_id not in present]
         self.meter.embedding(doc.doc_id, len(todo))
-        prepared.manifest["embedded"] = self._write_vectors(todo, vectors)
+        if self.defer_vectors:  # written by apply(), with everything a reader needs to cite them
+            self._deferred.append((todo, vectors))
+            prepared.manifest["embedded"] = len(todo)
+        else:
+            prepared.manifest["embedded"] = self._write_vectors(todo, vectors)
         corpus.store.replace_document(doc, prepared.chunks, prepared.tokens, corpus.rules, prepared.source_hash,
                                       prepared.manifest, prepared.references,
                                       audit=("ingest_document", self.actor,
@@ -433,18 +463,56 @@ class Ingestor:
         Runs when something changed, and whenever the indexes disagree with the store (an
         ingest was interrupted), so running the ingest again completes it.
         """
+        if self.needs_finalize(force):
+            self.apply(self.derive(self.corpus.store), report)
+
+    def needs_finalize(self, force: bool = False) -> bool:
+        """Whether the derived state must be brought along: something changed (`force`), or the indexes disagree
+        with the store (an ingest was interrupted)."""
         corpus = self.corpus
         self.flush_audit(recovered=True)  # what a process that stopped between a change and its entry left
         if not force and corpus.exists() and corpus.consistent() and not corpus.store.status_stale:
             if not corpus.dir.about_file.exists():  # a collection ingested before collections were described
                 self._describe()
-            return
-        self._resolve_references()
-        store = corpus.store
-        store.set_status_edges(status.graph((d for d, _ in store.documents()), store.doc_chunks, store.references))
-        store.set_near_duplicates(near_duplicate_pairs(c for d, _ in store.documents()
-                                                       for c in store.doc_chunks(d.doc_id)))
-        self._sync_indexes(report)
+            return False
+        return True
+
+    def derive(self, store: ChunkStore | None = None) -> Derived:
+        """Everything derived from the store, computed and nothing written (the new lexical index is built beside
+        the live one). `store`: None opens a read-only connection of its own, so a server's readers, on the
+        corpus's connection, may go on meanwhile."""
+        own = store is None
+        if own:
+            store = ChunkStore(self.corpus.dir.root, read_only=True)
+        try:
+            documents = [d for d, _ in store.documents()]
+            resolutions = self._resolutions(store, documents)
+            resolved = {(r[0], r[1]): dict(zip(("status", "target_doc", "target_chunk", "target_label", "reason"),
+                                               r[2:])) for r in resolutions}
+
+            def references_of(doc_id: str) -> list[dict]:  # as the store will hold them once `apply` writes them
+                return [{**r, **resolved.get((r["chunk_id"], r["ordinal"]), {})} for r in store.references(doc_id)]
+
+            edges = status.graph(iter(documents), store.doc_chunks, references_of)
+            pairs = near_duplicate_pairs(c for d in documents for c in store.doc_chunks(d.doc_id))
+            ids, tokens = store.all_tokens()
+        finally:
+            if own:
+                store.close()
+        fingerprint = fingerprint_of(ids)
+        lexical_dir = self.corpus.dir.bm25.with_name(self.corpus.dir.bm25.name + ".next")
+        Bm25LexicalIndex.build(lexical_dir, ids, tokens, fingerprint)
+        return Derived(resolutions, edges, pairs, ids, fingerprint, lexical_dir)
+
+    def apply(self, derived: Derived, report: IngestReport) -> None:
+        """Write what `derive()` computed: resolutions, status graph and near-duplicates (each one transaction),
+        both lanes brought to the store's chunk set (the deferred vectors first), the new lexical index moved into
+        place, then the state file (what a reader's reload waits for)."""
+        store = self.corpus.store
+        store.set_resolutions(derived.resolutions)
+        store.set_status_edges(derived.edges)
+        store.set_near_duplicates(derived.near_duplicates)
+        self._sync_indexes(report, derived)
         self._remove_unused_renditions()
         self._describe()
 
@@ -453,9 +521,10 @@ class Ingestor:
         documents = [d for d, _ in self.corpus.store.documents()]
         self.corpus.dir.write_about(illustrative=bool(documents) and all(d.illustrative for d in documents))
 
-    def _resolve_references(self) -> None:
-        store = self.corpus.store
-        documents = [d for d, _ in store.documents()]
+    @staticmethod
+    def _resolutions(store: ChunkStore, documents: list[Document]) -> list[tuple]:
+        """Every stored cross-reference resolved against the documents: (chunk, ordinal, status, target document,
+        target chunk, label, reason)."""
         cache: dict[str, list[Chunk]] = {}
 
         def chunks_of(doc_id: str) -> list[Chunk]:
@@ -472,11 +541,14 @@ class Ingestor:
                 continue
             r = resolve(Reference(**ref["reference"]), here, documents, chunks_of)
             rows.append((ref["chunk_id"], ref["ordinal"], r.status, r.doc_id, r.chunk_id, r.label, r.reason))
-        store.set_resolutions(rows)
+        return rows
 
-    def _sync_indexes(self, report: IngestReport) -> None:
+    def _sync_indexes(self, report: IngestReport, derived: Derived) -> None:
         """Bring both lanes to exactly the store's chunk set (also repairs an interrupted ingest)."""
         corpus = self.corpus
+        for chunks, vectors in self._deferred:
+            self._write_vectors(chunks, vectors)
+        self._deferred = []
         store_ids = corpus.store.ids()
         present = corpus.dense.all_ids()
         stale = present - set(store_ids)
@@ -489,11 +561,10 @@ class Ingestor:
             self.meter.embedding("", len(todo))
             chunks = corpus.store.get(todo)
             report.embedded += self._write_vectors([chunks[cid] for cid in todo])
-        ids, tokens = corpus.store.all_tokens()
-        fingerprint = fingerprint_of(ids)
-        Bm25LexicalIndex.build(corpus.dir.bm25, ids, tokens, fingerprint)
-        corpus.dir.write_state(CorpusState(fingerprint=fingerprint, chunks=len(ids), embedder=corpus.embedder_name,
-                                           dim=corpus.vector_dim(), profile=corpus.profile.settings.profile))
+        Bm25LexicalIndex.install(derived.lexical_dir, corpus.dir.bm25)
+        corpus.dir.write_state(CorpusState(fingerprint=derived.fingerprint, chunks=len(derived.ids),
+                                           embedder=corpus.embedder_name, dim=corpus.vector_dim(),
+                                           profile=corpus.profile.settings.profile))
 
     def _remove_unused_renditions(self) -> None:
         used = {Path(d.rendition).name for d, _ in self.corpus.store.documents() if d.rendition}

@@ -56,13 +56,19 @@ class Bm25LexicalIndex:
             retriever.save(str(tmp), show_progress=False)
         (tmp / cls.META).write_text(json.dumps({"ids": ids, "doc_freq": doc_freq, "fingerprint": fingerprint,
                                                 "k1": k1, "b": b}, ensure_ascii=False))
+        cls.install(tmp, directory)
+        return cls(retriever if ids else None, ids, doc_freq, fingerprint)
+
+    @staticmethod
+    def install(built: Path, directory: Path) -> None:
+        """Move an index built in `built` to `directory`, replacing what is there (a rename each: a reader that
+        loads meanwhile finds the old index or the new one)."""
         old = directory.with_name(directory.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
         if directory.exists():
             os.replace(directory, old)
-        os.replace(tmp, directory)
+        os.replace(built, directory)
         shutil.rmtree(old, ignore_errors=True)
-        return cls(retriever if ids else None, ids, doc_freq, fingerprint)
 
     @classmethod
     def load(cls, directory: Path) -> "Bm25LexicalIndex":

@@ -103,9 +103,14 @@ def document_from_json(data: str) -> Document:
 class ChunkStore:
     FILENAME = "chunks.sqlite3"
 
-    def __init__(self, data_dir: Path):
-        data_dir.mkdir(parents=True, exist_ok=True)
+    def __init__(self, data_dir: Path, read_only: bool = False):
         self.path = data_dir / self.FILENAME
+        self._definitions: tuple[int, dict[str, list[tuple[str, str]]]] | None = None
+        if read_only:  # a connection of its own that can only read (`Ingestor.derive`, beside a server's readers)
+            self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            self.status_stale = False
+            return
+        data_dir.mkdir(parents=True, exist_ok=True)
         # a Serve replica may touch the store from its event loop and from a worker thread (ingest);
         # its owner serialises the two (serve/deployments.py), so the connection may cross threads
         self._db = sqlite3.connect(self.path, check_same_thread=False)
@@ -120,7 +125,6 @@ class ChunkStore:
                 if name not in have:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
         self._db.commit()
-        self._definitions: tuple[int, dict[str, list[tuple[str, str]]]] | None = None
 
     def close(self) -> None:
         self._db.close()

@@ -65,3 +65,54 @@ def test_a_damaged_collection_is_out_of_service_while_the_others_serve(tmp_path,
     assert asyncio.run(retriever.documents("default"))  # the other serves
     with pytest.raises(RuntimeError, match="bcol"):
         asyncio.run(retriever.documents("bcol"))
+
+
+def test_an_upload_holds_the_collection_lock_only_for_its_writes(tmp_path, monkeypatch):
+    """Issue 27: an ingest locks the collection for the write of the documents' rows and for the swap of what is
+    derived from them, not while it computes cross-references, the status graph, near-duplicates and the lexical
+    index (readers answer meanwhile). Between the two, the new passages are in the store but in neither lane: no
+    reader can retrieve a passage whose references and standing are not yet known. A delete likewise."""
+    from pipeline.corpus.ingestor import Ingestor
+
+    monkeypatch.setattr("pipeline.corpus.corpus.make_embedder", lambda profile: FakeHashEmbedder())
+    monkeypatch.setattr("pipeline.corpus.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
+    data = tmp_path / "data"
+    with Corpus(data, load_profile()) as c:
+        c.ingest([SAMPLE])
+    retriever = RetrieverDeployment.func_or_class("lite", str(data))
+    assert asyncio.run(retriever.ready())["ready"]
+    col = retriever._collection("default")
+    seen: list[dict] = []
+    derive, apply = Ingestor.derive, Ingestor.apply
+
+    def spied_derive(self, store=None):
+        ids = [c.chunk_id for c in col.corpus.store.doc_chunks("catatan-lock")]
+        seen.append({"step": "derive", "locked": col.lock.locked(), "rows": len(ids),
+                     "dense": len(col.corpus.dense.present(ids)) if ids else 0,
+                     "lexical": sum(i in col.lexical.ids for i in ids)})
+        return derive(self, store)
+
+    def spied_apply(self, derived, report):
+        seen.append({"step": "apply", "locked": col.lock.locked()})
+        return apply(self, derived, report)
+
+    monkeypatch.setattr(Ingestor, "derive", spied_derive)
+    monkeypatch.setattr(Ingestor, "apply", spied_apply)
+    doc = ("---\nid: catatan-lock\ntitle: Catatan Uji Kunci\ndoc_type: guidance\nlang: id\n---\n\n"
+           "1. Bea meterai atas kuitansi sewa gudang uji kunci adalah Rp10.000 per dokumen.\n").encode()
+    report = asyncio.run(retriever.ingest([("catatan-lock.md", doc)], "key:curator", "unknown"))
+    assert report.ingested and not report.errors, report
+    written = seen[0]
+    assert seen[0]["step"] == "derive" and seen[1] == {"step": "apply", "locked": True}
+    assert not written["locked"] and written["rows"] >= 1 and written["dense"] == 0 and written["lexical"] == 0
+    ix = retriever.indexes()  # after the swap: in both lanes
+    ids = [c.chunk_id for c in col.corpus.store.doc_chunks("catatan-lock")]
+    assert set(ids) <= set(col.lexical.ids) and col.corpus.dense.present(ids) == set(ids)
+    assert any(cid in ids for cid, _ in asyncio.run(ix.lexical.search(["kuitansi", "gudang", "kunci"], 5)))
+    assert col.corpus.consistent()
+
+    seen.clear()
+    assert asyncio.run(retriever.delete("catatan-lock", "key:curator")) is not None
+    assert [s["step"] for s in seen] == ["derive", "apply"] and not seen[0]["locked"] and seen[1]["locked"]
+    assert not col.corpus.store.doc_chunks("catatan-lock") and not set(ids) & set(col.lexical.ids)
+    assert not col.corpus.dense.present(ids) and col.corpus.consistent()
