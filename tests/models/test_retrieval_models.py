@@ -4,8 +4,6 @@ question on them, so the sparse lane and the rerank blend are seen end to end.""
 from __future__ import annotations
 
 import asyncio
-import shutil
-from dataclasses import replace
 
 import numpy as np
 import pytest

@@ -16,10 +16,14 @@ from ..conftest import SAMPLE
 pytestmark = pytest.mark.integration
 
 
-def test_retriever_reloads_when_another_writer_ingests(tmp_path, monkeypatch):
-    # the fake embedder on both sides: the state file names the embedder, and both must agree
+@pytest.fixture
+def fake_embedder(monkeypatch):
+    """The fake embedder wherever a corpus makes one: the state file names the embedder, and every side must agree."""
     monkeypatch.setattr("pipeline.corpus.corpus.make_embedder", lambda profile: FakeHashEmbedder())
     monkeypatch.setattr("pipeline.corpus.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
+
+
+def test_retriever_reloads_when_another_writer_ingests(tmp_path, fake_embedder):
     data = tmp_path / "data"
     with Corpus(data, load_profile()) as c:
         c.ingest([SAMPLE])
@@ -48,12 +52,10 @@ def test_retriever_reloads_when_another_writer_ingests(tmp_path, monkeypatch):
     assert any(ch.doc_id.startswith("x-") for ch in chunks.values())
 
 
-def test_a_damaged_collection_is_out_of_service_while_the_others_serve(tmp_path, monkeypatch):
+def test_a_damaged_collection_is_out_of_service_while_the_others_serve(tmp_path, fake_embedder):
     """Issue 27: one collection's damaged index no longer stops the server; readiness names it."""
     from pipeline.corpus import DataDir
 
-    monkeypatch.setattr("pipeline.corpus.corpus.make_embedder", lambda profile: FakeHashEmbedder())
-    monkeypatch.setattr("pipeline.corpus.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
     data = tmp_path / "data"
     for name in ("default", "bcol"):
         with Corpus(DataDir(data).collection(name), load_profile()) as c:
@@ -67,15 +69,13 @@ def test_a_damaged_collection_is_out_of_service_while_the_others_serve(tmp_path,
         asyncio.run(retriever.documents("bcol"))
 
 
-def test_an_upload_holds_the_collection_lock_only_for_its_writes(tmp_path, monkeypatch):
+def test_an_upload_holds_the_collection_lock_only_for_its_writes(tmp_path, fake_embedder, monkeypatch):
     """Issue 27: an ingest locks the collection for the write of the documents' rows and for the swap of what is
     derived from them, not while it computes cross-references, the status graph, near-duplicates and the lexical
     index (readers answer meanwhile). Between the two, the new passages are in the store but in neither lane: no
     reader can retrieve a passage whose references and standing are not yet known. A delete likewise."""
     from pipeline.corpus.ingestor import Ingestor
 
-    monkeypatch.setattr("pipeline.corpus.corpus.make_embedder", lambda profile: FakeHashEmbedder())
-    monkeypatch.setattr("pipeline.corpus.corpus.embedder_name", lambda settings: FakeHashEmbedder().name)
     data = tmp_path / "data"
     with Corpus(data, load_profile()) as c:
         c.ingest([SAMPLE])
