@@ -1,7 +1,7 @@
 """Normal users' latency with and without an abusive caller: a locust load run on 127.0.0.1.
 
 One `saksi serve` (lite profile) over corpus/sample, started here as a subprocess on a free
-loopback port, then two phases of the same length, run with locust's library API (headless,
+loopback port, then phases of the same length, run with locust's library API (headless,
 in this process, gevent greenlets):
 
 - A: N normal users (default 4), each with a reader key of its own (separate clients, separate
@@ -9,9 +9,10 @@ in this process, gevent greenlets):
   (POST /v1/answer) with 2–4 s of think time: about 20 questions a minute each, inside the answer
   budget's 30 units a minute (a plain answer costs ~1.2), so a normal user is never refused for its
   own use;
-- B: the same number of normal users with fresh keys (a phase starts with full budgets, as phase A
-  did), plus attackers (default one of each kind, paced at about the
-  per-key rate limit, 600/min):
+- B_questions, B_references, B_uploads: the same number of normal users plus one attacker alone
+  (`--attack each`, the default), then B_all: all three at once. Every phase has fresh keys, the
+  attackers' too, so each starts with full budgets as phase A did. The attackers (one of each kind
+  by default, `--attackers N`) are paced at about the per-key rate limit, 600/min:
   - `QuestionAttacker` (its own reader key): questions of 500 characters, one long part (the
     costliest question accepted: full pipeline), the costly "1,"×249 (little text, much work: charged by
     its measured work since issue 27) and the sample questions glued together (many
@@ -30,9 +31,11 @@ in this process, gevent greenlets):
 
 Reported per phase: normal users' request count, p50/p95/max latency (every normal request,
 whatever its status; a client timeout counts at its elapsed time) and counts by status; the
-attackers' requests by kind and status; status 500 across everything; p95(B)/p95(A) against
-the target (at most 2×), met only if no normal request was refused (a refusal is fast and would
-pull p95 down). The machine's load average is recorded before each phase: on a shared,
+attackers' requests by kind and status; status 500 across everything; each B phase's p95 over
+phase A's. The target (issue 27: an attacker inside its budgets cannot raise another key's p95
+more than 2×) is each attacker alone at most 2×, met only if no normal request was refused (a
+refusal is fast and would pull p95 down); all three at once is reported beside it (three keys'
+budgets add up: what they may take together is a capacity question, not one key's budget). The machine's load average is recorded before each phase: on a shared,
 noisy machine compare the ratio, and rerun before trusting a single number.
 
 It is a measurement, not a test: it exits nonzero only when some response was a 500 or the
@@ -40,11 +43,11 @@ server died (or could not be set up). The server is always stopped (SIGTERM to i
 group, then SIGKILL to whatever of its session is left) and the temp dir removed.
 
     .venv/bin/python bench/abuse_load.py [--users 4] [--attackers 1] [--seconds 75]
-                                         [--attack all|questions|uploads]
+                                         [--attack each|all|questions|references|uploads]
                                          [--out bench/results/abuse_load.json]
 
-About 4 minutes with the defaults on a 2-core machine (ingest ~20 s, server start ~25 s, two
-75 s phases, shutdown).
+About 8 minutes with the defaults on a 2-core machine (ingest and server start ~20 s, the
+reference bomb's upload ~60 s, five 75 s phases, shutdown).
 """
 from __future__ import annotations
 
@@ -423,24 +426,31 @@ def start_server(data: Path, port: int, log: Path) -> subprocess.Popen:
 
 
 def table(result: dict) -> str:
-    lines = [f"{'phase':16} {'normal n':>8} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'load1m':>6}  statuses",
-             "-" * 80]
+    lines = [f"{'phase':16} {'normal n':>8} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'p95 x A':>8} {'load1m':>6}  "
+             "statuses", "-" * 96]
     for label, ph in result["phases"].items():
         n = ph["normal"]
+        ratio = result["p95_ratios"].get(label)
         lines.append(f"{label:16} {n['n']:>8} {n.get('p50_ms', 0):>8.0f} {n.get('p95_ms', 0):>8.0f} "
-                     f"{n.get('max_ms', 0):>8.0f} {ph['loadavg_1m_before']:>6.1f}  {n['statuses']}")
-    ratio = result["p95_ratio_B_over_A"]
-    lines.append(f"p95 B/A = {ratio}, normal requests not answered 200: {result['normal_not_200']} (target at most "
-                 f"{result['target_p95_ratio']} and none: {'met' if result['p95_target_met'] else 'MISSED'})")
-    lines += ["", f"{'attacker request (phase B)':34} {'n':>5} {'p50 ms':>8}  statuses", "-" * 80]
-    for kind, a in result["phases"]["B_under_attack"]["attacker"].items():
-        extra = (f"  (sent at most {a['max_mb_sent_before_response']} MB before the response)"
-                 if "max_mb_sent_before_response" in a else "")
-        lines.append(f"{kind:34} {a['n']:>5} {a['p50_ms']:>8.0f}  {a['statuses']}{extra}")
+                     f"{n.get('max_ms', 0):>8.0f} {ratio if ratio is not None else '':>8} "
+                     f"{ph['loadavg_1m_before']:>6.1f}  {n['statuses']}")
+    lines.append(f"target: each attacker alone at most {result['target_p95_ratio']}x p95 and no normal request refused: "
+                 f"{'met' if result['p95_target_met'] else 'MISSED'}")
+    for label, ph in result["phases"].items():
+        if not ph["attacker"]:
+            continue
+        lines += ["", f"{'attacker request (' + label + ')':42} {'n':>5} {'p50 ms':>8}  statuses", "-" * 96]
+        for kind, a in ph["attacker"].items():
+            extra = (f"  (sent at most {a['max_mb_sent_before_response']} MB before the response)"
+                     if "max_mb_sent_before_response" in a else "")
+            lines.append(f"{kind:42} {a['n']:>5} {a['p50_ms']:>8.0f}  {a['statuses']}{extra}")
     lines.append("")
-    lines.append(f"status 500 across everything: {result['status_500_total']}; server alive after both phases: "
+    lines.append(f"status 500 across everything: {result['status_500_total']}; server alive after every phase: "
                  f"{result['server_alive_after']}")
     return "\n".join(lines)
+
+
+ATTACKS = {"questions": [QuestionAttacker], "references": [ReferenceBombReader], "uploads": [UploadAttacker]}
 
 
 def main() -> int:
@@ -448,8 +458,8 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=4, help="normal users (each with its own reader key)")
     ap.add_argument("--attackers", type=int, default=1, help="attackers of each kind (question, upload)")
     ap.add_argument("--seconds", type=float, default=75, help="length of each phase")
-    ap.add_argument("--attack", choices=["all", "questions", "uploads", "references"], default="all",
-                    help="which attackers run in phase B (one kind alone says which one costs what)")
+    ap.add_argument("--attack", choices=["each", "all", *ATTACKS], default="each",
+                    help="each: a phase B per attacker alone, then one with all three (the default); or one kind")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "abuse_load.json")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
@@ -475,7 +485,7 @@ def main() -> int:
         ready_s = wait_ready(proc, url, first)
         print(f"corpus ingested in {ingest_s:.0f} s; server ready in {ready_s:.0f} s at {url}", flush=True)
         bomb_s = None
-        if args.attack in ("all", "references"):  # the curator attacker's upload, before either phase
+        if args.attack in ("each", "all", "references"):  # the curator attacker's upload, before any phase
             t = time.perf_counter()
             req = urllib.request.Request(
                 f"{url}/v1/ingest", data=json.dumps({"files": [{"name": f"{BOMB_ID}.md",
@@ -495,36 +505,45 @@ def main() -> int:
                 r.read()
 
         phases = {"A_no_attacker": run_phase(url, [NormalUser], args.users, args.seconds)}
-        alive_a = proc.poll() is None and get(f"{url}/healthz") == 200
-        Keys.normal = [create_key(data, "reader", f"normal-b-{i}") for i in range(args.users)]  # full budgets
-        Keys.next_normal = itertools.count()  # the same users and questions, fresh keys
-        attackers = {"all": [QuestionAttacker, UploadAttacker, ReferenceBombReader], "questions": [QuestionAttacker],
-                     "uploads": [UploadAttacker], "references": [ReferenceBombReader]}[args.attack]
-        phases["B_under_attack"] = run_phase(url, [NormalUser, *attackers],
-                                             args.users + len(attackers) * args.attackers, args.seconds)
-        alive = alive_a and proc.poll() is None and get(f"{url}/healthz") == 200
+        alive = proc.poll() is None and get(f"{url}/healthz") == 200
+        everyone = [c for kind in ATTACKS.values() for c in kind]
+        runs = ({**{f"B_{k}": v for k, v in ATTACKS.items()}, "B_all": everyone} if args.attack == "each" else
+                {"B_all": everyone} if args.attack == "all" else {f"B_{args.attack}": ATTACKS[args.attack]})
+        for label, attackers in runs.items():  # every phase with fresh keys: each starts with full budgets
+            Keys.normal = [create_key(data, "reader", f"normal-{label}-{i}") for i in range(args.users)]
+            Keys.attacker_reader = create_key(data, "reader", f"attacker-{label}")
+            Keys.attacker_curator = create_key(data, "curator", f"attacker-{label}")
+            Keys.next_normal = itertools.count()  # the same users and questions
+            phases[label] = run_phase(url, [NormalUser, *attackers], args.users + len(attackers) * args.attackers,
+                                      args.seconds)
+            alive = alive and proc.poll() is None and get(f"{url}/healthz") == 200
         ready_after = get(f"{url}/readyz", first)
         if not alive:
             print(f"the server died:\n{log.read_text(errors='replace')[-4000:]}", file=sys.stderr)
 
         p95a = phases["A_no_attacker"]["normal"].get("p95_ms")
-        p95b = phases["B_under_attack"]["normal"].get("p95_ms")
-        ratio = round(p95b / p95a, 2) if p95a and p95b else None
-        refused = sum(n for p in phases.values() for st, n in p["normal"]["statuses"].items() if st != "200")
+        ratios = {label: round(ph["normal"]["p95_ms"] / p95a, 2) if p95a and ph["normal"].get("p95_ms") else None
+                  for label, ph in phases.items() if label != "A_no_attacker"}
+        alone = [label for label in ratios if label != "B_all"] or ["B_all"]
+        refused = {label: sum(n for st, n in ph["normal"]["statuses"].items() if st != "200")
+                   for label, ph in phases.items()}
         result = {
-            "what": "normal users' latency without (A) and with (B) an attacker; lite profile, corpus/sample",
+            "what": "normal users' latency without (A) and with (B_*) attackers, one phase per attacker alone and one "
+                    "with all three at once, from one server; lite profile, corpus/sample",
             "locust": locust.__version__, "cpus": os.cpu_count(), "seconds_per_phase": args.seconds,
             "normal_users": args.users, "normal_think_time_s": list(NORMAL_THINK_S),
-            "attackers": {c.__name__: args.attackers for c in attackers},
-            "keys": "one reader key per normal user, fresh for each phase; the attackers: one reader key "
-                    "(questions) and one curator key (uploads)",
+            "attackers_per_kind": args.attackers,
+            "keys": "one reader key per normal user and, for the attackers, one reader key (questions, reading) "
+                    "and one curator key (uploads): all fresh for each phase",
             "upload_timeout_s": UPLOAD_TIMEOUT_S, "upload_text_bytes": len(payloads()["upload_text_1.9MB"]),
             "ingest_s": round(ingest_s, 1), "ready_s": round(ready_s, 1),
             "reference_bomb": {"doc_id": BOMB_ID, "characters": len(reference_bomb()),
                                "upload_s": round(bomb_s, 1) if bomb_s else None} if bomb_s else None,
-            "phases": phases, "p95_ratio_B_over_A": ratio, "target_p95_ratio": 2.0,
+            "phases": phases, "p95_ratios": ratios, "target_p95_ratio": 2.0,
+            "target": "each attacker alone (its key inside its budgets): normal users' p95 at most 2x phase A's, "
+                      "no normal request refused; all three at once is reported beside it",
             "normal_not_200": refused,
-            "p95_target_met": ratio is not None and ratio <= 2.0 and not refused,
+            "p95_target_met": all(ratios[k] is not None and ratios[k] <= 2.0 and not refused[k] for k in alone),
             "status_500_total": sum(p["status_500"] for p in phases.values()),
             "server_alive_after": alive, "readyz_after": ready_after,
         }
