@@ -85,8 +85,8 @@ def show(corpus: Corpus, query: str, on: dt.date | None = None) -> dict:
     outline: dict[str, dict] = {}
     for c in chunks:
         unit = c.unit.split("#", 1)[1]
-        o = outline.setdefault(unit, {"unit": unit, "path": cite_path(c, unit), "chunks": 0, "spans": [],
-                                      "pages": c.page, "categories": []})
+        o = outline.setdefault(unit, {"unit": unit, "path": cite_path(c, unit), "chunk_id": c.chunk_id,  # its first
+                                      "chunks": 0, "spans": [], "pages": c.page, "categories": []})
         o["chunks"] += 1
         o["spans"].extend(s.label for s in c.spans if s.label not in o["spans"])
         o["categories"].extend(t for t in c.categories if t not in o["categories"])

@@ -49,8 +49,8 @@ from pipeline.orchestrator import Components, Orchestrator
 from pipeline.errors import KeyManagementError, QuestionRejected, TraceError, UnknownCollectionError
 from pipeline.keys import COLLECTION_NAME, ApiKey, KeyStore
 from pipeline.responses import (AnswerResponse, CollectionsResponse, CorpusResponse, DeleteResponse,
-                                DeploymentReadiness, ErrorResponse, Health, IngestErrorOut, IngestResponse, KeyCreated, KeyInfo,
-                                KeysResponse, Readiness, ReplayResponse, answer_relative)
+                                DeploymentReadiness, ErrorResponse, Health, IngestErrorOut, IngestResponse, KeyCreated,
+                                KeyInfo, KeysResponse, Readiness, ReplayResponse, answer_relative)
 from pipeline.limits import check_question
 from pipeline.trace import Trace, load_trace
 

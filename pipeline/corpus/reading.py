@@ -75,19 +75,14 @@ def text_view(corpus: Corpus, doc: Document, chunk_id: str | None = None, at: in
 
 
 def document_view(corpus: Corpus, report: dict, refs_from: int = 0) -> dict:
-    """`catalog.show`'s report of one document for its page: the outline with each unit's first passage, the
-    references out and in from `refs_from`, REFS_SHOWN of each (each reference out with the path of the passage it
-    stands in), their totals, and whether the document's text can be shown."""
-    chunks = corpus.store.doc_chunks(report["document"]["doc_id"])
-    first: dict[str, str] = {}
-    for c in chunks:  # reading order
-        first.setdefault(c.unit.split("#", 1)[-1], c.chunk_id)
-    where = {c.chunk_id: cite_path(c) for c in chunks}
+    """`catalog.show`'s report of one document for its page: the references out and in from `refs_from`,
+    REFS_SHOWN of each (each reference out with the path of the passage it stands in), their totals, and whether
+    the document's text can be shown."""
     refs = report["references"]
     page = slice(max(0, refs_from), max(0, refs_from) + REFS_SHOWN)
+    where = {cid: cite_path(c) for cid, c in corpus.store.get(r["chunk_id"] for r in refs["out"][page]).items()}
     rendition = report["document"].get("rendition")
     return {**report,
-            "outline": [{**entry, "chunk_id": first.get(entry["unit"])} for entry in report["outline"]],
             "references": {**refs, "out_total": len(refs["out"]), "in_total": len(refs["in"]), "from": page.start,
                            "shown": REFS_SHOWN,
                            "out": [{**r, "from": where.get(r["chunk_id"], r["chunk_id"]),

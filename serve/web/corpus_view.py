@@ -48,9 +48,10 @@ async def _corpus_page(request: Request, name: str, upload: IngestResponse | Non
     ing, key = ingress(request), key_of(request)
     collection = ing._collection(key, name)
     listing: CorpusResponse = await ing._coverage(collection)
-    return await page_work(request, "the corpus page", render, request, "corpus.html", collection=collection.name, listing=listing,
-                  collections=_collections(request), can_upload=key.has_role("curator"), upload=upload,
-                  max_files=MAX_FILES, max_mb=f"{ing.runtime.max_upload_bytes / 1_000_000:g}")
+    return await page_work(request, "the corpus page", render, request, "corpus.html", collection=collection.name,
+                           listing=listing, collections=_collections(request), can_upload=key.has_role("curator"),
+                           upload=upload, max_files=MAX_FILES,
+                           max_mb=f"{ing.runtime.max_upload_bytes / 1_000_000:g}")
 
 
 @router.get("/ui/corpus")

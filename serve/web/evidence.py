@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Annotated
-
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Path, Query, Request
@@ -108,8 +107,8 @@ def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[i
         inside.difference_update(closes.get(a, ()))
         inside.update(opens.get(a, ()))
         link = spans[min(inside)] if inside else None
-        out.append(Piece(text[a - base:b - base], a, bool(highlight and highlight[0] <= a and b <= highlight[1]), link, page,
-                         anchors.get(a, []), breaks.get(a)))
+        marked = bool(highlight and highlight[0] <= a and b <= highlight[1])
+        out.append(Piece(text[a - base:b - base], a, marked, link, page, anchors.get(a, []), breaks.get(a)))
     first = next((p for p in out if p.highlight), None)
     if first is not None:
         first.first_highlight = True
@@ -147,12 +146,12 @@ def _text_page(request: Request, collection: str, data: dict, chunk: str | None,
         a, b = located if located else (0, len(cited.text))
         highlight = (cited.start + a, cited.start + b)
     parts = pieces(text, data["chunks"], data["links"], highlight, span[0]) if text is not None else []
-    keep = {k: v for k, v in (("chunk", chunk), ("quote", quote), ("from", request.query_params.get("from"))) if v}
+    from_trace = request.query_params.get("from")
+    keep = {k: v for k, v in (("chunk", chunk), ("quote", quote), ("from", from_trace)) if v}
     earlier = f"?{urlencode({**keep, 'at': max(0, span[0] - WINDOW_CHARS)})}#text" if span[0] > 0 else None
     later = f"?{urlencode({**keep, 'at': span[1]})}#text" if text is not None and span[1] < data["length"] else None
     receipt = cite_path(cited, cited_location(cited, located)) if cited else None
     pages = quote_pages(cited, located) if cited else None
-    from_trace = request.query_params.get("from")
     back = (f"/ui/answers/{collection}/{from_trace}" if from_trace and re.fullmatch(r"[0-9a-f]{32}", from_trace)
             else None)
     return render(request, "evidence.html", collection=collection, doc=data["document"], text=text,
