@@ -37,7 +37,7 @@ def test_sparse_search_through_the_deployments_and_handles(tiny_config_dir, tmp_
     retriever = RetrieverDeployment.func_or_class("tiny", str(data), RuntimeSettings(placement=Placement(query_embedder="embedder")),
                                                   FakeHandle(embedder), FakeHandle(reranker))
     assert asyncio.run(retriever.ready())["ready"]
-    index = retriever.indexes().sparse
+    index = retriever.library.indexes().sparse
     assert isinstance(index, SparseIndex)
     hits = asyncio.run(index.sparse_search(weights, 5))
     assert hits and all(s > 0 for _, s in hits)
@@ -50,4 +50,4 @@ def test_sparse_search_through_the_deployments_and_handles(tiny_config_dir, tmp_
     assert ctx.context and ctx.plan.text == "tarif pajak sewa tanah"
     assert any(c.sparse_rank is not None for c in ctx.candidates)
     assert all(c.rerank_score is not None for c in ctx.context)
-    retriever.corpus.close()
+    retriever.library.corpus.close()

@@ -90,7 +90,7 @@ def test_concurrent_questions_meet_in_the_batches(served):
     batches = {"embed": [], "rerank": []}
 
     async def run():
-        model = (await retriever._builder("default")).retriever.embedder.model  # the Retriever's own embedder
+        model = (await retriever.library.builder("default")).retriever.embedder.model  # the Retriever's own embedder
         embed, rerank = model.embed_queries, reranker.model.rerank
 
         async def counted_embed(texts):

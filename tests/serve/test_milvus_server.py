@@ -95,29 +95,29 @@ def test_dense_search_and_two_replicas_share_one_server(env, tmp_path):
     a = RetrieverDeployment.func_or_class("lite", str(data))
     b = RetrieverDeployment.func_or_class("lite", str(data))
     try:
-        assert a.corpus.dense.uri == env.uri
+        assert a.library.corpus.dense.uri == env.uri
         for replica in (a, b):
             state = asyncio.run(replica.ready())
             assert state["ready"], state
             assert state["chunks"] == report.total_chunks
         q = _query()
-        hits_a = asyncio.run(a.indexes().dense.search(q, 10))
-        hits_b = asyncio.run(b.indexes().dense.search(q, 10))
+        hits_a = asyncio.run(a.library.indexes().dense.search(q, 10))
+        hits_b = asyncio.run(b.library.indexes().dense.search(q, 10))
         assert len(hits_a) == min(10, report.total_chunks)
         assert [cid for cid, _ in hits_a] == [cid for cid, _ in hits_b]
         assert all(-1.0001 <= s <= 1.0001 for _, s in hits_a)
         assert hits_a == sorted(hits_a, key=lambda h: -h[1])
         # exact scores agree with the index's own
-        scores = asyncio.run(a.indexes().dense.score(q, [cid for cid, _ in hits_a]))
+        scores = asyncio.run(a.library.indexes().dense.score(q, [cid for cid, _ in hits_a]))
         for cid, s in hits_a:
             assert scores[cid] == pytest.approx(s, abs=1e-4)
         # every chunk the store holds has its vector on the server
-        chunks = asyncio.run(a.indexes().chunks.get([cid for cid, _ in hits_a]))
+        chunks = asyncio.run(a.library.indexes().chunks.get([cid for cid, _ in hits_a]))
         assert set(chunks) == {cid for cid, _ in hits_a}
-        assert a.corpus.dense.all_ids() == set(a.corpus.store.ids())
+        assert a.library.corpus.dense.all_ids() == set(a.library.corpus.store.ids())
     finally:
-        a.corpus.close()
-        b.corpus.close()
+        a.library.corpus.close()
+        b.library.corpus.close()
 
 
 def test_readers_keep_answering_while_another_writer_ingests(env, tmp_path):
@@ -133,7 +133,7 @@ def test_readers_keep_answering_while_another_writer_ingests(env, tmp_path):
         loop = asyncio.new_event_loop()
         try:
             while not stop.is_set():
-                hits = loop.run_until_complete(replicas[i].indexes().dense.search(q, 5))
+                hits = loop.run_until_complete(replicas[i].library.indexes().dense.search(q, 5))
                 assert len(hits) == 5
                 answers[i] += 1
         except BaseException as e:  # reported below
@@ -160,12 +160,12 @@ def test_readers_keep_answering_while_another_writer_ingests(env, tmp_path):
             state = _eventually(lambda: (s := asyncio.run(replica.ready()))["ready"]
                                 and s["chunks"] == second.total_chunks and s, timeout=3)
             assert state, asyncio.run(replica.ready())
-            ids = {cid for cid, _ in asyncio.run(replica.indexes().dense.search(q, 200))}
-            chunks = asyncio.run(replica.indexes().chunks.get(list(ids)))
+            ids = {cid for cid, _ in asyncio.run(replica.library.indexes().dense.search(q, 200))}
+            chunks = asyncio.run(replica.library.indexes().chunks.get(list(ids)))
             assert any(ch.doc_id.startswith("x-") for ch in chunks.values())
     finally:
         for replica in replicas:
-            replica.corpus.close()
+            replica.library.corpus.close()
 
 
 def test_server_restart_mid_run_loses_nothing(env, tmp_path):
@@ -174,22 +174,22 @@ def test_server_restart_mid_run_loses_nothing(env, tmp_path):
     replica = RetrieverDeployment.func_or_class("lite", str(data))
     try:
         q = _query()
-        assert len(asyncio.run(replica.indexes().dense.search(q, 10))) == 10
+        assert len(asyncio.run(replica.library.indexes().dense.search(q, 10))) == 10
         # an ingest the server has acknowledged but not flushed, then SIGKILL: nothing acknowledged is lost
         second = _ingest(data, [SAMPLE, _another_document(tmp_path, "y")])
-        before = asyncio.run(replica.indexes().dense.search(q, 10))
+        before = asyncio.run(replica.library.indexes().dense.search(q, 10))
         env.restart(hard=True)
         # the same replica (its client made before the restart) answers again, the same answers: a
         # collection the server brought back released is loaded again by the read that finds it so
-        after = _eventually(lambda: _try(lambda: asyncio.run(replica.indexes().dense.search(q, 10))), timeout=60)
+        after = _eventually(lambda: _try(lambda: asyncio.run(replica.library.indexes().dense.search(q, 10))), timeout=60)
         assert [cid for cid, _ in after] == [cid for cid, _ in before]
-        assert replica.corpus.dense.all_ids() == set(replica.corpus.store.ids())
-        assert replica.corpus.dense.count() == second.total_chunks
-        replica.corpus.check()
+        assert replica.library.corpus.dense.all_ids() == set(replica.library.corpus.store.ids())
+        assert replica.library.corpus.dense.count() == second.total_chunks
+        replica.library.corpus.check()
         state = asyncio.run(replica.ready())
         assert state["ready"] and state["chunks"] == second.total_chunks, state
     finally:
-        replica.corpus.close()
+        replica.library.corpus.close()
 
 
 def _try(fn):

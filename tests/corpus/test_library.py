@@ -1,4 +1,5 @@
-"""The retriever deployment's class, in process: it follows ingests made by someone else."""
+"""The collections a serving process holds (`pipeline.corpus.library`), without Ray: it follows ingests made by
+someone else, keeps a damaged collection out of service, and locks only for writes."""
 from __future__ import annotations
 
 import asyncio
@@ -9,7 +10,7 @@ import pytest
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus
-from serve.deployments import RetrieverDeployment
+from pipeline.corpus.library import Library
 
 from ..conftest import SAMPLE
 
@@ -27,8 +28,8 @@ def test_retriever_reloads_when_another_writer_ingests(tmp_path, fake_embedder):
     data = tmp_path / "data"
     with Corpus(data, load_profile()) as c:
         c.ingest([SAMPLE])
-    retriever = RetrieverDeployment.func_or_class("lite", str(data))
-    before = asyncio.run(retriever.ready())
+    library = Library.local("lite", data)
+    before = asyncio.run(library.ready())
     assert before["ready"] and before["chunks"] > 0
 
     extra = tmp_path / "more"
@@ -38,15 +39,15 @@ def test_retriever_reloads_when_another_writer_ingests(tmp_path, fake_embedder):
     text = (extra / "copy-under-another-id.md").read_text(encoding="utf-8")
     (extra / "copy-under-another-id.md").write_text(text.replace("id: ", "id: x-", 1), encoding="utf-8")
     # another writer (a job, another replica). In one process both share Milvus Lite's server for
-    # the file; closing the writer would stop it under the retriever, so it stays open here. (Across
+    # the file; closing the writer would stop it under the library, so it stays open here. (Across
     # processes this needs a Milvus server: Lite lets one process own a file.)
     writer = Corpus(data, load_profile())
     report = writer.ingest([extra])
     writer.store.close()
     assert report.ingested and not report.errors, report.as_dict()
-    after = asyncio.run(retriever.ready())
+    after = asyncio.run(library.ready())
     assert after["ready"] and after["chunks"] == report.total_chunks > before["chunks"]
-    ix = retriever.indexes()
+    ix = library.indexes()
     hits = asyncio.run(ix.lexical.search(["tarif"], 50))
     chunks = asyncio.run(ix.chunks.get([cid for cid, _ in hits]))
     assert any(ch.doc_id.startswith("x-") for ch in chunks.values())
@@ -61,12 +62,12 @@ def test_a_damaged_collection_is_out_of_service_while_the_others_serve(tmp_path,
         with Corpus(DataDir(data).collection(name), load_profile()) as c:
             c.ingest([SAMPLE])
     (data / "collections" / "bcol" / "state.json").write_text("[]")  # its index damaged
-    retriever = RetrieverDeployment.func_or_class("lite", str(data))
-    state = asyncio.run(retriever.ready())
+    library = Library.local("lite", data)
+    state = asyncio.run(library.ready())
     assert state["ready"] and state["chunks"] > 0 and "bcol" in state["problem"], state
-    assert asyncio.run(retriever.documents("default"))  # the other serves
+    assert asyncio.run(library.documents("default"))  # the other serves
     with pytest.raises(RuntimeError, match="bcol"):
-        asyncio.run(retriever.documents("bcol"))
+        asyncio.run(library.documents("bcol"))
 
 
 def test_an_upload_holds_the_collection_lock_only_for_its_writes(tmp_path, fake_embedder, monkeypatch):
@@ -79,9 +80,9 @@ def test_an_upload_holds_the_collection_lock_only_for_its_writes(tmp_path, fake_
     data = tmp_path / "data"
     with Corpus(data, load_profile()) as c:
         c.ingest([SAMPLE])
-    retriever = RetrieverDeployment.func_or_class("lite", str(data))
-    assert asyncio.run(retriever.ready())["ready"]
-    col = retriever._collection("default")
+    library = Library.local("lite", data)
+    assert asyncio.run(library.ready())["ready"]
+    col = library.collection("default")
     seen: list[dict] = []
     derive, apply = Ingestor.derive, Ingestor.apply
 
@@ -100,19 +101,19 @@ def test_an_upload_holds_the_collection_lock_only_for_its_writes(tmp_path, fake_
     monkeypatch.setattr(Ingestor, "apply", spied_apply)
     doc = ("---\nid: catatan-lock\ntitle: Catatan Uji Kunci\ndoc_type: guidance\nlang: id\n---\n\n"
            "1. Bea meterai atas kuitansi sewa gudang uji kunci adalah Rp10.000 per dokumen.\n").encode()
-    report = asyncio.run(retriever.ingest([("catatan-lock.md", doc)], "key:curator", "unknown"))
+    report = asyncio.run(library.ingest([("catatan-lock.md", doc)], "key:curator", "unknown"))
     assert report.ingested and not report.errors, report
     written = seen[0]
     assert seen[0]["step"] == "derive" and seen[1] == {"step": "apply", "locked": True}
     assert not written["locked"] and written["rows"] >= 1 and written["dense"] == 0 and written["lexical"] == 0
-    ix = retriever.indexes()  # after the swap: in both lanes
+    ix = library.indexes()  # after the swap: in both lanes
     ids = [c.chunk_id for c in col.corpus.store.doc_chunks("catatan-lock")]
     assert set(ids) <= set(col.lexical.ids) and col.corpus.dense.present(ids) == set(ids)
     assert any(cid in ids for cid, _ in asyncio.run(ix.lexical.search(["kuitansi", "gudang", "kunci"], 5)))
     assert col.corpus.consistent()
 
     seen.clear()
-    assert asyncio.run(retriever.delete("catatan-lock", "key:curator")) is not None
+    assert asyncio.run(library.delete("catatan-lock", "key:curator")) is not None
     assert [s["step"] for s in seen] == ["derive", "apply"] and not seen[0]["locked"] and seen[1]["locked"]
     assert not col.corpus.store.doc_chunks("catatan-lock") and not set(ids) & set(col.lexical.ids)
     assert not col.corpus.dense.present(ids) and col.corpus.consistent()
