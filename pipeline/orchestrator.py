@@ -25,16 +25,16 @@ from .analysis import QueryAnalyzer
 from .audit import LOCAL_KEY, AuditLog, file_hash
 from .config import Profile, Route
 from .context import AttemptContext, ContextBuilder, ContextRequest
-from .decision import TIMEOUT, AttemptSummary, conclude, decide_part, explain, reason_text, sufficiency
-from .gates import verify
+from .decision import TIMEOUT, AttemptSummary, conclude, decide_part, explain, reason_text
 from .limits import check_question
 from .protocols import (ChunkSource, ContextSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex,
                         QueryRewriter, Reranker, SparseIndex)
 from .query import Part, decompose
 from .scope import Scope, question_scope
-from .trace import (TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, decision_of, new_trace_id,
-                    prune_traces, write_trace)
+from .trace import (TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, TraceSettings, decision_of,
+                    new_trace_id, prune_traces, write_trace)
 from .types import ContextItem, GenerationRequest, PartOutcome, QueryPlan, Result
+from .verification import verify_attempt
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,7 @@ class Orchestrator:
         self.profile = profile
         self.audit = audit  # every answer written to the trace directory is also entered here
         self.settings = profile.settings
+        self.gates = TraceSettings.of(profile, None)  # what verify_attempt runs with (a trace adds its date)
         self.components = components
         self.analyzer = analyzer
         self.trace_dir = trace_dir
@@ -99,7 +100,7 @@ class Orchestrator:
             outcome = PartOutcome(0, question, "none", False, None, TIMEOUT)
             result = Result("refusal", question, lang, (), (outcome,), reason_code=TIMEOUT,
                             reason=reason_text(TIMEOUT, lang), trace_id=trace_id)
-            return await self._record(_Decided(result, q_lang, {"timeout_s": timeout_s},
+            return await self._record(_Decided(result, q_lang, TraceSettings(timeout_s=timeout_s),
                                                f"refused ({TIMEOUT}): no decision within {timeout_s} s"),
                                       started, actor)
         return await self._record(decided, started, actor)
@@ -123,9 +124,8 @@ class Orchestrator:
         s = self.settings
         result = conclude(parts, question, lang, self.analyzer.all_tokens, s.conflicts.min_overlap,
                           s.nearest_records, new_trace_id(), scope.named, dated, s.confidence)
-        settings = {"judge": s.judge.model_dump(exclude={"fp16"}), "confidence": s.confidence.model_dump(),
-                    "conflicts": s.conflicts.model_dump(), "nearest_records": s.nearest_records, "as_of": dated}
-        return _Decided(result, q_lang, settings, explain(result), tuple(parts), scope)
+        return _Decided(result, q_lang, self.gates.model_copy(update={"as_of": dated}), explain(result), tuple(parts),
+                        scope)
 
     def _as_of(self, question: str, given: dt.date | None) -> dict:
         """The answer's date and where it came from: the request, the question's own words, the profile, or today."""
@@ -212,11 +212,9 @@ class Orchestrator:
     async def _generate_and_verify(self, n: int, plan: QueryPlan, route: Route, part_index: int,
                                    ctx: AttemptContext) -> "_Attempt":
         """Generate from the context, run every gate, and record the attempt with its summary."""
-        s = self.settings
         chunks = ctx.chunks
         timings = dict(ctx.timings_ms)
         request = output = failure = failure_detail = None
-        claims, calls = (), ()
         if ctx.context:
             request = GenerationRequest(
                 question=plan.text, lang=plan.lang, terms=plan.terms, required=tuple(route.required),
@@ -233,19 +231,17 @@ class Orchestrator:
                 log.warning("generator %s failed: %s", generator.name, e)
                 failure, failure_detail = GENERATOR_FAILED, str(e)
             timings["generate"] = _ms(t)
-            if output is not None:
-                t = time.perf_counter()
-                v = await verify(output, chunks, ctx.paragraphs, ctx.scores, self.components.judge, s.judge,
-                                 s.confidence, part=part_index)
-                timings["verify"] = _ms(t)
-                claims, calls, failure, failure_detail = v.claims, v.judge_calls, v.parse_error, v.parse_detail
-        enough = sufficiency(route, claims, chunks)
-        summary = AttemptSummary.of(claims, enough, failure, bool(ctx.context))
+        t = time.perf_counter()
+        v = await verify_attempt(output, chunks, ctx.paragraphs, ctx.scores, self.components.judge, self.gates, route,
+                                 part_index, bool(ctx.context), failure, failure_detail)
+        if output is not None:
+            timings["verify"] = _ms(t)
+        summary = v.summary
         trace = AttemptTrace(
             attempt=n, query=plan, candidates=ctx.candidates, reranked=ctx.reranked, referenced=ctx.referenced,
             context=tuple(chunks), paragraphs=ctx.paragraphs, generator_request=request,
-            generator_output=output, failure=failure, failure_detail=failure_detail, claims=claims,
-            judge_calls=tuple(calls), sufficiency=enough, ok=summary.ok, timings_ms=timings, status=ctx.status)
+            generator_output=output, failure=v.failure, failure_detail=v.failure_detail, claims=v.claims,
+            judge_calls=v.judge_calls, sufficiency=v.sufficiency, ok=summary.ok, timings_ms=timings, status=ctx.status)
         return _Attempt(trace, summary)
 
 
@@ -254,7 +250,7 @@ class _Decided:
     """What a question came to, before its trace is written."""
     result: Result
     question_lang: str
-    settings: dict
+    settings: TraceSettings
     why: str
     parts: tuple[PartTrace, ...] = ()
     scope: Scope = Scope()

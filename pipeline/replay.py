@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .analysis import QueryAnalyzer
-from .config import ConfidenceSettings, JudgeSettings
-from .decision import AttemptSummary, conclude, decide_part, reason_text, sufficiency
+from .decision import AttemptSummary, conclude, decide_part, reason_text
 from .direct_answer import BANDS
-from .gates import RecordedJudge, verify
+from .gates import RecordedJudge
 from .trace import AttemptTrace, Decision, Trace, context_chunks, decision_of
 from .types import PartOutcome, Result
+from .verification import verify_attempt
 
 
 @dataclass(frozen=True)
@@ -86,26 +86,21 @@ def recorded_result(trace: Trace, analyzer: QueryAnalyzer, lang: str | None = No
     lang = lang or trace.lang
     if not trace.parts:
         return _timed_out(trace, lang)
-    return conclude(trace.parts, trace.question, lang, analyzer.all_tokens,
-                    trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,
-                    trace.named_documents, *_dated(trace))
+    return _concluded(trace, trace.parts, lang, analyzer)
 
 
-def _dated(trace: Trace) -> tuple[dict | None, ConfidenceSettings | None]:
-    """The answer's date as recorded (traces written before answers had one: none, so nothing is re-dated) and the
-    confidence settings that cap a claim not in force then."""
-    as_of = trace.settings.get("as_of")
-    return as_of, ConfidenceSettings(**trace.settings["confidence"]) if as_of else None
+def _concluded(trace: Trace, parts, lang: str, analyzer: QueryAnalyzer) -> Result:
+    """The decision over the parts with the trace's settings. Its date as recorded (traces written before answers
+    had one: none, so nothing is re-dated), with the confidence settings that cap a claim not in force then."""
+    s = trace.settings
+    return conclude(parts, trace.question, lang, analyzer.all_tokens, s.conflicts.min_overlap, s.nearest_records,
+                    trace.trace_id, trace.named_documents, s.as_of, s.confidence if s.as_of else None)
 
 
 async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
     if not trace.parts:  # refused before any attempt finished (a timeout): there is nothing to re-run
         result = _timed_out(trace, trace.lang)
         return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)
-    # `fp16` is the shared model setting, which the judge never uses (it runs in `dtype`); traces
-    # written before the judge refused it carry `fp16: true`
-    judge_settings = JudgeSettings(**{k: v for k, v in trace.settings["judge"].items() if k != "fp16"})
-    confidence_settings = ConfidenceSettings(**trace.settings["confidence"])
     parts = []
     for p in trace.parts:
         route = p.route.as_route()
@@ -113,19 +108,13 @@ async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
         summaries: list[AttemptSummary] = []
         for a in p.attempts:
             ctx = context_chunks(a)
-            claims, failure = (), a.failure
-            if a.generator_output is not None:
-                scores = {c.chunk.chunk_id: c.rerank_score or 0.0 for c in a.candidates if c.chunk.chunk_id in ctx}
-                v = await verify(a.generator_output, ctx, a.paragraphs, scores, RecordedJudge(a.judge_calls),
-                                 judge_settings, confidence_settings, part=p.index)
-                claims, failure = v.claims, v.parse_error
-            enough = sufficiency(route, claims, ctx)
-            summary = AttemptSummary.of(claims, enough, failure, bool(a.context))
-            attempts.append(replace(a, claims=claims, failure=failure, sufficiency=enough, ok=summary.ok))
-            summaries.append(summary)
+            scores = {c.chunk.chunk_id: c.rerank_score or 0.0 for c in a.candidates if c.chunk.chunk_id in ctx}
+            v = await verify_attempt(a.generator_output, ctx, a.paragraphs, scores, RecordedJudge(a.judge_calls),
+                                     trace.settings, route, p.index, bool(a.context), a.failure)
+            attempts.append(replace(a, claims=v.claims, failure=v.failure, sufficiency=v.sufficiency,
+                                    ok=v.summary.ok))
+            summaries.append(v.summary)
         outcome = decide_part(p.index, p.question, route, summaries)
         parts.append(replace(p, attempts=tuple(attempts), outcome=outcome))
-    result = conclude(parts, trace.question, trace.lang, analyzer.all_tokens,
-                      trace.settings["conflicts"]["min_overlap"], trace.settings["nearest_records"], trace.trace_id,
-                      trace.named_documents, *_dated(trace))
+    result = _concluded(trace, parts, trace.lang, analyzer)
     return ReplayReport(recorded=trace.decision, replayed=decision_of(result), result=result)

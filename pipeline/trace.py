@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, field_serializer, field_validator, \
+    model_serializer
 
-from .config import Route
+from .config import ConfidenceSettings, ConflictSettings, JudgeSettings, Profile, Route
 from .errors import TraceError
 from .types import (Candidate, Chunk, Conflict, DocumentStatus, GenerationOutput, GenerationRequest, JudgeCall,
                     PartOutcome, QueryPlan, Result, Sufficiency, VerifiedClaim)
@@ -81,6 +82,41 @@ class PartTrace:
     outcome: PartOutcome
 
 
+class TraceSettings(BaseModel):
+    """The settings in force when the answer was decided, as its trace records them: what replay re-runs the gates
+    and the decision with (`settings` below, `of` for the live path). A trace refused before any attempt finished
+    records only its deadline. Written without the fields it does not have, and the judge without `fp16` (which the
+    judge never used; traces that carry it load as before)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    judge: JudgeSettings | None = None
+    confidence: ConfidenceSettings | None = None
+    conflicts: ConflictSettings | None = None
+    nearest_records: int | None = None
+    as_of: dict[str, Any] | None = None  # the answer's date and where it came from (orchestrator._as_of)
+    timeout_s: float | None = None
+
+    @classmethod
+    def of(cls, profile: Profile, as_of: dict[str, Any] | None) -> "TraceSettings":
+        s = profile.settings
+        return cls(judge=s.judge, confidence=s.confidence, conflicts=s.conflicts,
+                   nearest_records=s.nearest_records, as_of=as_of)
+
+    @field_validator("judge", mode="before")
+    @classmethod
+    def _without_fp16(cls, v: Any) -> Any:
+        return {k: x for k, x in v.items() if k != "fp16"} if isinstance(v, dict) else v
+
+    @field_serializer("judge")
+    def _judge(self, judge: JudgeSettings | None) -> dict | None:
+        return None if judge is None else judge.model_dump(mode="json", exclude={"fp16"})
+
+    @model_serializer(mode="wrap")
+    def _present(self, handler) -> dict[str, Any]:
+        return {k: v for k, v in handler(self).items() if v is not None}
+
+
 @dataclass(frozen=True)
 class Decision:
     """What replay must reproduce: the outcome and every claim's fate."""
@@ -101,7 +137,7 @@ class Trace:
     question: str
     question_lang: str
     lang: str
-    settings: dict[str, Any]                   # the verification settings in force
+    settings: TraceSettings                    # the verification settings in force
     parts: tuple[PartTrace, ...]
     conflicts: tuple[Conflict, ...]
     decision: Decision

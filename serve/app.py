@@ -18,7 +18,7 @@ from pipeline import environment
 from pipeline.config import load_profile
 from pipeline.corpus import DataDir
 
-from .api import Ingress
+from .ingress import Ingress
 from .config import BATCHED, ServeConfig, load_serve_config
 from .deployments import (EmbedderDeployment, GeneratorDeployment, JudgeDeployment, RerankerDeployment,
                           RetrieverDeployment)

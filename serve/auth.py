@@ -5,7 +5,7 @@ OpenAPI schema as the `bearer` security scheme. A missing, malformed, unknown or
 is 401 (with `WWW-Authenticate: Bearer`); a valid key outside its role or collections is
 403; a key calling faster than `runtime.rate_per_minute` (bursts up to `rate_burst`) is 429
 with `Retry-After`; the ingress also charges each question against its key's answer budget
-(one unit to be admitted, then one per second of the answer's measured work: `answer_charge`). Keys are read from the data directory's `keys.json` and re-read when it
+(one unit to be admitted, then one per second of the answer's measured work: `serve.rates.answer_charge`). Keys are read from the data directory's `keys.json` and re-read when it
 changes, so `saksi keys revoke` takes effect on the next request.
 
 The limiter is per ingress replica (in memory): with N ingress replicas a key may reach N
@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
-import time
 from typing import Callable
 
 from fastapi import Request, Security
@@ -26,53 +24,12 @@ from pipeline.errors import KeyManagementError
 from pipeline.keys import ApiKey, KeyStore
 
 from .errors import ApiError, error_messages
+from .rates import RateLimiter
 
 log = logging.getLogger(__name__)
 
 bearer = HTTPBearer(auto_error=False, scheme_name="bearer",
                     description="an API key from `saksi keys create` (shown once when created)")
-
-
-class RateLimiter:
-    """A token bucket per key: `burst` requests at once, refilled at `per_minute`."""
-
-    def __init__(self, per_minute: float, burst: int, clock=time.monotonic):
-        self.rate, self.burst, self.clock = per_minute / 60.0, burst, clock
-        self._buckets: dict[str, tuple[float, float]] = {}  # key id -> (tokens, when)
-        self._lock = threading.Lock()
-
-    def charge(self, key_id: str, cost: float) -> None:
-        """Charge what a request turned out to cost, after it ran: the bucket may go below zero, a debt the refill
-        pays off before the key's next request is admitted."""
-        with self._lock:
-            now = self.clock()
-            tokens, when = self._buckets.get(key_id, (float(self.burst), now))
-            tokens = min(float(self.burst), tokens + (now - when) * self.rate)
-            self._buckets[key_id] = (tokens - max(0.0, cost), now)
-
-    def take(self, key_id: str, cost: float = 1.0) -> float:
-        """0 when the request may go ahead, else the seconds until it could (a cost above the burst
-        counts as the burst: a full bucket always admits one request)."""
-        cost = min(cost, float(self.burst))
-        with self._lock:
-            now = self.clock()
-            tokens, when = self._buckets.get(key_id, (float(self.burst), now))
-            tokens = min(float(self.burst), tokens + (now - when) * self.rate)
-            if tokens >= cost:
-                self._buckets[key_id] = (tokens - cost, now)
-                return 0.0
-            self._buckets[key_id] = (tokens, now)
-            return (cost - tokens) / self.rate if self.rate > 0 else math.inf
-
-
-ANSWER_ADMISSION = 1.0  # units a question takes from its key's answer budget before any work: the first second's
-
-
-def answer_charge(work_s: float) -> float:
-    """What an answer costs after it ran, beyond its admission: one unit per second of its measured work (retrieval,
-    generation and verification, as long as the request ran). A question's length says little about its work: a
-    500-character run of numbers took 21 s where a 500-character question takes one."""
-    return max(0.0, work_s - ANSWER_ADMISSION)
 
 
 class Guard:
@@ -207,11 +164,3 @@ def caller(request: Request, credentials: HTTPAuthorizationCredentials | None = 
     """The FastAPI dependency: the calling key, as `Authenticate` checked it from the headers (it
     waits in the request's state). `credentials` puts the bearer scheme into the OpenAPI schema."""
     return request.state.api_key
-
-
-def require(key: ApiKey, role: str, collection: str | None = None) -> None:
-    """403 unless the key has this role (or a higher one) and, when given, may use the collection."""
-    if not key.has_role(role):
-        raise ApiError(403, "forbidden", f"key {key.id} is a {key.role}; this needs a {role} key")
-    if collection is not None and not key.may_use(collection):
-        raise ApiError(403, "forbidden", f"key {key.id} may not use collection {collection!r}")

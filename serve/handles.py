@@ -17,7 +17,11 @@ from typing import Sequence
 import numpy as np
 from ray.serve.handle import DeploymentHandle
 
+from pipeline.analysis import query_analyzer
+from pipeline.backends import make_generator, make_judge
+from pipeline.config import load_profile
 from pipeline.context import AttemptContext, ContextRequest
+from pipeline.orchestrator import Components
 from pipeline.types import Candidate, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
 
@@ -107,3 +111,42 @@ class TimedJudge:
 
     async def judge(self, items: Sequence[JudgeInput]) -> list[Verdict]:
         return await asyncio.wait_for(self.inner.judge(items), self.timeout)
+
+
+class RemoteLibrary:
+    """The corpus's calls of `serve.service.CorpusCalls` over the Retriever deployment's handle: each method of
+    `pipeline.corpus.library.Library`, called by name (the service puts the deadlines on them)."""
+
+    def __init__(self, retriever: DeploymentHandle):
+        self.h = retriever
+
+    def __getattr__(self, method: str):
+        return getattr(self.h, method).remote
+
+
+class HandleStages:
+    """What answers a collection's questions, over the deployments (`serve.service.Stages`): the context from the
+    Retriever, for that collection only; the generator and the judge from their deployments, or built here where
+    `runtime.placement` runs them inside the Ingress (no hop)."""
+
+    def __init__(self, profile_name: str, runtime, handles: dict[str, DeploymentHandle]):
+        profile = load_profile(profile_name)
+        analyzer = query_analyzer(profile)
+        self.runtime, self.handles = runtime, handles
+        place = runtime.placement
+        self.judge_deadline_s = min(runtime.request_timeout_s, runtime.judge_timeout_s)  # wherever the judge runs
+        self.local_generator = make_generator(profile, analyzer) if place.generator == "ingress" else None
+        self.local_judge = (TimedJudge(make_judge(profile), self.judge_deadline_s)
+                            if place.judge == "ingress" else None)
+
+    async def __call__(self, collection: str):
+        h, t = self.handles, self.runtime.request_timeout_s
+        return Components(
+            context=HandleContext(h["Retriever"], await h["Retriever"].model_names.remote(collection), t, collection),
+            generator=self.local_generator or await self._over(HandleGenerator, "Generator", t),
+            judge=self.local_judge or await self._over(HandleJudge, "Judge", self.judge_deadline_s))
+
+    async def _over(self, kind, deployment: str, timeout: float):
+        """A stage over its deployment's handle, named by the model the deployment runs."""
+        info = await self.handles[deployment].info.remote()
+        return kind(self.handles[deployment], info["name"], timeout)

@@ -11,8 +11,8 @@ bearer key) and sees only the collections and actions that key may use.
 - `trace_view.py`: an answer's trace, and replaying it;
 - `corpus_view.py`: the documents of a collection, one document's outline, uploads (curators).
 
-Every route reaches the running Ingress through `request.app.state.ingress`, so the page uses
-the same orchestrator, keys, limits and audit log as the API.
+Every route calls the running service (`serve.service.Service`, on `request.app.state.service`) and
+nothing else of the Ingress, so the page uses the same orchestrator, keys, limits and audit log as the API.
 """
 from __future__ import annotations
 

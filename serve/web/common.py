@@ -37,28 +37,16 @@ env.filters["count"] = jinja2.pass_context(
     lambda ctx, n: f"{int(n):,}".replace(",", "." if ctx["lang"] == "id" else ","))
 
 
-def ingress(request: Request):
-    """The running Ingress (serve/api.py puts itself on the app's state when it starts)."""
-    return request.app.state.ingress
+def service(request: Request):
+    """The running service (`serve.service.Service`: the Ingress puts it on the app's state when it starts): what a
+    page may do, the same as the API."""
+    return request.app.state.service
 
 
 async def page_work(request: Request, what: str, fn, /, *args, **kwargs):
     """A page's own work (reading its trace, rebuilding the answer, rendering): in a worker thread within
     runtime.page_timeout_s (`serve.errors.within`), never on the event loop."""
-    return await within(ingress(request).runtime.page_timeout_s, what, fn, *args, **kwargs)
-
-
-def checked_trace(request: Request, collection, trace_id: str):
-    """The trace file of an answer against the audit log's record of it (`pipeline.audit.check_trace`): a trace
-    changed since its answer was given is never shown as recorded (409 trace_altered); one the log does not name is
-    shown marked as unverifiable."""
-    from pipeline.audit import check_trace
-
-    check = check_trace(ingress(request).data_dir.root, collection.traces / f"{trace_id}.json", trace_id)
-    if check.state == "altered":
-        raise ApiError(409, "trace_altered", f"trace {trace_id} changed after its answer was given: its SHA-256 is not "
-                                             f"the one audit entry {check.seq} recorded; it is not shown")
-    return check
+    return await within(service(request).runtime.page_timeout_s, what, fn, *args, **kwargs)
 
 
 def key_of(request: Request) -> ApiKey:

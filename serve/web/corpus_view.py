@@ -28,7 +28,8 @@ from pipeline.keys import COLLECTION_NAME
 from pipeline.responses import CorpusResponse, IngestResponse
 
 from ..errors import ApiError
-from .common import ingress, key_of, page_work, render
+from ..schemas import IngestRequest, UploadFile
+from .common import key_of, page_work, render, service
 from .evidence import DocId, retrieved_document
 from .pages import _collections
 
@@ -45,13 +46,13 @@ SHOWN_FIELDS = ("doc_id", "cite_as", "title", "doc_type", "issuer", "number", "y
 
 
 async def _corpus_page(request: Request, name: str, upload: IngestResponse | None = None):
-    ing, key = ingress(request), key_of(request)
-    collection = ing._collection(key, name)
-    listing: CorpusResponse = await ing._coverage(collection)
-    return await page_work(request, "the corpus page", render, request, "corpus.html", collection=collection.name,
+    svc, key = service(request), key_of(request)
+    where = svc.where(key, name)
+    listing: CorpusResponse = await svc.coverage(where)
+    return await page_work(request, "the corpus page", render, request, "corpus.html", collection=where.name,
                            listing=listing, collections=_collections(request), can_upload=key.has_role("curator"),
                            upload=upload, max_files=MAX_FILES,
-                           max_mb=f"{ing.runtime.max_upload_bytes / 1_000_000:g}")
+                           max_mb=f"{svc.runtime.max_upload_bytes / 1_000_000:g}")
 
 
 @router.get("/ui/corpus")
@@ -77,10 +78,8 @@ def _invalid_upload(e: ValidationError, name: str) -> ApiError:
 @router.post("/ui/corpus/{name}/upload")
 async def upload(request: Request, name: CollectionName):
     """Files from the page's form into the collection, through the API's own upload path."""
-    from ..api import IngestRequest, UploadFile
-
-    ing, key = ingress(request), key_of(request)
-    collection = ing._collection(key, name, "curator", create=True)  # 403 before the body is read
+    svc = service(request)
+    where = svc.where(key_of(request), name, "curator", create=True)  # 403 before the body is read
     try:
         form = await request.form(max_files=MAX_FILES + 1, max_fields=20)
     except StarletteHTTPException as e:
@@ -100,9 +99,8 @@ async def upload(request: Request, name: CollectionName):
             parts.append(UploadFile(name=n, content_base64=base64.b64encode(data).decode("ascii")))
         except ValidationError as e:
             raise _invalid_upload(e, n) from None
-    body = IngestRequest(files=parts)  # 1 to MAX_FILES files, as checked above
-    result = await ing._ingest(collection, body, key)
-    return await _corpus_page(request, collection.name, upload=result)
+    result = await svc.ingest(where, IngestRequest(files=parts).files)  # 1 to MAX_FILES files, as checked above
+    return await _corpus_page(request, where.name, upload=result)
 
 
 @router.get("/ui/documents/{name}/{doc_id}")

@@ -10,10 +10,8 @@ an unresolved one is marked with the reason. The original file can be downloaded
 """
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass, field
-from pathlib import Path as FsPath
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -27,7 +25,7 @@ from pipeline.text import locate as text_locate
 from pipeline.types import Chunk
 
 from ..errors import ApiError
-from .common import ingress, key_of, page_work, render
+from .common import key_of, page_work, render, service
 
 router = APIRouter()
 
@@ -116,18 +114,14 @@ def pieces(text: str, chunks: list[Chunk], links: list[dict], highlight: tuple[i
 
 
 async def retrieved_document(request: Request, name: str, doc_id: str, part: str, **kw) -> tuple[str, dict]:
-    """The collection's name and the Retriever's `part` ("document": its page's report; "document_text": a window
+    """The collection's name and the service's `part` ("document": its page's report; "document_text": a window
     of its text) of one document; 404 when it has none by that id or citation name."""
-    ing = ingress(request)
-    collection = ing._collection(key_of(request), name)
-    try:
-        data = await asyncio.wait_for(getattr(ing.handles["Retriever"], part).remote(doc_id, collection.name, **kw),
-                                      ing.runtime.corpus_timeout_s)
-    except Exception as e:
-        raise ing._unavailable("the retriever", e) from None
+    svc = service(request)
+    where = svc.where(key_of(request), name)
+    data = await getattr(svc, part)(where, doc_id, **kw)
     if data is None:
-        raise ApiError(404, "not_found", f"no document {doc_id!r} in collection {collection.name!r}")
-    return collection.name, data
+        raise ApiError(404, "not_found", f"no document {doc_id!r} in collection {where.name!r}")
+    return where.name, data
 
 
 @router.get("/ui/documents/{name}/{doc_id}/text")
@@ -162,17 +156,6 @@ def _text_page(request: Request, collection: str, data: dict, chunk: str | None,
 
 @router.get("/ui/documents/{name}/{doc_id}/original")
 async def original(request: Request, name: CollectionName, doc_id: DocId):
-    ing = ingress(request)
-    collection = ing._collection(key_of(request), name)
-    try:  # the document's record only: its chunks and text are not needed to send the file
-        documents = await asyncio.wait_for(ing.handles["Retriever"].documents.remote(collection.name),
-                                           ing.runtime.corpus_timeout_s)
-    except Exception as e:
-        raise ing._unavailable("the retriever", e) from None
-    doc = next((d for d in documents if d.doc_id == doc_id), None)
-    if doc is None:
-        raise ApiError(404, "not_found", f"no document {doc_id!r} in collection {collection.name!r}")
-    path = FsPath(doc.original)
-    if not path.is_file():
-        raise ApiError(404, "not_found", f"the original file of {doc_id} is no longer on the server")
+    svc = service(request)
+    path = await svc.original(svc.where(key_of(request), name), doc_id)
     return FileResponse(path, filename=path.name)

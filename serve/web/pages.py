@@ -7,7 +7,6 @@ page can be reloaded, bookmarked or sent to a colleague with the same key's righ
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated
 
@@ -18,13 +17,13 @@ from pipeline import status
 from pipeline.decision import unmentioned_text
 from pipeline.config import MAX_QUESTION_CHARS_CEILING
 from pipeline.corpus import DEFAULT_COLLECTION
-from pipeline.errors import SaksiError
 from pipeline.keys import COLLECTION_NAME
 from pipeline.responses import AnswerResponse
 
 from ..auth import SESSION_COOKIE
 from ..errors import ApiError
-from .common import LANG_COOKIE, back_to, checked_trace, ingress, key_of, lang_of, page_work, render, see_other
+from ..schemas import CollectionAnswerRequest
+from .common import LANG_COOKIE, back_to, key_of, lang_of, page_work, render, see_other, service
 from .labels import LANGS, reason_words
 
 router = APIRouter()
@@ -78,55 +77,24 @@ async def switch_language(request: Request, to: str, next: str = "/"):
 
 def _collections(request: Request) -> list[str]:
     key = key_of(request)
-    names = ingress(request).collections_for(key)
+    names = service(request).collections_for(key)
     return names or ([DEFAULT_COLLECTION] if key.may_use(DEFAULT_COLLECTION) else [])
 
 
 def _ask_page(request: Request, status: int = 200, question: str = "", collection: str | None = None,
               message: str | None = None, error_type: str = "invalid_request"):
-    ing = ingress(request)
+    svc = service(request)
     names = _collections(request)
-    about = {name: ing.data_dir.collection(name).about() for name in names}
+    about = {name: svc.about(name) for name in names}
     if collection is None:  # the first collection of real documents, when there is one
         collection = next((n for n in names if not about[n].illustrative), names[0] if names else DEFAULT_COLLECTION)
     return render(request, "ask.html", status=status, collections=names, about=about, question=question,
                   chosen=collection, message=message, error_type=error_type,
-                  max_chars=ing.profile.settings.limits.max_question_chars, recent=_recent(request, names))
+                  max_chars=svc.profile.settings.limits.max_question_chars,
+                  recent=svc.recent_answers(key_of(request), names, RECENT))
 
 
 RECENT = 8
-
-
-def _recent(request: Request, names: list[str]) -> list[dict]:
-    """The key's own latest questions (from the audit log's answer entries, newest first), each with its answer's
-    address; a question whose trace is gone (pruned, or the collection no longer readable) is left out."""
-    from pipeline.audit import AuditLog
-
-    ing = ingress(request)
-    out = []
-    for entry in AuditLog(ing.data_dir.root).recent("answer", key_of(request).actor, limit=RECENT * 2):
-        data = entry.get("data") or {}
-        name, trace_id = data.get("collection") or DEFAULT_COLLECTION, str(data.get("trace_id", ""))
-        if name not in names or not re.fullmatch(r"[0-9a-f]{32}", trace_id):
-            continue
-        if not (ing.data_dir.collection(name).traces / f"{trace_id}.json").is_file():
-            continue  # pruned: its answer can no longer be shown
-        question = data.get("question")  # in the entry since it records the question; earlier ones: the trace's
-        if not isinstance(question, str):
-            question = _question_of(ing.data_dir.collection(name).traces / f"{trace_id}.json")
-        if question is not None:
-            out.append({"collection": name, "trace_id": trace_id, "question": question, "at": entry.get("at", ""),
-                        "outcome": data.get("outcome")})
-        if len(out) == RECENT:
-            break
-    return out
-
-
-def _question_of(path) -> str | None:
-    try:
-        return str(json.loads(path.read_text(encoding="utf-8"))["question"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
 
 
 @router.get("/")
@@ -138,11 +106,9 @@ async def ask_form(request: Request, collection: str | None = None, question: st
 
 @router.post("/ui/ask")
 async def ask(request: Request):
-    from ..api import CollectionAnswerRequest
-
     form = await request.form()
     question, name = str(form.get("question", "")), str(form.get("collection") or DEFAULT_COLLECTION)
-    ing, key = ingress(request), key_of(request)
+    svc = service(request)
     try:
         body = CollectionAnswerRequest(question=question)
     except ValidationError as e:
@@ -150,36 +116,25 @@ async def ask(request: Request):
         return await page_work(request, "the ask page", _ask_page, request, 422,
                                question[:MAX_QUESTION_CHARS_CEILING], name, f"{first['msg']}")
     try:
-        collection = ing._collection(key, name)
-        answer = await ing._answer(collection, body, key)
+        where = svc.where(key_of(request), name)
+        answer = await svc.answer(where, body)
     except ApiError as e:
         return await page_work(request, "the ask page", _ask_page, request, e.status, question, name, e.message,
                                e.type)
-    return see_other(f"/ui/answers/{collection.name}/{answer.trace_id}")
+    return see_other(f"/ui/answers/{where.name}/{answer.trace_id}")
 
 
 # --- an answer ----------------------------------------------------------------------------------
 
 
 def recorded(request: Request, name: str, trace_id: str):
-    """The collection, the trace and the answer as it was shown, its words in the page's language (ApiError when
-    not allowed or absent)."""
-    from pipeline.replay import recorded_result
-
-    ing = ingress(request)
-    collection = ing._collection(key_of(request), name)
-    trace = ing._trace(collection, trace_id)
-    request.state.trace_check = checked_trace(request, collection, trace_id)
-    return collection, trace, recorded_result(trace, ing.analyzer, lang_of(request))
-
-
-def _reviews(request: Request, collection: str, trace_id: str) -> dict:
-    from pipeline.reviews import ReviewStore
-
-    try:
-        return ReviewStore(ingress(request).data_dir.root).for_trace(collection, trace_id)
-    except (OSError, SaksiError):
-        return {}
+    """Where (the key and the collection), the trace and the answer as it was shown, its words in the page's
+    language (ApiError when not allowed or absent)."""
+    svc = service(request)
+    where = svc.where(key_of(request), name)
+    trace = svc.trace(where, trace_id)
+    request.state.trace_check = svc.checked_trace(where, trace_id)
+    return where, trace, svc.recorded(trace, lang_of(request))
 
 
 @router.get("/ui/answers/{name}/{trace_id}")
@@ -192,15 +147,15 @@ def _answer_page(request: Request, name: str, trace_id: str, saved: int | None, 
                  claim: int | None):
     from pipeline.reviews import REJECT_REASONS
 
-    collection, trace, result = recorded(request, name, trace_id)
+    where, trace, result = recorded(request, name, trace_id)
     answer = AnswerResponse.of(result)
     lang = lang_of(request)
     indexed = list(enumerate(answer.claims))
-    return render(request, "answer.html", answer=answer, collection=collection.name, trace=trace,
+    return render(request, "answer.html", answer=answer, collection=where.name, trace=trace,
                   trace_check=request.state.trace_check,
                   supported=[(i, c) for i, c in indexed if c.status == "supported"],
                   demoted=[(i, c) for i, c in indexed if c.status != "supported"],
-                  reviews=_reviews(request, collection.name, trace_id), saved=saved,
+                  reviews=service(request).reviews(where, trace_id), saved=saved,
                   problem=problem if problem in ("reason_required",) else None, request_claim=claim,
                   doc_of={c.chunk.chunk_id: c.chunk.doc_id for p in trace.parts for a in p.attempts
                           for c in a.candidates},
@@ -229,8 +184,8 @@ def _export(request: Request, name: str, trace_id: str, fmt: str):
 
     if f".{fmt}" not in export.FORMATS:
         raise ApiError(404, "not_found", f"no export format {fmt!r}: md or docx")
-    collection, trace, result = recorded(request, name, trace_id)
-    digest = file_hash(collection.traces / f"{trace_id}.json")
+    where, trace, result = recorded(request, name, trace_id)
+    digest = file_hash(where.collection.traces / f"{trace_id}.json")
     lang = lang_of(request)
     if fmt == "md":
         body, media = export.markdown(result, digest, lang).encode("utf-8"), "text/markdown; charset=utf-8"
@@ -266,27 +221,17 @@ async def review(request: Request):
 
 def _review(request: Request, form, name: str, trace_id: str, claim: int):
     from pipeline.errors import ReviewError
-    from pipeline.reviews import ReviewStore
 
-    collection, trace, result = recorded(request, name, trace_id)
-    page = f"/ui/answers/{collection.name}/{trace_id}"
-    if not 0 <= claim < len(result.claims):
-        raise ApiError(422, "invalid_request", f"claim: this answer has {len(result.claims)} claims")
-    c = result.claims[claim]
+    where, trace, result = recorded(request, name, trace_id)
+    page = f"/ui/answers/{where.name}/{trace_id}"
     decision = str(form.get("decision", ""))
     # one form holds the three buttons and the reason list: a reason picked before pressing Accept is not kept
     reason = (str(form.get("reason", "")).strip() or None) if decision != "accepted" else None
     try:
-        ReviewStore(ingress(request).data_dir.root).record(
-            collection=collection.name, trace_id=trace_id, claim=claim, decision=decision,
-            by=key_of(request).actor, question=result.question, claim_text=c.text,
-            chunk_ids=[x.chunk_id for x in c.citations], reason=reason, note=str(form.get("note", "")))
+        service(request).review(where, trace_id, result, claim, decision, reason, str(form.get("note", "")))
     except ReviewError as e:
         code = "reason_required" if decision == "rejected" and reason is None else None
         if code:
             return see_other(f"{page}?problem={code}&claim={claim}#claim-{claim}")
         raise ApiError(422, "invalid_review", str(e)) from None
-    except OSError as e:  # the reviews file cannot be written (a directory in its place, a full disk): say so
-        raise ApiError(503, "unavailable", f"the review cannot be saved: the server's reviews file cannot be written "
-                                           f"({e.strerror or type(e).__name__}); an operator must repair it") from None
     return see_other(f"{page}?saved={claim}#claim-{claim}")

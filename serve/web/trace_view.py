@@ -12,7 +12,6 @@ whether the decision is the same, and what differs when it is not.
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from pipeline.trace import AttemptTrace, Trace
 from pipeline.types import Candidate
 
 from ..errors import ApiError
-from .common import checked_trace, ingress, key_of, lang_of, page_work, render
+from .common import key_of, lang_of, page_work, render, service
 from .labels import reason_words
 
 log = logging.getLogger(__name__)
@@ -74,11 +73,11 @@ def rerank_columns(rows: list[Candidate]) -> list[tuple[str, str | None]]:
 
 def _loaded(request: Request, name: str, trace_id: str) -> tuple[str, Trace]:
     """The collection's name and the trace (ApiError when the key may not, or there is none)."""
-    ing = ingress(request)
-    collection = ing._collection(key_of(request), name)
-    trace = ing._trace(collection, trace_id)
-    request.state.trace_check = checked_trace(request, collection, trace_id)
-    return collection.name, trace
+    svc = service(request)
+    where = svc.where(key_of(request), name)
+    trace = svc.trace(where, trace_id)
+    request.state.trace_check = svc.checked_trace(where, trace_id)
+    return where.name, trace
 
 
 def _page(request: Request, collection: str, trace: Trace, replayed: dict | None = None):
@@ -100,16 +99,14 @@ def _page(request: Request, collection: str, trace: Trace, replayed: dict | None
                   trace_check=request.state.trace_check,
                   replayed=replayed, cite=cite_path, reason_words=lambda r: reason_words(r, lang),
                   refusal_words=lambda code, missing: reason_text(code, lang, missing), why=why, conflicts=conflicts,
-                  settings_json=json.dumps(trace.settings, ensure_ascii=False, indent=2))
+                  settings_json=json.dumps(trace.settings.model_dump(mode="json"), ensure_ascii=False, indent=2))
 
 
 def _decision_words(request: Request, trace: Trace, lang: str) -> tuple[str, tuple]:
     """The decision's one sentence and the conflicts, in the page's language: the answer rebuilt from the trace as it
     was shown (`recorded_result`). A trace too damaged to rebuild: the sentence and conflicts as recorded."""
-    from pipeline.replay import recorded_result
-
     try:
-        result = recorded_result(trace, ingress(request).analyzer, lang)
+        result = service(request).recorded(trace, lang)
     except (SaksiError, KeyError, TypeError, ValueError) as e:
         log.warning("trace %s cannot be rebuilt for its page: %r", trace.trace_id, e)
         return trace.why, tuple(trace.conflicts)
@@ -128,11 +125,9 @@ async def replay_trace(request: Request, name: CollectionName, trace_id: TraceId
 
 
 def _replayed(request: Request, name: str, trace_id: str):
-    from pipeline.replay import replay
-
     collection, trace = _loaded(request, name, trace_id)
     try:  # the gates re-run on recorded verdicts: CPU work, in this worker thread's own loop
-        report = asyncio.run(replay(trace, ingress(request).analyzer))
+        report = service(request).replay_report(trace)
     except (SaksiError, KeyError, TypeError, ValueError) as e:  # a trace too damaged to re-run: say so, no 500
         log.warning("trace %s cannot be replayed: %r", trace_id, e)
         raise ApiError(422, "unreplayable_trace",

@@ -235,3 +235,50 @@ def test_a_question_past_its_deadline_is_a_refusal_with_a_trace_that_replays(fak
     p = fake_corpus.profile
     report = aio.run(replay(loaded, QueryAnalyzer(build_analyzers(p.analysis), p.glossary, p.normalisation)))
     assert report.same
+
+
+def _changed_gate_live_and_replayed(corpus, change_settings=None, change_code=None):
+    """The question answered, then the change, then the question answered live and the first answer's trace
+    replayed."""
+    from pipeline.trace import decision_of
+
+    _, before = ask(corpus)
+    if change_code:
+        change_code()
+    orch = corpus.orchestrator(write_traces=False)
+    if change_settings:
+        orch.gates = orch.gates.model_copy(update=change_settings)
+        before = replace(before, settings=before.settings.model_copy(update=change_settings))
+    live, _ = asyncio.run(orch.run(QUESTION))
+    replayed = asyncio.run(replay(before, query_analyzer(corpus.profile)))
+    return decision_of(live), replayed
+
+
+def test_a_changed_gate_setting_changes_replay_and_the_live_path_alike(fake_corpus):
+    """Issue 28: one verify step (`pipeline.verification.verify_attempt`) with the trace's typed settings: a stricter
+    operating point (confidence.min_supported) demotes the same claims live and in replay."""
+    strict = fake_corpus.profile.settings.confidence.model_copy(update={"min_supported": 0.99})
+    live, replayed = _changed_gate_live_and_replayed(fake_corpus, {"confidence": strict})
+    assert live.outcome == "refusal" and not replayed.same  # the recorded answer no longer stands …
+    assert _fates(replayed.replayed) == _fates(live)  # … and replay reaches the live decision
+
+
+def _fates(decision) -> tuple:
+    """The outcome and each claim's fate with its reasons' codes (a reason's figures are rounded from the scores of
+    two different runs: the recorded one, the live one)."""
+    return decision.outcome, decision.reason_code, tuple(
+        (part, text, status, band, tuple(r.split(":")[0] for r in reasons))
+        for part, text, status, band, reasons in decision.claims)
+
+
+def test_a_changed_gate_changes_replay_and_the_live_path_alike(fake_corpus, monkeypatch):
+    """The number check changed in code (every claim now has a figure without basis): live and replay alike."""
+    from pipeline import gates
+    from pipeline.numbers import extract_figures
+
+    def change():
+        monkeypatch.setattr(gates, "figures_without_basis", lambda text, quotes: extract_figures("99.999.999"))
+
+    live, replayed = _changed_gate_live_and_replayed(fake_corpus, change_code=change)
+    assert live.outcome == "refusal" and _fates(replayed.replayed) == _fates(live) and not replayed.same
+    assert all(any(r.startswith("number_without_basis") for r in c[4]) for c in live.claims)

@@ -18,7 +18,7 @@ from pipeline.analysis import query_analyzer
 from pipeline.orchestrator import Components, Orchestrator
 from pipeline.corpus import DataDir
 from pipeline.types import Verdict
-from serve.api import Ingress
+from serve.ingress import Ingress
 from serve.config import Batch, Placement, RuntimeSettings, load_serve_config
 from serve.deployments import GeneratorDeployment, JudgeDeployment, RerankerDeployment, RetrieverDeployment
 from serve.handles import HandleContext, HandleGenerator, HandleJudge, TimedJudge
@@ -120,13 +120,7 @@ def served_lite(lite_corpus, monkeypatch):
                                           judge="ingress")
     data = str(lite_corpus.data_dir)
     retriever = FakeHandle(RetrieverDeployment.func_or_class("lite", data, runtime, None, None, BATCH))
-    from starlette.datastructures import State
-
     mine = Ingress.func_or_class.__mro__[1]  # the class as written, under Serve's ASGI wrapper (async __init__)
-    # the Ingress keeps itself in its FastAPI app's state (in a replica, the replica's own copy). The
-    # class's methods see the copy of the app `serve.ingress` made, which every application deployed
-    # later pickles: this test's objects must not stay in it
-    monkeypatch.setattr(mine.__init__.__globals__["app"], "state", State())
     ingress = mine.__new__(mine)
     mine.__init__(ingress, "lite", data, runtime, FakeHandle(object()), retriever, None, None, None)
     return ingress, retriever
@@ -134,12 +128,12 @@ def served_lite(lite_corpus, monkeypatch):
 
 def test_with_lite_placement_an_attempt_is_one_call_and_the_in_process_answer(served_lite, lite_corpus):
     ingress, retriever = served_lite
-    assert set(ingress.handles) == {"Embedder", "Retriever"}
+    assert set(ingress.service.stages.handles) == {"Embedder", "Retriever"}
     answered = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
     refused = "Berapa tarif bea masuk untuk impor mobil listrik?"
 
     async def run():
-        orch = await ingress._get_orchestrator(DataDir(lite_corpus.data_dir))
+        orch = await ingress.service.orchestrator(DataDir(lite_corpus.data_dir))
         retriever.calls.clear()  # building the orchestrator asked the model names once
         out = []
         for q in (answered, refused):
@@ -167,8 +161,8 @@ def test_a_judge_in_the_ingress_keeps_the_judges_deadline(served_lite, lite_corp
     """Placed in the Ingress, the judge has the deadline a judge over a handle has
     (runtime.judge_timeout_s): past it, no verdict, and the claim stays below the top band."""
     ingress, _ = served_lite
-    timed = ingress.local_judge
-    assert isinstance(timed, TimedJudge) and timed.timeout == ingress.runtime.judge_timeout_s
+    timed = ingress.service.stages.local_judge
+    assert isinstance(timed, TimedJudge) and timed.timeout == ingress.service.runtime.judge_timeout_s
 
     class FakeSlowJudge:
         name = timed.inner.name
@@ -180,7 +174,7 @@ def test_a_judge_in_the_ingress_keeps_the_judges_deadline(served_lite, lite_corp
     timed.inner, timed.timeout = FakeSlowJudge(), 0.05
 
     async def run():
-        orch = await ingress._get_orchestrator(DataDir(lite_corpus.data_dir))
+        orch = await ingress.service.orchestrator(DataDir(lite_corpus.data_dir))
         return await orch.run("Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?")
 
     result, _ = asyncio.run(run())

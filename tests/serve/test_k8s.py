@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from serve import deployments
-from serve.api import Ingress
+from serve.ingress import Ingress
 from serve.config import DEPLOYMENTS, load_serve_config
 from serve import k8s
 from serve.k8s import GPU_CLASSES, HEADER, _Dumper, render_rayservice

@@ -9,7 +9,8 @@ import pytest
 from pipeline.audit import verify
 from pipeline.errors import KeyManagementError
 from pipeline.keys import KeyStore, cap_authority
-from serve.auth import Authenticate, Guard, RateLimiter
+from serve.auth import Authenticate, Guard
+from serve.rates import RateLimiter
 from serve.errors import ApiError
 
 
@@ -146,7 +147,7 @@ def test_the_middleware_refuses_before_the_app_or_the_body_is_touched(tmp_path):
 
 
 def test_an_answer_is_charged_its_measured_work_and_a_costly_one_leaves_a_debt():
-    from serve.auth import ANSWER_ADMISSION, answer_charge
+    from serve.rates import ANSWER_ADMISSION, answer_charge
 
     assert answer_charge(0.3) == 0.0 and answer_charge(21.0) == pytest.approx(20.0)  # beyond the admission's unit
     now = [0.0]
