@@ -20,7 +20,7 @@ from pipeline.analysis import QueryAnalyzer, build_analyzers  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
 from pipeline.ingest.clean import clean_text  # noqa: E402
 from pipeline.ingest.metadata import parse_metadata  # noqa: E402
-from pipeline.ingest.xrefs import extract_references  # noqa: E402
+from pipeline.references import extract_references  # noqa: E402
 from pipeline.instructions import instruction_spans  # noqa: E402
 from pipeline.numbers import extract_figures  # noqa: E402
 from pipeline.text import split_sentences  # noqa: E402

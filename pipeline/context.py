@@ -6,7 +6,7 @@ cap), keep only the documents the question names when it asks within them, reran
 top, follow the top's cross-references, and read each passage's full paragraph. It works over
 the stage Protocols (Embedder, DenseIndex, LexicalIndex, ChunkSource, Reranker), so the same
 code runs in the CLI's process and inside the served Retriever deployment, next to the indexes:
-the orchestrator makes one call for all of it (`protocols.ContextSource`), not one per index
+the orchestrator makes one call for all of it (`ContextSource`, below), not one per index
 lookup.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
 from .analysis import QueryAnalyzer
 from .definitions import asked_term, translations
@@ -71,8 +71,25 @@ class AttemptContext:
         return {c.chunk.chunk_id: c.rerank_score or 0.0 for c in self.context}
 
 
+@runtime_checkable
+class ContextSource(Protocol):
+    """The retrieval half of an attempt in one call: plan, retrieve, rerank, follow references,
+    read paragraphs (`pipeline.context.ContextBuilder`, over the Protocols above and the Reranker).
+    In process it is that builder; served, it is the Retriever deployment running the same
+    builder next to its indexes, so a question costs one call here, not one per lookup."""
+
+    model_names: dict[str, str]  # {"embedder": …, "reranker": …}, for the trace
+
+    async def context(self, request: ContextRequest) -> AttemptContext:
+        ...
+
+    async def documents(self) -> list[Document]:
+        """Every ingested document (what a question naming a regulation is checked against)."""
+        ...
+
+
 class ContextBuilder:
-    """The retrieval half of an attempt over the stage Protocols (a `protocols.ContextSource`)."""
+    """The retrieval half of an attempt over the stage Protocols (a `ContextSource`)."""
 
     def __init__(self, settings: "Settings", analyzer: QueryAnalyzer, embedder: Embedder, dense: DenseIndex,
                  lexical: LexicalIndex, chunks: ChunkSource, reranker: Reranker, sparse: SparseIndex | None = None):

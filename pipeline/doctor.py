@@ -303,7 +303,6 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
     from .backends import make_embedder, make_generator, make_judge, make_reranker
     from .claims import ParseFailure, parse_claims
     from .corpus import Corpus, DataDir, Ingestor
-    from .assemble import build_orchestrator
     from .types import JudgeInput
 
     memory = _GpuMemory()
@@ -349,8 +348,8 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
                             "seconds": round(time.perf_counter() - t, 2)}
         if not corpus.store.count():
             raise ConfigError(f"nothing could be ingested from {corpus_dir}: {report['corpus']['errors']}")
-        orchestrator = build_orchestrator(corpus, generator=generator, judge=judge, reranker=reranker,
-                                          write_traces=kept)
+        orchestrator = corpus.orchestrator(generator=generator, judge=judge, reranker=reranker,
+                                           write_traces=kept)
 
         # 3. the questions
         run_before = memory.start()

@@ -24,11 +24,11 @@ from . import __version__, status
 from .analysis import QueryAnalyzer
 from .audit import LOCAL_KEY, AuditLog, file_hash
 from .config import Profile, Route
-from .context import AttemptContext, ContextBuilder, ContextRequest
+from .context import AttemptContext, ContextBuilder, ContextRequest, ContextSource
 from .decision import TIMEOUT, AttemptSummary, conclude, decide_part, explain, reason_text
 from .limits import check_question
-from .protocols import (ChunkSource, ContextSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex,
-                        QueryRewriter, Reranker, SparseIndex)
+from .protocols import (ChunkSource, DenseIndex, Embedder, Generator, Judge, LexicalIndex, QueryRewriter, Reranker,
+                        SparseIndex)
 from .query import Part, decompose
 from .scope import Scope, question_scope
 from .trace import (TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, TraceSettings, decision_of,

@@ -6,15 +6,12 @@ hostings fit; writing to indexes happens at ingest, outside the request path.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from .types import (Candidate, Chunk, ContextLink, Document, DocumentStatus, GenerationOutput, GenerationRequest,
                     JudgeInput, QueryPlan, Verdict)
-
-if TYPE_CHECKING:
-    from .context import AttemptContext, ContextRequest
 
 
 @runtime_checkable
@@ -94,23 +91,6 @@ class ChunkSource(Protocol):
 
     async def status(self, doc_ids: Sequence[str]) -> dict[str, DocumentStatus]:
         """Per document: what decides its legal standing on a date (pipeline/status.py)."""
-        ...
-
-
-@runtime_checkable
-class ContextSource(Protocol):
-    """The retrieval half of an attempt in one call: plan, retrieve, rerank, follow references,
-    read paragraphs (`pipeline.context.ContextBuilder`, over the Protocols above and the Reranker).
-    In process it is that builder; served, it is the Retriever deployment running the same
-    builder next to its indexes, so a question costs one call here, not one per lookup."""
-
-    model_names: dict[str, str]  # {"embedder": …, "reranker": …}, for the trace
-
-    async def context(self, request: "ContextRequest") -> "AttemptContext":
-        ...
-
-    async def documents(self) -> list[Document]:
-        """Every ingested document (what a question naming a regulation is checked against)."""
         ...
 
 

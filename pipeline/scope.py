@@ -10,7 +10,7 @@ lacks leaves nothing to answer from. A question about a relation between documen
 amended, replaced) is never restricted: the answer may be in the other document. A document
 merely mentioned is only recorded, so an answer drawn from other records is never taken for
 its. Document names are read with the same grammar ingest uses for cross-references
-(`ingest/xrefs.py`), so a question and a regulation name a document alike. Any named document
+(`references.py`), so a question and a regulation name a document alike. Any named document
 the corpus holds is also exempt from retrieval's per-source cap: the question is about its
 passages, so all of them it finds go to the reranker.
 
@@ -24,9 +24,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from .ingest.metadata import issuer_place
-from .ingest.xrefs import Reference, documents_named, held_by
-from .protocols import ChunkSource, ContextSource
+from .document_names import issuer_place
+from .references import Reference, documents_named, held_by
+from .context import ContextSource
+from .protocols import ChunkSource
 from .types import Document
 
 if TYPE_CHECKING:

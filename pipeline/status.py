@@ -12,7 +12,7 @@ from the day that document was issued, never guessed. A statement whose target i
 mengenai … dalam Peraturan …", "sepanjang …") makes that document's standing unknown from its date, since the corpus
 cannot say which provisions are meant.
 
-Extraction reads the chunk store's cross-references (pipeline/ingest/xrefs.py), so a target ingested after the
+Extraction reads the chunk store's cross-references (pipeline/references.py), so a target ingested after the
 document that ends it is found on the next ingest's `finalize`, which rebuilds the graph.
 """
 from __future__ import annotations
@@ -118,7 +118,7 @@ def _edge(kind: EdgeKind, chunk: Chunk, quote: str, ref_row: Mapping, pasal: str
 
 
 def _document_label(ref: Mapping) -> str:
-    from .ingest.xrefs import Reference  # the document-name grammar
+    from .references import Reference  # the document-name grammar
     return Reference(**ref).document_label or ref["raw"]
 
 

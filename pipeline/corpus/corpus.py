@@ -1,7 +1,7 @@
 """An opened corpus: a data directory's chunk store and indexes, and the embedder they were written with.
 
 Reading and writing go through it: `Ingestor` (ingestor.py) writes documents into it,
-`build_orchestrator` (pipeline/assemble.py) answers from it, and `check` refuses to answer
+`orchestrator()` answers from it, and `check` refuses to answer
 from indexes that disagree with the chunk store. Nothing is opened until it is used, and
 reading needs no model: the state file names the embedder and its dimension.
 """
@@ -14,13 +14,14 @@ from typing import Callable, Sequence
 
 from ..audit import LOCAL_KEY, AuditLog
 from .. import environment
-from ..assemble import build_orchestrator
-from ..backends import embedder_name, make_embedder
+from ..analysis import query_analyzer
+from ..backends import embedder_name, make_embedder, make_generator, make_judge, make_reranker
 from ..config import Profile
 from ..errors import CorpusIndexError, SaksiError
-from ..index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex
+from ..index import Bm25LexicalIndex, ChunkStore, MilvusDenseIndex, StoreChunkSource
 from ..index.embedding_cache import EmbeddingCache
-from ..protocols import Embedder, Generator, Judge
+from ..orchestrator import Components, Orchestrator
+from ..protocols import Embedder, Generator, Judge, Reranker
 from .datadir import CorpusState, DataDir
 from .ingestor import IngestReport, Ingestor, Preparation, Upload
 
@@ -198,10 +199,23 @@ class Corpus:
         return Ingestor(self, progress, actor).delete(doc_id)
 
     def orchestrator(self, generator: Generator | None = None, judge: Judge | None = None,
-                     write_traces: bool = True, trace_dir: Path | None = None):
-        """`build_orchestrator(self, …)`: the orchestrator answering from this corpus."""
-        return build_orchestrator(self, generator=generator, judge=judge, write_traces=write_traces,
-                                  trace_dir=trace_dir)
+                     write_traces: bool = True, trace_dir: Path | None = None,
+                     reranker: Reranker | None = None) -> Orchestrator:
+        """The orchestrator answering from this corpus, with in-process components (the CLI, evaluation, batch
+        jobs and tests; the served application builds the same `Orchestrator` over deployment handles). The corpus
+        is checked first: it refuses indexes that disagree with the chunk store. `generator`, `judge` and
+        `reranker` replace the profile's (tests, the adversarial suite, `saksi doctor`'s already loaded models);
+        traces go to `trace_dir`, by default the data directory's traces/."""
+        lexical = self.lexical()  # checks the corpus before anything is opened or loaded
+        profile = self.profile
+        analyzer = query_analyzer(profile)
+        components = Components.of(
+            profile, analyzer, embedder=self.embedder, dense=self.dense, lexical=lexical,
+            chunks=StoreChunkSource(self.store), reranker=reranker or make_reranker(profile, analyzer),
+            generator=generator or make_generator(profile, analyzer, self.embedder),
+            judge=judge or make_judge(profile), sparse=self.dense if self.sparse else None)
+        return Orchestrator(profile, components, analyzer, (trace_dir or self.trace_dir) if write_traces else None,
+                            audit=self.audit if write_traces else None)
 
 
 def check_collections(root: str | Path, profile: Profile,

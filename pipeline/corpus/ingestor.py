@@ -33,7 +33,7 @@ from ..ingest.near_dup import near_duplicate_pairs
 from ..ingest.prepare import DocumentPreparer, PreparedDocument
 from ..ingest.reader import source_hash
 from .. import status
-from ..ingest.xrefs import Reference, resolve
+from ..references import Reference, resolve
 from ..responses import IngestResponse
 from ..text import embedding_text, name_keys
 from ..types import Chunk, Document

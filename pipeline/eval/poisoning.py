@@ -50,7 +50,7 @@ from ..protocols import Embedder
 from ..render import render_text
 from ..text import fold_lookalikes, normalise
 from ..types import Result, VerifiedClaim
-from .adversarial import CORPUS
+from .fictional_corpus import CORPUS
 
 log = logging.getLogger(__name__)
 

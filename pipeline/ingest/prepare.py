@@ -20,7 +20,7 @@ from ..types import Chunk, Document
 from .categories import CategoryTagger
 from .chunker import Chunker
 from .reader import read_source
-from .xrefs import extract_references
+from ..references import extract_references
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.assemble import build_orchestrator
 from pipeline.backends.fakes import FakeScriptedGenerator
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus
@@ -143,9 +142,11 @@ def scripted(dataset, tmp_path_factory) -> dict:
     PP 90/2030 (its kept corpus must survive the second)."""
     out = tmp_path_factory.mktemp("eval") / "scripted"
 
+    real = Corpus.orchestrator
+
     def orchestrator(self, generator=None, judge=None, write_traces=True, trace_dir=None):
-        return build_orchestrator(self, generator=FakeScriptedGenerator(script), judge=judge,
-                                  write_traces=write_traces, trace_dir=trace_dir)
+        return real(self, generator=FakeScriptedGenerator(script), judge=judge, write_traces=write_traces,
+                    trace_dir=trace_dir)
 
     profile = load_profile()
     with pytest.MonkeyPatch.context() as mp:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import IngestError
+from pipeline.document_names import citation
 from pipeline.ingest.metadata import (
     MetadataOverrides,
-    citation,
     describe,
     load_overrides,
     parse_metadata,

@@ -16,7 +16,7 @@ from pipeline.analysis import QueryAnalyzer, build_analyzers
 from pipeline.config import load_profile
 from pipeline.ingest.clean import clean_text
 from pipeline.ingest.metadata import parse_metadata
-from pipeline.ingest.xrefs import extract_references
+from pipeline.references import extract_references
 from pipeline.instructions import instruction_spans
 from pipeline.numbers import extract_figures
 from pipeline.text import split_sentences

@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from pipeline.ingest.xrefs import documents_named
+from pipeline.references import documents_named
 from pipeline.scope import asked_within, question_scope
 from pipeline.types import Document
 

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline import status
 from pipeline.config import ConfidenceSettings
-from pipeline.ingest.xrefs import extract_references, held_by
+from pipeline.references import extract_references, held_by
 from pipeline.types import (CitationCheck, Chunk, Confidence, Conflict, Document, DocumentStatus, Span, StatusEdge,
                             VerifiedClaim)
 

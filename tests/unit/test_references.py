@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from pipeline.ingest.xrefs import Reference, extract_references, resolve
+from pipeline.references import Reference, extract_references, resolve
 from pipeline.types import Chunk, Document, Span
 
 from ..conftest import require_regulations
@@ -439,7 +439,7 @@ def test_real_pmk_098_2025():
 
 
 def test_documents_a_question_names_and_whether_the_corpus_holds_them():
-    from pipeline.ingest.xrefs import documents_named, held_by
+    from pipeline.references import documents_named, held_by
 
     docs = [Document(doc_id="pmk-098-2025", title="PENGENAAN BEA MASUK", original="/x", lang="id", content_hash="h",
                      doc_type="Peraturan Menteri Keuangan", number="98", year=2025, cite_as="PMK 98/2025")]
@@ -454,7 +454,7 @@ def test_documents_a_question_names_and_whether_the_corpus_holds_them():
 def test_a_question_that_copies_a_regional_citation_from_a_receipt_names_its_document():
     """saksi cites a regional instrument with its place ("Perbup Mamuju Tengah 34/2021", "Perda Kab. Magelang
     8/2010"); a question that names it so, or with the place spelt out, names that document and no other."""
-    from pipeline.ingest.xrefs import documents_named, held_by
+    from pipeline.references import documents_named, held_by
 
     docs = [Document(doc_id="perbup-mateng", title="SISTEM DAN PROSEDUR AKUNTANSI PEMERINTAH DAERAH", original="/x",
                      lang="id", content_hash="h1", doc_type="Peraturan Bupati", number="34", year=2021,
@@ -505,7 +505,7 @@ def _titled(doc_id: str, title: str) -> Document:
 
 
 def test_an_instrument_type_no_table_knows_is_found_by_its_full_name_in_a_title():
-    from pipeline.ingest.xrefs import held_by
+    from pipeline.references import held_by
     three = _titled("pmi-3-2022", "Peraturan Menteri Ilustratif Nomor 3 Tahun 2022 tentang Pajak Penghasilan")
     thirty_one = _titled("pmi-31-2022", "Peraturan Menteri Ilustratif Nomor 31 Tahun 2022 tentang Bea")
     ref = one("dicabut: Peraturan Menteri Ilustratif Nomor 3 Tahun 2022 tentang Pajak Penghasilan")

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..types import Chunk, Document
-from .metadata import REGIONAL_SHORT_NAMES, SHORT_NAMES
+from .types import Chunk, Document
+from .document_names import REGIONAL_SHORT_NAMES, SHORT_NAMES
 
 # --- reference -------------------------------------------------------------------------
 
