@@ -51,7 +51,7 @@ def _extend(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rebuild", action="store_true", help="drop the data directory's corpus and indexes first")
     p.add_argument("--strict", action="store_true", help="exit 1 if any file was skipped")
     p.add_argument("--json", action="store_true", help="print the ingest report as JSON")
-    base._common(p)
+    base.common_options(p)
 
 
 def cmd_serve(args) -> int:
@@ -117,7 +117,7 @@ def cmd_bulk_ingest(args) -> int:
     """Prints what `saksi ingest` prints, and exits as it does."""
     from .bulk_ingest import bulk_ingest
 
-    target = base._collection(args, create=True)
+    target = base.collection_dir(args, create=True)
     progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
     report = bulk_ingest(args.paths, args.profile, target, args.concurrency, args.batch_size,
                          rebuild=args.rebuild, progress=progress)

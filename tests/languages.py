@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-from pipeline import decision, export, replay, reviews, status
-from pipeline.render import LABELS
+from pipeline import decision, replay, reviews, status
+from pipeline.rendering import export
+from pipeline.rendering.answer_text import LABELS
 from serve.web import labels as web
 
 _COMMON = {"id": {"yang", "dan", "tidak", "dengan", "untuk", "dalam", "atas", "dari", "oleh", "atau", "ini", "ada",

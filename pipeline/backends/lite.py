@@ -389,16 +389,7 @@ class ExtractiveGenerator:
         x, keep, probs = self._read(request, cands, views, asked)
         trusted = self._trusted(ctx)
         if probs is not None and len(trusted) < len(ctx):
-            # the operator's records read among themselves, ranked among themselves: look-alike uploads
-            # retrieved beside them change neither their features nor their competition
-            rank = {item: r for r, item in enumerate(trusted)}
-            own = [j for j, c in enumerate(cands) if c.item in rank]
-            x_own, keep_own, p_own = self._read(request, [cands[j] for j in own],
-                                                [dataclasses.replace(views[j], item=rank[cands[j].item]) for j in own],
-                                                asked)
-            at = {i: k for k, i in enumerate(keep)}
-            for r, j in enumerate(keep_own):
-                x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
+            self._read_trusted(request, cands, views, asked, trusted, x, keep, probs)
         cov = x[:, FEATURES.index("coverage")]
         read, cosines, neural, chaptered = None, None, None, [None] * len(keep)
         if probs is not None and (s.agreement is not None or s.cross_lingual is not None
@@ -458,6 +449,20 @@ class ExtractiveGenerator:
                        float(cosines[k]) if cosines is not None and not np.isnan(cosines[k]) else None,
                        float(neural[k]) if neural is not None and not np.isnan(neural[k]) else None, chaptered[k])
                 for k, i in enumerate(keep)]
+
+    def _read_trusted(self, request: GenerationRequest, cands, views, asked, trusted: Sequence[int], x: np.ndarray,
+                      keep: Sequence[int], probs: np.ndarray) -> None:
+        """The operator's records read among themselves, ranked among themselves (their rows of `x` and `probs`
+        replaced in place): look-alike uploads retrieved beside them change neither their features nor their
+        competition."""
+        rank = {item: r for r, item in enumerate(trusted)}
+        own = [j for j, c in enumerate(cands) if c.item in rank]
+        x_own, keep_own, p_own = self._read(request, [cands[j] for j in own],
+                                            [dataclasses.replace(views[j], item=rank[cands[j].item]) for j in own],
+                                            asked)
+        at = {i: k for k, i in enumerate(keep)}
+        for r, j in enumerate(keep_own):
+            x[at[own[j]]], probs[at[own[j]]] = x_own[r], p_own[r]
 
     def _chapters(self, request: GenerationRequest, items: Sequence[int], probs: np.ndarray, regulation: np.ndarray,
                   trusted: Sequence[int], meaning: str | None) -> list[str | None]:

@@ -26,7 +26,7 @@ from typing import Callable
 from ..config import Profile
 from ..corpus import Corpus
 from ..protocols import Embedder
-from ..render import LABELS, render_text
+from ..rendering.answer_text import LABELS, render_text
 from ..text import contains_normalised, normalise
 from ..trace import Trace
 from ..types import ContextItem, GenerationOutput, GenerationRequest, Result

@@ -47,7 +47,7 @@ from ..config import Profile
 from ..corpus import Corpus
 from ..corpus.ingestor import Upload
 from ..protocols import Embedder
-from ..render import render_text
+from ..rendering.answer_text import render_text
 from ..text import fold_lookalikes, normalise
 from ..types import Result, VerifiedClaim
 from .fictional_corpus import CORPUS

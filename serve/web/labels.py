@@ -1,4 +1,4 @@
-"""The web page's words, in Indonesian and English (the answer's own words: pipeline/render.py).
+"""The web page's words, in Indonesian and English (the answer's own words: pipeline/rendering/answer_text.py).
 
 `labels(lang)` is what every template gets as `L`. A key missing from one language falls back
 to the other, so a page never shows a raw key; tests/web/ checks both have the same keys.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.render import LABELS as ANSWER_LABELS
+from pipeline.rendering.answer_text import LABELS as ANSWER_LABELS
 
 LANGS = ("id", "en")
 

@@ -171,7 +171,7 @@ def _answer_page(request: Request, name: str, trace_id: str, saved: int | None, 
 
 @router.get("/ui/answers/{name}/{trace_id}/export.{fmt}")
 async def export_answer(request: Request, name: CollectionName, trace_id: TraceId, fmt: str):
-    """The answer as a working paper takes it (pipeline/export.py): Markdown or DOCX, with the trace id and the
+    """The answer as a working paper takes it (pipeline/rendering/export.py): Markdown or DOCX, with the trace id and the
     SHA-256 of its trace file."""
     return await page_work(request, "the export", _export, request, name, trace_id, fmt)
 
@@ -179,7 +179,7 @@ async def export_answer(request: Request, name: CollectionName, trace_id: TraceI
 def _export(request: Request, name: str, trace_id: str, fmt: str):
     from fastapi.responses import Response
 
-    from pipeline import export
+    from pipeline.rendering import export
     from pipeline.audit import file_hash
 
     if f".{fmt}" not in export.FORMATS:

@@ -168,7 +168,7 @@ def test_keys_through_the_cli(tmp_path, capsys):
 
 
 def test_the_terminal_answer_marks_a_record_that_was_uploaded(sample, tmp_path):
-    from pipeline.render import render_text
+    from pipeline.rendering.answer_text import render_text
 
     up = _md(tmp_path / "up", "meterai.md", {"id": "meterai", "title": "Catatan Meterai", "authority": "official"},
              "1. Bea meterai atas dokumen perjanjian sewa gedung adalah Rp10.000 per dokumen.")

@@ -87,7 +87,7 @@ def test_judge_agreement_compares_float32_with_bfloat16(tiny_config_dir, monkeyp
 
     from pipeline.backends import make_judge
     from pipeline.config import load_profile
-    from pipeline.doctor import judge_agreement
+    from pipeline.cli.doctor import judge_agreement
     from pipeline.types import JudgeInput
 
     monkeypatch.setenv("SAKSI_CONFIG_DIR", str(tiny_config_dir))

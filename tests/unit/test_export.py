@@ -1,4 +1,4 @@
-"""An answer exported for a working paper (pipeline/export.py) carries exactly what the answer showed: its date, the
+"""An answer exported for a working paper (pipeline/rendering/export.py) carries exactly what the answer showed: its date, the
 direct answer, each claim with its band, standing and receipts, and the trace id with its file's SHA-256."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 import pytest
 from docx import Document as Docx
 
-from pipeline import export
+from pipeline.rendering import export
 from pipeline.types import (AsOf, CitationCheck, CitedDocument, Confidence, DirectAnswer, PartOutcome, Result,
                             Standing, StatusEdge, Verdict, VerifiedClaim)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import decision, export, replay, reviews, status
-from pipeline.render import LABELS
+from pipeline import decision, replay, reviews, status
+from pipeline.rendering import export
+from pipeline.rendering.answer_text import LABELS
 from pipeline.trace import Decision
 from pipeline.types import AsOf, NearestRecord, Standing, StatusEdge
 from serve.web import labels as web

@@ -2,7 +2,7 @@
 explained, and a claim's legal standing is shown with the provision that decides it."""
 from __future__ import annotations
 
-from pipeline.render import render_text
+from pipeline.rendering.answer_text import render_text
 from pipeline.types import (AsOf, CitationCheck, Confidence, PartOutcome, Result, Standing, StatusEdge, Verdict,
                             VerifiedClaim)
 

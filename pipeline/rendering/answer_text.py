@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import textwrap
 
-from . import status
-from .audit import LOCAL_KEY
-from .decision import DOCUMENT_NOT_IN_CORPUS, category_words, reason_text, unmentioned_text
-from .types import Result
+from .. import status
+from ..audit import LOCAL_KEY
+from ..decision import DOCUMENT_NOT_IN_CORPUS, category_words, reason_text, unmentioned_text
+from ..types import Result
 
 LABELS = {
     "id": {

@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from . import status
-from .render import LABELS
-from .types import CitedDocument, Result
+from .. import status
+from ..types import CitedDocument, Result
+from .answer_text import LABELS
 
 WORDS = {
     "id": {"title": "Jawaban saksi", "question": "Pertanyaan", "direct": "Jawaban langsung", "claims": "Klaim",

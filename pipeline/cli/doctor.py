@@ -34,10 +34,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from . import __version__
-from .config import Profile
-from .errors import ConfigError
-from .models import check_profile
+from .. import __version__
+from ..config import Profile
+from ..errors import ConfigError
+from ..models import check_profile
 
 SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "sample"
 MARKER = ".saksi-doctor"  # a data directory doctor made (and may ingest into again)
@@ -183,7 +183,7 @@ def _judge_pairs(attempts: list, questions: list[str]) -> list:
     """(claim, paragraph) pairs for the judge comparison: every claim the run judged, rebuilt as the
     gates build it, plus probes from each question's context (the record's first sentence against
     its paragraph, which should entail it; the question against it, which mostly should not)."""
-    from .types import JudgeInput
+    from ..types import JudgeInput
 
     pairs: dict[tuple[str, str], JudgeInput] = {}
     for a, question in zip(attempts, questions):
@@ -204,7 +204,7 @@ def _judge_pairs(attempts: list, questions: list[str]) -> list:
 async def judge_agreement(profile: Profile, judge, pairs: list) -> dict:
     """The same pairs judged in float32 and in the candidate dtype (the configured one, or bfloat16
     when float32 is configured): the share with the same label, and the largest score difference."""
-    from .backends.nli import NLIJudge
+    from ..backends.nli import NLIJudge
 
     s = profile.settings.judge
     configured = str(s.dtype)
@@ -299,11 +299,8 @@ def run_doctor(profile: Profile, data_dir: Path | None = None, progress: Progres
 
 async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: bool | None, corpus_dir: Path,
                kept: bool) -> dict:
-    from .analysis import query_analyzer
-    from .backends import make_embedder, make_generator, make_judge, make_reranker
-    from .claims import ParseFailure, parse_claims
-    from .corpus import Corpus, DataDir, Ingestor
-    from .types import JudgeInput
+    from ..analysis import query_analyzer
+    from ..corpus import Corpus, DataDir, Ingestor
 
     memory = _GpuMemory()
     gpu = gpu_status()
@@ -312,29 +309,8 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "gpu": gpu, "data_dir": str(directory) if kept else None}
     analyzer = query_analyzer(profile)
-
     # 1. every model, through the pipeline's own factories, with one warm-up call each
-    models: dict[str, dict] = {}
-
-    async def load(role: str, make: Callable[[], Any], warm: Callable[[Any], Any] | None = None) -> Any:
-        say(f"loading the {role} …")
-        before = memory.start()
-        t = time.perf_counter()
-        component = make()
-        load_s = time.perf_counter() - t
-        if warm is not None:
-            await warm(component)
-        models[role] = {"name": getattr(component, "name", type(component).__name__), "load_s": round(load_s, 2),
-                        "gpu_memory": memory.stop(before) if memory.cuda else "no GPU"}
-        return component
-
-    embedder = await load("embedder", lambda: make_embedder(profile),
-                          lambda e: e.embed_queries(["tarif pajak penghasilan"]))
-    reranker = await load("reranker", lambda: make_reranker(profile, analyzer))
-    judge = await load("judge", lambda: make_judge(profile),
-                       lambda j: j.judge([JudgeInput("Tarif pajak adalah 10 persen.",
-                                                     "Tarif pajak penghasilan adalah 10 persen dari sewa.")]))
-    generator = await load("generator", lambda: make_generator(profile, analyzer))
+    models, (embedder, reranker, judge, generator) = await _load_models(profile, analyzer, memory, say)
     report["models"] = models
 
     # 2. the sample corpus
@@ -368,27 +344,7 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
         report["questions"] = questions
 
         # 4. structured output and verbatim quotes, over every generator output of the run
-        outputs = [a.generator_output for a in attempts if a.generator_output is not None]
-        failures: Counter = Counter()
-        for out in outputs:
-            try:
-                parse_claims(out.raw, out.finish_reason)
-            except ParseFailure as e:
-                failures[e.reason] += 1
-        passed = len(outputs) - sum(failures.values())
-        report["structured_output"] = {
-            "outputs": len(outputs), "parsed": passed,
-            "pass_rate": round(passed / len(outputs), 4) if outputs else None,
-            "failures": dict(failures),
-            "generator_failed": sum(1 for a in attempts if a.failure == "generator_failed")}
-        claims = [c for a in attempts for c in a.claims]
-        citations = [x for c in claims for x in c.citations]
-        verbatim = sum(1 for c in claims if c.citations and all(x.ok for x in c.citations))
-        report["quotes"] = {
-            "claims": len(claims), "claims_verbatim": verbatim,
-            "share_verbatim": round(verbatim / len(claims), 4) if claims else None,
-            "citations": len(citations), "citations_verbatim": sum(1 for x in citations if x.ok),
-            "citation_failures": dict(Counter(x.reason for x in citations if not x.ok))}
+        report.update(_output_checks(attempts))
 
         # 5. throughput and determinism, on the run's own generator requests
         requests = [a.generator_request for a in attempts if a.generator_request is not None]
@@ -404,15 +360,7 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
         run_memory = memory.stop(run_before)
 
         # 6. judge agreement, float32 against the candidate dtype
-        if profile.settings.judge.backend != "nli":
-            report["judge_agreement"] = {"status": f"not applicable: judge backend {profile.settings.judge.backend!r} "
-                                                   "has no dtype", "agreement": None}
-        elif not (memory.cuda if compare_judge is None else compare_judge):
-            report["judge_agreement"] = {"status": "skipped: no GPU (the judge runs in float32 on CPU)",
-                                         "agreement": None}
-        else:
-            say("judge: float32 against the candidate dtype …")
-            report["judge_agreement"] = await judge_agreement(profile, judge, _judge_pairs(attempts, asked))
+        report["judge_agreement"] = await _judge_check(profile, judge, attempts, asked, memory, compare_judge, say)
 
         report["gpu_memory"] = ({role: m["gpu_memory"] for role, m in models.items()} | {"question_run": run_memory}
                                 if memory.cuda else "no GPU")
@@ -420,6 +368,76 @@ async def _run(profile: Profile, directory: Path, say: Progress, compare_judge: 
         corpus.close()
     report["finished_at"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     return report
+
+
+async def _load_models(profile: Profile, analyzer, memory: "_GpuMemory", say: Progress) -> tuple[dict, tuple]:
+    """Every model through the pipeline's own factories, each timed and warmed up once: what each took to load (and
+    of the GPU's memory), and the embedder, reranker, judge and generator."""
+    from ..backends import make_embedder, make_generator, make_judge, make_reranker
+    from ..types import JudgeInput
+
+    models: dict[str, dict] = {}
+
+    async def load(role: str, make: Callable[[], Any], warm: Callable[[Any], Any] | None = None) -> Any:
+        say(f"loading the {role} …")
+        before = memory.start()
+        t = time.perf_counter()
+        component = make()
+        load_s = time.perf_counter() - t
+        if warm is not None:
+            await warm(component)
+        models[role] = {"name": getattr(component, "name", type(component).__name__), "load_s": round(load_s, 2),
+                        "gpu_memory": memory.stop(before) if memory.cuda else "no GPU"}
+        return component
+
+    embedder = await load("embedder", lambda: make_embedder(profile),
+                          lambda e: e.embed_queries(["tarif pajak penghasilan"]))
+    reranker = await load("reranker", lambda: make_reranker(profile, analyzer))
+    judge = await load("judge", lambda: make_judge(profile),
+                       lambda j: j.judge([JudgeInput("Tarif pajak adalah 10 persen.",
+                                                     "Tarif pajak penghasilan adalah 10 persen dari sewa.")]))
+    generator = await load("generator", lambda: make_generator(profile, analyzer))
+    return models, (embedder, reranker, judge, generator)
+
+
+def _output_checks(attempts) -> dict:
+    """Structured output (does every generator output parse?) and verbatim quotes (is every citation exact?)."""
+    from ..claims import ParseFailure, parse_claims
+
+    outputs = [a.generator_output for a in attempts if a.generator_output is not None]
+    failures: Counter = Counter()
+    for out in outputs:
+        try:
+            parse_claims(out.raw, out.finish_reason)
+        except ParseFailure as e:
+            failures[e.reason] += 1
+    passed = len(outputs) - sum(failures.values())
+    claims = [c for a in attempts for c in a.claims]
+    citations = [x for c in claims for x in c.citations]
+    verbatim = sum(1 for c in claims if c.citations and all(x.ok for x in c.citations))
+    return {
+        "structured_output": {
+            "outputs": len(outputs), "parsed": passed,
+            "pass_rate": round(passed / len(outputs), 4) if outputs else None,
+            "failures": dict(failures),
+            "generator_failed": sum(1 for a in attempts if a.failure == "generator_failed")},
+        "quotes": {
+            "claims": len(claims), "claims_verbatim": verbatim,
+            "share_verbatim": round(verbatim / len(claims), 4) if claims else None,
+            "citations": len(citations), "citations_verbatim": sum(1 for x in citations if x.ok),
+            "citation_failures": dict(Counter(x.reason for x in citations if not x.ok))}}
+
+
+async def _judge_check(profile: Profile, judge, attempts, asked, memory: "_GpuMemory", compare_judge: bool | None,
+                       say: Progress) -> dict:
+    """The NLI judge in float32 against the candidate dtype on the run's own claims, where it applies."""
+    if profile.settings.judge.backend != "nli":
+        return {"status": f"not applicable: judge backend {profile.settings.judge.backend!r} has no dtype",
+                "agreement": None}
+    if not (memory.cuda if compare_judge is None else compare_judge):
+        return {"status": "skipped: no GPU (the judge runs in float32 on CPU)", "agreement": None}
+    say("judge: float32 against the candidate dtype …")
+    return await judge_agreement(profile, judge, _judge_pairs(attempts, asked))
 
 
 # --- output --------------------------------------------------------------------------------------

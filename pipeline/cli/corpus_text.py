@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from .responses import DocumentRow
+from ..responses import DocumentRow
 
 
 def _pages(pages: Sequence[int] | None, sep: str = ", ") -> str:

@@ -1,0 +1,72 @@
+"""`saksi eval`: the contract measured on a dataset, and reviewers' decisions as one."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .. import environment
+from ..config import load_profile
+
+
+
+def cmd_eval(args) -> int:
+    from ..eval.report import adversarial_text, eval_text, json_view
+
+    profile = load_profile(args.profile)
+    say = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    if args.leave_out is not None and (args.reviews or args.adversarial or args.corpus):
+        print("saksi: --leave-out goes with a DATASET whose questions carry a 'reference'; not with --reviews, "
+              "--adversarial or --corpus (it builds the dataset's corpus without the law itself)", file=sys.stderr)
+        return 2
+    if args.reviews:
+        return _eval_reviews(args, profile, say)
+    if args.data_dir or args.collection:
+        print("saksi: --data-dir and --collection go with --reviews (a dataset's corpus is --corpus)", file=sys.stderr)
+        return 2
+    if args.adversarial:
+        from ..eval.adversarial import run_adversarial
+
+        if args.dataset or args.corpus or args.limit:
+            print("saksi: --adversarial runs its own catalogue; it takes no dataset, --corpus or --limit",
+                  file=sys.stderr)
+            return 2
+        report = run_adversarial(profile, args.out or Path("eval-runs") / "adversarial", progress=say)
+        print(json.dumps(report, ensure_ascii=False, indent=1) if args.json else adversarial_text(report))
+        return 0 if report["passed"] else 1
+    if args.dataset is None:
+        print("saksi: eval needs a DATASET (or --adversarial, or --reviews)", file=sys.stderr)
+        return 2
+    from ..eval.runner import run_eval
+
+    from ..eval.receipts import law_slug
+
+    name = [x for x in (args.dataset.parent.name, args.dataset.stem) if x]
+    if args.leave_out is not None:
+        name.append(f"without-{law_slug(args.leave_out)}")
+    out = args.out or Path("eval-runs") / "-".join(name)
+    report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=args.corpus, progress=say,
+                      leave_out=args.leave_out)
+    print(json.dumps(json_view(report), ensure_ascii=False, indent=1) if args.json else eval_text(report, out))
+    return 0 if all(report["contract"].values()) else 1
+
+
+def _eval_reviews(args, profile, say) -> int:
+    """`eval --reviews`: 0 no rejected claim is shown today, 1 one is (or could not be checked), 2 nothing to replay."""
+    from ..eval.reviews import replay_reviews
+    from ..reviews import ReviewStore
+
+    if args.dataset or args.corpus or args.limit or args.adversarial or args.out:
+        print("saksi: --reviews replays the data directory's reviews; it takes no dataset, --corpus, --limit, --out "
+              "or --adversarial", file=sys.stderr)
+        return 2
+    root = environment.data_dir(args.data_dir)
+    latest = ReviewStore(root).latest(args.collection)
+    if not any(r.decision == "rejected" for r in latest):
+        where = f"{root}" + (f" (collection {args.collection})" if args.collection else "")
+        print(f"saksi: no rejected reviews to replay in {where}: reject a claim in the web page (`saksi serve`) "
+              "first", file=sys.stderr)
+        return 2
+    report = replay_reviews(root, profile, latest, progress=say)
+    print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1) if args.json else report.text())
+    return 0 if report.passed else 1
