@@ -34,7 +34,8 @@ def main() -> None:
     from pipeline.ingest.chunker import Chunker
     from pipeline.reader import training
     from pipeline.reader.answers import siblings
-    from pipeline.reader.mining import Translator, mine_law, read_laws
+    from pipeline.reader.mining import mine_law, read_laws
+    from pipeline.reader.mining_words import Translator
     from pipeline.reader.model import load_reader, weights_path
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

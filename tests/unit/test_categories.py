@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.ingest import CategoryTagger, Chunker, read_source
+from pipeline.categories import CategoryTagger
+from pipeline.ingest import Chunker, read_source
 
 from ..conftest import require_regulations
 

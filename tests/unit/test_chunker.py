@@ -10,7 +10,8 @@ import pytest
 from pipeline.config import load_profile
 from pipeline.errors import IngestError
 from pipeline.citations import cite_path, cited_location, quote_pages
-from pipeline.ingest import CategoryTagger, Chunker, chunk_id, expand_paths, read_source
+from pipeline.categories import CategoryTagger
+from pipeline.ingest import Chunker, chunk_id, expand_paths, read_source
 from pipeline.types import Chunk
 
 pytestmark = pytest.mark.unit

@@ -7,9 +7,10 @@ import json
 import pytest
 
 from pipeline.analysis import QueryAnalyzer, build_analyzers
-from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge, polarity_flip
+from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge
+from pipeline.backends.quote_checks import polarity_flip
 from pipeline.claims import parse_claims
-from pipeline.ingest import CategoryTagger
+from pipeline.categories import CategoryTagger
 from pipeline.types import ContextItem, GenerationRequest, JudgeInput
 
 pytestmark = pytest.mark.unit
@@ -645,7 +646,7 @@ def test_an_upload_retrieved_above_the_operators_record_does_not_change_its_read
     ("Apakah PNS wajib melapor?", "PNS tidak wajib melapor", None),  # a negated verb is an answer, not a complement
 ])
 def test_a_phrase_stated_only_as_its_complement(question, text, phrase):
-    from pipeline.backends.lite import excluded_phrase
+    from pipeline.backends.quote_checks import excluded_phrase
 
     assert excluded_phrase(question, text) == phrase
 
@@ -692,7 +693,7 @@ def test_a_regulation_unit_about_the_complement_of_what_was_asked_is_not_claimed
     ("Kelompok hewan apakah yang tidak berdarah panas?", "Reptil adalah hewan berdarah dingin.", None),
 ])
 def test_a_text_saying_the_opposite_of_a_word_asked(question, text, said):
-    from pipeline.backends.lite import opposite_word
+    from pipeline.backends.quote_checks import opposite_word
 
     assert opposite_word(question, text) == said
 
@@ -814,7 +815,7 @@ def test_the_chapter_term_needs_its_settings_and_agreement(profile):
 
 
 def test_a_quote_the_layout_cut_off_mid_phrase_is_cut_short_and_an_item_of_a_list_is_not():
-    from pipeline.backends.lite import cut_short
+    from pipeline.backends.quote_checks import cut_short
 
     assert cut_short("Pasal II ini mulai berlaku pada tanggal")
     assert cut_short("The regulation takes effect on")
@@ -827,7 +828,7 @@ def test_a_quote_the_layout_cut_off_mid_phrase_is_cut_short_and_an_item_of_a_lis
 
 
 def test_an_entry_into_force_clause_in_an_annex_is_a_forms_not_the_documents():
-    from pipeline.backends.lite import annexed_form
+    from pipeline.backends.quote_checks import annexed_form
 
     assert annexed_form("Lampiran alinea 8", "Keputusan Menteri ini mulai berlaku pada tanggal ditetapkan.")
     assert annexed_form("Annex I", "This Decree takes effect on the date it is signed.")

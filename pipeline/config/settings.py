@@ -1,34 +1,14 @@
-"""Configuration: profiles, routes, evidence categories, glossary and analysis rules.
-
-Everything a deployment may want to tune lives in `configs/` as YAML and is validated
-here with `extra="forbid"`, so a misspelt key is an error rather than a silent default.
-"""
+"""A profile's settings (configs/<profile>.yaml): retrieval, the models, the generator and its calibrations, the
+judge, confidence bands, limits, traces."""
 from __future__ import annotations
 
 import datetime as dt
-import re
-from functools import cached_property
-from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from .claims import MAX_CLAIMS
-from .environment import config_dir
-from .errors import ConfigError
-
-DEFAULT_PROFILE = "lite"
-
-
-class StrictConfig(BaseModel):
-    """Base of every config model: unknown keys are errors, values are frozen."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-_Strict = StrictConfig
-M = TypeVar("M", bound=BaseModel)
+from ..claims import MAX_CLAIMS
+from .base import _Strict
 
 
 class RetrievalSettings(_Strict):
@@ -340,6 +320,8 @@ JUDGE_FP16_REFUSED = ("the judge never runs in float16: mDeBERTa-v3 overflows to
                       "(https://github.com/microsoft/DeBERTa/issues/77, microsoft/DeBERTa#77), and a NaN is no verdict "
                       "for every claim. Leave judge.dtype at float32 (the default), or set judge.dtype: bfloat16 only "
                       "where it is shown to agree with float32; remove judge.fp16")
+
+
 _JUDGE_DTYPES = {"float32": "float32", "fp32": "float32", "float": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16"}
 
 
@@ -490,153 +472,3 @@ class Settings(_Strict):
             raise ValueError(f"generator.cross_lingual.ceiling ({c.ceiling}) must lie under the regulation top band "
                              f"({top}): it is there to keep a disputed reading out of TINGGI")
         return self
-
-
-# --- routes and evidence categories -------------------------------------------------
-
-
-class Route(_Strict):
-    """A kind of question: how to recognise it and what evidence an answer needs."""
-
-    name: str
-    description: str = ""
-    match: tuple[str, ...] = ()
-    required: tuple[str, ...] = ()
-    examples_satisfy: bool = False
-    authority_weight: float = Field(0.05, ge=0)
-    freshness_weight: float = Field(0.05, ge=0)
-
-    @cached_property
-    def patterns(self) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(p, re.IGNORECASE) for p in self.match)
-
-
-class RouteTable(_Strict):
-    routes: tuple[Route, ...]
-    default: Route
-
-    def route(self, question: str) -> Route:
-        """First route whose pattern matches; order in the file is priority."""
-        for r in self.routes:
-            if any(p.search(question) for p in r.patterns):
-                return r
-        return self.default
-
-
-class CategoryRule(_Strict):
-    patterns: tuple[str, ...] = ()
-    headings: tuple[str, ...] = ()
-    description: str = ""
-
-
-class CategoryRules(_Strict):
-    categories: dict[str, CategoryRule]
-
-
-class Glossary(_Strict):
-    en_to_id: dict[str, tuple[str, ...]]
-    synonyms: dict[str, tuple[str, ...]] = {}
-
-    @cached_property
-    def id_to_en(self) -> dict[str, tuple[str, ...]]:
-        out: dict[str, list[str]] = {}
-        for en, ids in self.en_to_id.items():
-            for i in ids:
-                out.setdefault(i, []).append(en)
-        return {k: tuple(v) for k, v in out.items()}
-
-
-class Normalisation(_Strict):
-    abbreviations: dict[str, str] = {}
-    variants: dict[str, str] = {}
-
-
-class AnalysisRules(_Strict):
-    """Lucene-style keyword protection and stem overrides for the Indonesian stemmer."""
-
-    id_keywords: tuple[str, ...] = ()
-    id_stem_overrides: dict[str, str] = {}
-    id_extra_stopwords: tuple[str, ...] = ()
-    id_not_stopwords: tuple[str, ...] = ()
-    en_extra_stopwords: tuple[str, ...] = ()
-
-
-class Profile(BaseModel):
-    """Settings plus the rule files they point to, loaded once."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-    settings: Settings
-    routes: RouteTable
-    categories: CategoryRules
-    glossary: Glossary
-    normalisation: Normalisation
-    analysis: AnalysisRules
-    directory: str
-
-
-def _read_yaml(path: Path) -> object:
-    try:
-        with path.open(encoding="utf-8") as f:
-            return yaml.safe_load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path} is not valid YAML: {e}") from None
-
-
-def _validate(model: type[BaseModel], data: object, path: Path):
-    try:
-        return model.model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(f"{path} does not validate:\n{e}") from None
-
-
-def load_config_file(model: type[M], path: Path) -> M:
-    """Read a YAML config file into a strict model; every problem is a ConfigError naming the file."""
-    return _validate(model, _read_yaml(path), path)
-
-
-def load_profile(profile: str = DEFAULT_PROFILE, directory: str | Path | None = None) -> Profile:
-    """Load `configs/<profile>.yaml` and the routes, categories and glossaries it names."""
-    base = Path(directory) if directory else config_dir()
-    path = base / f"{profile}.yaml"
-    if not path.exists():
-        available = sorted(p.stem for p in base.glob("*.yaml") if _is_profile(p))
-        raise ConfigError(f"no profile {profile!r} in {base} (available: {', '.join(available) or 'none'})")
-    settings = _validate(Settings, _read_yaml(path), path)
-    files = settings.files
-    routes = _validate(RouteTable, _read_yaml(base / files.routes), base / files.routes)
-    categories = _validate(CategoryRules, _read_yaml(base / files.categories), base / files.categories)
-    for r in (*routes.routes, routes.default):
-        missing = set(r.required) - set(categories.categories)
-        if missing:
-            raise ConfigError(f"route {r.name!r} requires unknown categories {sorted(missing)}")
-        for p in r.match:
-            _check_regex(p, f"route {r.name!r}")
-    for name, rule in categories.categories.items():
-        for p in (*rule.patterns, *rule.headings):
-            _check_regex(p, f"category {name!r}")
-    return Profile(
-        settings=settings,
-        routes=routes,
-        categories=categories,
-        glossary=_validate(Glossary, _read_yaml(base / files.glossary), base / files.glossary),
-        normalisation=_validate(Normalisation, _read_yaml(base / files.normalisation), base / files.normalisation),
-        analysis=_validate(AnalysisRules, _read_yaml(base / files.analysis), base / files.analysis),
-        directory=str(base),
-    )
-
-
-def _is_profile(path: Path) -> bool:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return False
-    return isinstance(data, dict) and "profile" in data
-
-
-def _check_regex(pattern: str, where: str) -> None:
-    try:
-        re.compile(pattern)
-    except re.error as e:
-        raise ConfigError(f"{where}: bad pattern {pattern!r}: {e}") from None

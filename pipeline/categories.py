@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..config import CategoryRules
+from .config import CategoryRules
 
 
 class CategoryTagger:
