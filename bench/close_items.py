@@ -4,7 +4,7 @@ would hold the right item.
 
     .venv/bin/python bench/close_items.py [--archive ../shared/data/peraturan/uu.tar.xz] [--laws N] [--out FILE.json]
 
-The laws are the *validate* tenth of the archive (pipeline/reader/training.law_part: never fitted or calibrated on).
+The laws are the *validate* tenth of the archive (pipeline/answer_reader/training.law_part: never fitted or calibrated on).
 Each question mined from them whose gold is an enumeration's item, or the enumeration itself, is asked as the reader's
 training asks it (its law's chunks and bm25's nearest other chunks as the context, the lite profile's candidates and
 features) and read by the committed reader, as the generator reads it (each candidate against its rivals in its own
@@ -32,11 +32,11 @@ SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8)
 def main() -> None:
     from pipeline.config import load_profile
     from pipeline.ingest.chunker import Chunker
-    from pipeline.reader import training
-    from pipeline.reader.answers import siblings
-    from pipeline.reader.mining import mine_law, read_laws
-    from pipeline.reader.mining_words import Translator
-    from pipeline.reader.model import load_reader, weights_path
+    from pipeline.answer_reader import training
+    from pipeline.answer_reader.answers import siblings
+    from pipeline.answer_reader.mining import mine_law, read_laws
+    from pipeline.answer_reader.mining_words import Translator
+    from pipeline.answer_reader.model import load_reader, weights_path
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--archive", type=Path, default=ROOT.parent / "shared/data/peraturan/uu.tar.xz")

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from pipeline.backends import embedder_name, make_embedder  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
 from pipeline.eval.receipts import same_law  # noqa: E402
-from pipeline.reader.model import leads  # noqa: E402
+from pipeline.answer_reader.model import leads  # noqa: E402
 from regulation_thresholds import fit_logistic, pasal_hit, referenced_attempts  # noqa: E402  (bench/, beside it)
 
 CENTER = 0.85    # the cosine at which the similarity term is zero (config.CrossLingualCalibration.center)

@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 from pipeline.backends import embedder_name  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
 from pipeline.eval.datasets import EvalDataError, contains_answer, load_dataset  # noqa: E402
-from pipeline.reader.model import leads, prose_reading  # noqa: E402
-from pipeline.reader.training import in_calibration  # noqa: E402
+from pipeline.answer_reader.model import leads, prose_reading  # noqa: E402
+from pipeline.answer_reader.training import in_calibration  # noqa: E402
 from pipeline.types import is_provision  # noqa: E402
 from crosslingual_fit import embed_cosines  # noqa: E402  (bench/, beside it)
 from regulation_thresholds import fit_logistic  # noqa: E402

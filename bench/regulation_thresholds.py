@@ -53,7 +53,7 @@ from pipeline.config import load_profile  # noqa: E402
 from pipeline.definitions import asked_term, unasked_entry  # noqa: E402
 from pipeline.eval.datasets import Reference  # noqa: E402
 from pipeline.eval.receipts import cite_hits, parse_receipt, same_law  # noqa: E402
-from pipeline.reader import ELISION  # noqa: E402
+from pipeline.answer_reader import ELISION  # noqa: E402
 
 GRID = [round(0.05 * k, 2) for k in range(1, 20)]
 

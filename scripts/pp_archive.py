@@ -14,7 +14,7 @@ file naming the commit and what was left out:
   PEMERINTAH NOMOR 44 TAHUN 2015 …"): an amendment restates the amended Pasal.
 
 `saksi train reader --regulations training-data/pp.tar.xz` mines it beside the laws (how the committed
-reader weights were built: pipeline/reader/weights/README.md).
+reader weights were built: pipeline/answer_reader/weights/README.md).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The cross-encoder (pipeline/reader/neural.py), measured beside the reader and the embedder's cosine.
+"""The cross-encoder (pipeline/answer_reader/neural.py), measured beside the reader and the embedder's cosine.
 
 Its first version (the seventh pass) trained here; training is now `saksi train cross-encoder`
-(pipeline/reader/neural_training.py). What stays is the measurement, on any weights file:
+(pipeline/answer_reader/neural_training.py). What stays is the measurement, on any weights file:
 
     python -m bench.neural_reader.pilot score RUN WEIGHTS.bin              # a `saksi eval` run's traces
     python -m bench.neural_reader.pilot report RUN.neural.json [DEV.neural.json]
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.reader.neural import load_cross_encoder
+from pipeline.answer_reader.neural import load_cross_encoder
 
 K = 12  # candidates read per question, as the cross-lingual reading embeds
 

@@ -79,8 +79,8 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder
         except ImportError as e:
             raise _needs_models_extra(f"generator backend {s.backend!r}") from e
     from ..categories import CategoryTagger
-    from ..reader import load_reader
-    from ..reader.model import weights_path
+    from ..answer_reader import load_reader
+    from ..answer_reader.model import weights_path
     from .lite import ExtractiveGenerator
 
     reader = None
@@ -101,7 +101,7 @@ def make_generator(profile: Profile, analyzer: QueryAnalyzer, embedder: Embedder
             embedder_for = None  # a stand-in embedder (a test's fake): its cosines are not the fitted ones
     cross_encoder = None
     if s.cross_encoder is not None and reader is not None:
-        from ..reader.neural import load_cross_encoder
+        from ..answer_reader.neural import load_cross_encoder
 
         cross_encoder = load_cross_encoder(s.cross_encoder.weights)
     return ExtractiveGenerator(s, analyzer, CategoryTagger(profile.categories), reader, embedder_for, cross_encoder)

@@ -27,9 +27,9 @@ from ..config import GeneratorSettings, RerankerSettings
 from ..definitions import asked_term, unasked_entry
 from ..categories import CategoryTagger
 from ..text import normalise
-from ..reader import FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
-from ..reader.answers import bound_ayat, siblings, with_items
-from ..reader.model import cross_lingual, prose_reading, with_agreement
+from ..answer_reader import FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
+from ..answer_reader.answers import bound_ayat, siblings, with_items
+from ..answer_reader.model import cross_lingual, prose_reading, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
 from .blend import RerankBlend

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..reader import ELISION
+from ..answer_reader import ELISION
 from ..text import locate, normalise, split_sentences
 
 

@@ -39,7 +39,7 @@ from ..config import Profile
 from ..errors import ConfigError
 from ..models import check_profile
 
-SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "sample"
+SAMPLE_CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "sample"
 MARKER = ".saksi-doctor"  # a data directory doctor made (and may ingest into again)
 CONCURRENT = 8
 

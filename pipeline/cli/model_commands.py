@@ -9,9 +9,9 @@ from ..config import load_profile
 
 
 def cmd_train(args) -> int:
-    from ..reader.model import DEFAULT_WEIGHTS, WEIGHTS_DIR
-    from ..reader.training import train_reader
-    from ..reader.training_report import progress_bar, validation_text
+    from ..answer_reader.model import DEFAULT_WEIGHTS, WEIGHTS_DIR
+    from ..answer_reader.training import train_reader
+    from ..answer_reader.training_report import progress_bar, validation_text
 
     profile = load_profile(args.profile)
     if args.what == "cross-encoder":
@@ -35,11 +35,11 @@ def cmd_train(args) -> int:
         return 2
     if not args.regulations:
         print("saksi: training on the laws alone; the committed reader was also trained on the Government Regulations "
-              "of training-data/pp.tar.xz (--regulations; pipeline/reader/weights/README.md), so these weights will "
+              "of training-data/pp.tar.xz (--regulations; pipeline/answer_reader/weights/README.md), so these weights will "
               "differ from it", file=sys.stderr)
     if not args.prose:
         print("saksi: no --prose set; the committed reader also read XQuAD's English questions "
-              "(training-data/xquad.en.json: pipeline/reader/weights/README.md), so these weights will differ from it",
+              "(training-data/xquad.en.json: pipeline/answer_reader/weights/README.md), so these weights will differ from it",
               file=sys.stderr)
     spec = train_reader(train, valid, profile, out, limit=args.limit,
                         progress=lambda m: print(m, file=sys.stderr), bar=progress_bar, laws=laws, law_limit=args.limit)
@@ -49,7 +49,7 @@ def cmd_train(args) -> int:
 
 def _train_cross_encoder(args, profile) -> int:
     from ..audit import file_hash
-    from ..reader.neural import WEIGHTS_DIR
+    from ..answer_reader.neural import WEIGHTS_DIR
 
     ce = profile.settings.generator.cross_encoder
     out = args.out or (WEIGHTS_DIR / f"{ce.weights if ce else 'cross-encoder-lite'}.bin")
@@ -59,7 +59,7 @@ def _train_cross_encoder(args, profile) -> int:
         print(f"saksi: training data not found: {', '.join(missing)} (pass --data DIR)", file=sys.stderr)
         return 2
     try:
-        from ..reader import neural_training
+        from ..answer_reader import neural_training
         import torch  # noqa: F401
     except ImportError:
         print("saksi: training the cross-encoder needs torch: pip install -e '.[models]'", file=sys.stderr)

@@ -164,7 +164,7 @@ def add_model_commands(sub: argparse._SubParsersAction) -> None:
                                                                "0: all mined)")
     p.add_argument("--mined", type=Path, metavar="FILE",
                    help="cross-encoder: the mined rows (.jsonl.xz): read when FILE exists, else mined and written "
-                        "there; `python -m pipeline.reader.neural_training FILE OUT --device cuda` trains from it "
+                        "there; `python -m pipeline.answer_reader.neural_training FILE OUT --device cuda` trains from it "
                         "on a GPU")
     p.add_argument("--mine-only", action="store_true", help="cross-encoder: write --mined and stop")
     p.add_argument("--storage", choices=["f2", "q8"], default="f2",
@@ -172,7 +172,7 @@ def add_model_commands(sub: argparse._SubParsersAction) -> None:
                         "row: half the size)")
     p.add_argument("--data", type=Path, default=Path("../shared/data"),
                    help="the shared data directory (idk_mrc/, tydiqa_id/, peraturan/uu.tar.xz; default: ../shared/data)")
-    p.add_argument("--out", type=Path, help="weights file (default: the profile's reader in pipeline/reader/weights/)")
+    p.add_argument("--out", type=Path, help="weights file (default: the profile's reader in pipeline/answer_reader/weights/)")
     p.add_argument("--regulations", type=Path, action="append", default=[], metavar="ARCHIVE",
                    help="reader, cross-encoder: another archive of regulations mined beside peraturan/uu.tar.xz "
                         "(repeatable; the committed weights also read training-data/pp.tar.xz, built by "
@@ -180,7 +180,7 @@ def add_model_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prose", type=Path, action="append", default=[], metavar="FILE",
                    help="reader: another reading-comprehension training set (SQuAD format) beside the IDK-MRC and "
                         "TyDi-ID train splits (repeatable; the committed weights also read training-data/xquad.en.json, "
-                        "XQuAD's English questions: pipeline/reader/weights/README.md)")
+                        "XQuAD's English questions: pipeline/answer_reader/weights/README.md)")
     p.add_argument("--limit", type=int, help="the first N passages of each file and N laws spread over the archive "
                                              "(a quick, smaller model)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")

@@ -174,7 +174,7 @@ class CrossEncoderSettings(_Strict):
     the operator's records, each read with the question by a cross-encoder (multilingual-e5-small with fine-tuned
     top layers, `saksi train cross-encoder`, numpy inference); its log-odds enter generator.agreement (`neural`)."""
 
-    weights: str = Field(description="a file name in pipeline/reader/weights/ (without .bin), or a path")
+    weights: str = Field(description="a file name in pipeline/answer_reader/weights/ (without .bin), or a path")
     candidates: int = Field(4, ge=1, le=32, description="how many of the reader's best regulation candidates it reads")
 
 
@@ -252,7 +252,7 @@ class GeneratorSettings(_Strict):
                                       "claim schema's citation limit and max_unit_chars; not a definitions entry; "
                                       "None: one item")
     reader: str | None = Field(None, description="extractive only: the trained reader's weights (a file name in "
-                                                 "pipeline/reader/weights/, or a path); None chooses by coverage alone")
+                                                 "pipeline/answer_reader/weights/, or a path); None chooses by coverage alone")
     answer_threshold: float | dict[Literal["prose", "regulation"], float] = Field(
         0.5, description="extractive with a reader: a candidate is claimed only when its answer probability reaches "
                          "this; one value, or one per domain ({prose: …, regulation: …}: a regulation's candidates "

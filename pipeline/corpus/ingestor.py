@@ -31,7 +31,7 @@ from ..keys import cap_authority
 from ..ingest import expand_paths
 from ..ingest.near_dup import near_duplicate_pairs
 from ..ingest.prepare import DocumentPreparer, PreparedDocument
-from ..ingest.reader import source_hash
+from ..ingest.source import source_hash
 from .. import status
 from ..references import Reference, resolve
 from ..responses import IngestResponse

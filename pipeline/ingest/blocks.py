@@ -18,11 +18,11 @@ _EXAMPLE_HEADING = re.compile(r"\b(contoh|ilustrasi|examples?|illustrat\w*)\b", 
 
 def read_blocks(lines: list[Line], labels: dict[str, str], max_chars: int) -> list[Unit]:
     """Units of a document that is not a regulation."""
-    return BlockReader(labels, max_chars).read(lines)
+    return BlockSplitter(labels, max_chars).read(lines)
 
 
-class BlockReader:
-    """Reads a standard or plain prose line by line; a numbered paragraph runs until the next
+class BlockSplitter:
+    """Splits a standard or plain prose into units, reading it line by line; a numbered paragraph runs until the next
     heading or numbered paragraph, and the lines outside any wait in `loose` to be packed."""
 
     def __init__(self, labels: dict[str, str], max_chars: int):

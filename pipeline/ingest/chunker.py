@@ -24,7 +24,7 @@ from .regulation import is_regulation, read_regulation
 from .units import EXAMPLE_WORDS, LABELS, Unit, split_lines
 
 if TYPE_CHECKING:
-    from .reader import SourceFile
+    from .source import SourceFile
 
 __all__ = ["Chunker", "chunk_id", "LABELS", "MIN_WORDS"]
 

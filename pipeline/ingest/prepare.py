@@ -19,7 +19,7 @@ from ..errors import IngestError
 from ..types import Chunk, Document
 from ..categories import CategoryTagger
 from .chunker import Chunker
-from .reader import read_source
+from .source import read_source
 from ..references import extract_references
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ cited to "Pasal 3 ayat (2) huruf b". Text outside any Pasal is packed into block
 How lists nest is read from the document, not fixed: an ayat holds huruf lists ("Pasal 3
 ayat (1) huruf b"), which may hold angka lists ("Pasal 7 ayat (1) huruf a angka 2"), but Pasal
 1's definitions are an angka list whose items may hold huruf lists ("Pasal 1 angka 5 huruf
-a", then "Pasal 1 angka 6"). See `RegulationReader._open_item` for the rule.
+a", then "Pasal 1 angka 6"). See `RegulationSplitter._open_item` for the rule.
 
 In an amending regulation, the articles quoted inside "Pasal I" are nested under the
 numbered instruction that quotes them ("Pasal I angka 1 › Pasal 14"): they are the amended
@@ -61,11 +61,11 @@ def is_regulation(lines: list[Line]) -> bool:
 
 
 def read_regulation(lines: list[Line], labels: dict[str, str], max_chars: int) -> list[Unit]:
-    return RegulationReader(labels, max_chars).read(lines)
+    return RegulationSplitter(labels, max_chars).read(lines)
 
 
-class RegulationReader:
-    """Reads a regulation line by line. Each kind of line has its method; whatever starts a new
+class RegulationSplitter:
+    """Splits a regulation into units, reading it line by line. Each kind of line has its method; whatever starts a new
     place first closes the unit being read (`_close_unit`)."""
 
     def __init__(self, labels: dict[str, str], max_chars: int):

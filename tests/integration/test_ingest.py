@@ -168,16 +168,16 @@ def test_changed_category_rules_require_and_trigger_reprocessing(tmp_path, profi
 
 def test_a_file_that_breaks_a_stage_unexpectedly_is_reported_and_the_rest_ingests(corpus, monkeypatch):
     """A bug or an odd input deep in cleaning must cost that one file, not the ingest."""
-    import pipeline.ingest.reader as reader
+    import pipeline.ingest.source as source
 
-    real = reader.clean_text
+    real = source.clean_text
 
     def breaks_on_the_standard(text, extracted=None):
         if "Tujuan Standar ini" in text:
             raise ValueError("boom")
         return real(text, extracted=extracted)
 
-    monkeypatch.setattr(reader, "clean_text", breaks_on_the_standard)
+    monkeypatch.setattr(source, "clean_text", breaks_on_the_standard)
     report = corpus.ingest([SAMPLE])
     assert [(Path(e.path).name, e.reason) for e in report.errors] == [
         ("standar-ilustratif-172-pendapatan.md", "could not be read (ValueError: boom)")]

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from pipeline.cli import main
-from pipeline.reader import FEATURES
-from pipeline.reader.model import ReaderModel
-from pipeline.reader.training import in_calibration, examples_from, fit_trees, train_reader
+from pipeline.answer_reader import FEATURES
+from pipeline.answer_reader.model import ReaderModel
+from pipeline.answer_reader.training import in_calibration, examples_from, fit_trees, train_reader
 
 from ..conftest import SHARED_DATA
 
@@ -78,7 +78,7 @@ def test_the_trees_are_the_average_of_one_booster_per_seed(data, profile):
     divided by their number: the forest's log-odds are the mean of the boosters' own (LightGBM's raw scores)."""
     import lightgbm as lgb
 
-    from pipeline.reader.training import TREE_PARAMS, TREE_ROUNDS, TREE_SEEDS
+    from pipeline.answer_reader.training import TREE_PARAMS, TREE_ROUNDS, TREE_SEEDS
 
     ex = examples_from([data], profile, limit=120)
     spec = {"features": list(FEATURES), **fit_trees(ex), "calibration": {"x": [0.0, 1.0], "y": [0.0, 1.0]}}
@@ -106,7 +106,7 @@ def test_missing_training_data_is_a_clear_error(tmp_path, capsys):
 
 def test_the_cross_encoder_command_mines_the_laws_and_writes_weights_that_load(tmp_path, capsys):
     """`saksi train cross-encoder` on 3 laws and 6 questions: the README's command, end to end."""
-    from pipeline.reader.neural import CrossEncoder
+    from pipeline.answer_reader.neural import CrossEncoder
 
     if not LAWS.is_file():
         pytest.fail(f"shared laws not found at {LAWS} (set SAKSI_SHARED_DATA)")
@@ -136,7 +136,7 @@ def test_a_second_archive_of_government_regulations_is_mined_beside_the_laws(pro
     import io
     import tarfile
 
-    from pipeline.reader.training import law_examples
+    from pipeline.answer_reader.training import law_examples
 
     if not LAWS.is_file():
         pytest.fail(f"shared laws not found at {LAWS} (set SAKSI_SHARED_DATA)")
@@ -193,7 +193,7 @@ def test_an_english_set_teaches_its_own_scorer_and_its_licence_is_recorded(profi
     record; its answer sentences are the positive rows; it trains the English scorer and leaves the Indonesian prose
     scorer exactly as the Indonesian sets alone make it; the weights record the file and its licence."""
     from pipeline.eval.datasets import load_dataset
-    from pipeline.reader.training import dataset_language, prose_source
+    from pipeline.answer_reader.training import dataset_language, prose_source
 
     path = tmp_path / "xquad.en.json"
     path.write_text(json.dumps(fake_english_set(200)), encoding="utf-8")

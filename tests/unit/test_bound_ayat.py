@@ -17,8 +17,8 @@ from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge
 from pipeline.claims import MAX_CITATIONS
 from pipeline.config import ConfidenceSettings, JudgeSettings
 from pipeline.gates import verify
-from pipeline.reader import answer_candidates
-from pipeline.reader.answers import ayat_referred, bound_ayat
+from pipeline.answer_reader import answer_candidates
+from pipeline.answer_reader.answers import ayat_referred, bound_ayat
 from pipeline.types import GenerationRequest
 
 from .regulation_chunks import chunks_of, context_item

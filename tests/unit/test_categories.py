@@ -140,7 +140,7 @@ def test_a_rule_that_states_no_meaning_is_not_definition_evidence(tagger, text):
 def test_a_meaning_question_may_be_answered_by_a_list_of_what_the_term_consists_of(profile, tagger):
     # "Apa yang dimaksud dengan Jenis Hukuman Disiplin ringan?" routes to `definition`, which keeps only candidates
     # that state one: the list of its members is one, a rule about it is not
-    from pipeline.reader import answer_candidates
+    from pipeline.answer_reader import answer_candidates
 
     from .regulation_chunks import chunks_of, context_item
 

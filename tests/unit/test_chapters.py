@@ -34,7 +34,7 @@ def test_chapter_title(heading, title):
 
 def test_mined_chapter_questions_read_chapters_as_the_generator_does():
     """The reader's mined chapter questions take their chapters from the same module (training and run time agree)."""
-    from pipeline.reader.mining import _chapter_title
+    from pipeline.answer_reader.mining import _chapter_title
 
     for heading in ("BAB II KEPESERTAAN DAN TATA CARA PENDAFTARAN", "BAB I KETENTUAN UMUM", "BAB I", "Pasal 3"):
         assert (_chapter_title(heading) is None) == (chapters.chapter_title(heading) is None)

@@ -19,9 +19,9 @@ from pipeline.backends.lite import ExtractiveGenerator, VerbatimJudge
 from pipeline.claims import MAX_CITATIONS
 from pipeline.config import ConfidenceSettings, JudgeSettings
 from pipeline.gates import verify
-from pipeline.reader import answer_candidates
-from pipeline.reader.answers import siblings, with_items
-from pipeline.reader.features import FEATURES
+from pipeline.answer_reader import answer_candidates
+from pipeline.answer_reader.answers import siblings, with_items
+from pipeline.answer_reader.features import FEATURES
 from pipeline.types import GenerationRequest, JudgeInput
 
 from .regulation_chunks import chunks_of, context_item

@@ -1,9 +1,9 @@
-"""forked_map (pipeline/reader/forked.py): training's work over many items in forked workers sharing one state."""
+"""forked_map (pipeline/answer_reader/forked.py): training's work over many items in forked workers sharing one state."""
 from __future__ import annotations
 
 import os
 
-from pipeline.reader.forked import forked_map
+from pipeline.answer_reader.forked import forked_map
 
 
 def _scaled_with_pid(state: dict, batch: list[int]) -> list[tuple[int, int]]:

@@ -207,7 +207,7 @@ class _FakeReader:
     def probability(self, x, groups=None, docs=None, english=None):
         import numpy as np
 
-        from pipeline.reader import FEATURES
+        from pipeline.answer_reader import FEATURES
         return np.array([self.by_item[int(i)] for i in x[:, FEATURES.index("item_rank")]])
 
 
@@ -413,7 +413,7 @@ def test_cross_lingual_re_reads_only_embedded_candidates_by_their_lead():
     candidate not embedded keeps its probability; nobody is read lower than the reader read it."""
     import numpy as np
 
-    from pipeline.reader.model import cross_lingual
+    from pipeline.answer_reader.model import cross_lingual
 
     p = np.array([0.3, 0.25, 0.1, 0.05])
     cos = np.array([0.80, 0.79, 0.95, np.nan])
@@ -436,7 +436,7 @@ def test_a_candidate_the_embedder_did_not_read_closest_stays_under_the_ceiling()
     import numpy as np
 
     from pipeline.config import Settings
-    from pipeline.reader.model import cross_lingual
+    from pipeline.answer_reader.model import cross_lingual
 
     p = np.array([0.95, 0.2, 0.97])
     cos = np.array([0.82, 0.90, np.nan])
@@ -481,7 +481,7 @@ def test_prose_reading_re_reads_the_embedded_and_caps_the_rest():
     reader's readings stand."""
     import numpy as np
 
-    from pipeline.reader.model import prose_reading
+    from pipeline.answer_reader.model import prose_reading
 
     p = np.array([0.45, 0.30, 0.60, 0.90])
     cos = np.array([0.95, 0.60, 0.50, np.nan])

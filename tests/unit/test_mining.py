@@ -7,9 +7,9 @@ import pytest
 
 from pipeline.analysis import build_analyzers
 from pipeline.ingest.chunker import Chunker
-from pipeline.reader.mining import Law, mine_law
-from pipeline.reader.mining_patterns import nominalise
-from pipeline.reader.mining_words import Translator, to_active
+from pipeline.answer_reader.mining import Law, mine_law
+from pipeline.answer_reader.mining_patterns import nominalise
+from pipeline.answer_reader.mining_words import Translator, to_active
 from pipeline.types import Document
 
 pytestmark = pytest.mark.unit
@@ -118,9 +118,9 @@ def test_a_list_of_what_a_term_consists_of_is_also_asked_as_its_meaning(mined, p
     # "X terdiri atas: a. … b. …" says what X covers: among its phrasings is "Apa yang dimaksud dengan X?", a question
     # the definition route sends to the candidates that state a meaning, this list among them
     from pipeline.categories import CategoryTagger
-    from pipeline.reader import answer_candidates
-    from pipeline.reader.mining import context_item
-    from pipeline.reader.mining_patterns import _enumeration
+    from pipeline.answer_reader import answer_candidates
+    from pipeline.answer_reader.mining import context_item
+    from pipeline.answer_reader.mining_patterns import _enumeration
 
     law, _, _ = mined
     chunk = next(c for c in law.chunks if c.location.startswith("Pasal 2"))

@@ -23,7 +23,7 @@ def test_every_data_file_of_the_packages_is_package_data():
             if not any(fnmatch.fnmatch(rel, pat) for pat in data.get(package, [])):
                 missing.append(f"{package}: {rel}")
     assert not missing, f"not in [tool.setuptools.package-data]: {missing}"
-    assert "weights/*.json" in data["pipeline.reader"]
+    assert "weights/*.json" in data["pipeline.answer_reader"]
 
 
 def test_the_project_metadata_needs_no_deprecated_form():

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.ingest.chunker import Chunker
-from pipeline.reader.mining import read_laws
+from pipeline.answer_reader.mining import read_laws
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.reader.training import in_calibration
+from pipeline.answer_reader.training import in_calibration
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from pipeline.analysis import QueryAnalyzer, build_analyzers
-from pipeline.reader import FEATURES, AnswerView, Featurizer, load_reader, question_type
-from pipeline.reader.answers import KINDS
-from pipeline.reader.model import DEFAULT_WEIGHTS, ReaderModel
-from pipeline.reader.training import _flatten
+from pipeline.answer_reader import FEATURES, AnswerView, Featurizer, load_reader, question_type
+from pipeline.answer_reader.answers import KINDS
+from pipeline.answer_reader.model import DEFAULT_WEIGHTS, ReaderModel
+from pipeline.answer_reader.training import _flatten
 
 pytestmark = pytest.mark.unit
 
@@ -88,7 +88,7 @@ def test_agreement_lifts_only_the_reader_s_best_when_the_retrieval_ranked_its_pa
     """generator.agreement: the reader's best regulation candidate, in the retrieval's first passage, is
     re-read with the agreement term; every other regulation candidate without it (same order among them);
     prose candidates keep the reader's probability."""
-    from pipeline.reader.model import with_agreement
+    from pipeline.answer_reader.model import with_agreement
 
     p = np.array([0.4, 0.3, 0.2, 0.6])
     regulation = np.array([True, True, True, False])
@@ -114,7 +114,7 @@ def test_agreement_lifts_only_the_reader_s_best_when_the_retrieval_ranked_its_pa
 def test_consensus_adds_only_to_an_agreeing_best_whose_passage_both_searches_ranked_first():
     """generator.agreement.consensus: the agreeing best gains it when the dense and the lexical search each
     ranked its passage first; without agreement, or for any other candidate, it adds nothing."""
-    from pipeline.reader.model import with_agreement
+    from pipeline.answer_reader.model import with_agreement
 
     p = np.array([0.2, 0.15, 0.1])
     regulation = np.array([True, True, True])
@@ -162,7 +162,7 @@ def test_the_committed_weights_load_fit_the_features_and_stay_small():
 
 
 def test_a_regulation_sentence_is_claimed_at_the_larger_of_both_scorers_readings_unless_asked_in_english():
-    from pipeline.reader.model import _ITEM, calibrated, competition
+    from pipeline.answer_reader.model import _ITEM, calibrated, competition
 
     model = load_reader()
     rng = np.random.default_rng(7)
@@ -185,7 +185,7 @@ def test_a_regulation_sentence_is_claimed_at_the_larger_of_both_scorers_readings
 
 
 def test_a_candidate_with_a_close_rival_elsewhere_is_less_probable_than_one_alone():
-    from pipeline.reader.model import calibrated, competition
+    from pipeline.answer_reader.model import calibrated, competition
 
     raw = np.array([0.8, 0.79, 0.8, 0.1])
     items = np.array([0, 1, 2, 2])

