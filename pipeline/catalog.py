@@ -13,6 +13,7 @@ from dataclasses import asdict
 from . import status
 from .corpus import Corpus
 from .errors import SaksiError
+from .index.store import ReferenceRow
 from .citations import cite_path
 from .responses import DocumentRow
 from .types import Document, DocumentStatus, StatusEdge
@@ -63,15 +64,15 @@ def listing(corpus: Corpus) -> list[DocumentRow]:
         related.setdefault(b, set()).add(a)
     rows = []
     for entry in corpus.store.manifest():
-        d: Document = entry["document"]
+        d: Document = entry.document
         rows.append(DocumentRow(
             doc_id=d.doc_id, cite_as=d.cite_as, doc_type=d.doc_type, number=d.number, year=d.year, title=d.title,
             authority=d.authority, published=d.published, effective=d.effective, lang=d.lang, format=d.fmt,
-            version=entry["version"], chunks=entry["chunks"], pasal=entry.get("pasal"), pages=d.pages,
+            version=entry.version, chunks=entry.chunks, pasal=entry.details.get("pasal"), pages=d.pages,
             pages_without_text=list(d.pages_without_text), unresolved_references=unresolved.get(d.doc_id, 0),
             original=d.original, near_duplicates_with=sorted(related.get(d.doc_id, ())),
-            ingested_at=entry["ingested_at"], source_hash=entry["source_hash"], uploaded_by=d.uploaded_by,
-            uploaded_at=d.uploaded_at, declared_authority=entry.get("declared_authority")))
+            ingested_at=entry.ingested_at, source_hash=entry.source_hash, uploaded_by=d.uploaded_by,
+            uploaded_at=d.uploaded_at, declared_authority=entry.details.get("declared_authority")))
     return rows
 
 
@@ -80,7 +81,7 @@ def show(corpus: Corpus, query: str, on: dt.date | None = None) -> dict:
     legal status on `on` (default today) with the provisions that decide it."""
     doc = find_document(corpus, query)
     on = on or dt.date.today()
-    entry = next(e for e in corpus.store.manifest() if e["document"].doc_id == doc.doc_id)
+    entry = next(e for e in corpus.store.manifest() if e.document.doc_id == doc.doc_id)
     chunks = corpus.store.doc_chunks(doc.doc_id)
     outline: dict[str, dict] = {}
     for c in chunks:
@@ -92,14 +93,13 @@ def show(corpus: Corpus, query: str, on: dt.date | None = None) -> dict:
         o["categories"].extend(t for t in c.categories if t not in o["categories"])
         if c.page and o["pages"]:
             o["pages"] = (o["pages"][0], c.page[1])
-    refs_out = corpus.store.references(doc.doc_id)
-    refs_in = [r for r in corpus.store.references() if r["target_doc"] == doc.doc_id and r["doc_id"] != doc.doc_id]
+    refs_out = [asdict(r) for r in corpus.store.references(doc.doc_id)]
+    refs_in = [asdict(r) for r in corpus.store.references() if r.target_doc == doc.doc_id and r.doc_id != doc.doc_id]
     edges = corpus.store.status_edges()
     dups = corpus.store.near_duplicates(doc.doc_id)
     related = Counter(b if a == doc.doc_id else a for _, _, a, b, _ in dups)
-    manifest = {k: v for k, v in entry.items() if k != "document"}
     return {
-        "document": asdict(doc), "manifest": manifest, "outline": list(outline.values()),
+        "document": asdict(doc), "manifest": entry.as_dict(), "outline": list(outline.values()),
         "references": {"out": refs_out, "in": refs_in,
                        "resolved": sum(r["status"] == "resolved" for r in refs_out),
                        "unresolved": sum(r["status"] == "unresolved" for r in refs_out)},
@@ -136,25 +136,24 @@ def xrefs(corpus: Corpus, query: str | None = None, status: str | None = None) -
     """Every extracted reference with where it is, what it points at and whether that is in the corpus."""
     doc_id = find_document(corpus, query).doc_id if query else None
     references = corpus.store.references(doc_id)
-    chunks = corpus.store.get(r["chunk_id"] for r in references)
+    chunks = corpus.store.get(r.chunk_id for r in references)
     names = {d.doc_id: d.cite_as or d.doc_id for d, _ in corpus.store.documents()}
     rows = []
     for r in references:
-        if status and r["status"] != status:
+        if status and r.status != status:
             continue
-        c = chunks.get(r["chunk_id"])
-        ref = r["reference"]
-        rows.append({"doc_id": r["doc_id"], "from": cite_path(c) if c else r["chunk_id"],
-                     "text": " ".join(ref["raw"].split()),
-                     "status": r["status"], "target": _target(r, names),
-                     "target_doc": r["target_doc"], "target_chunk": r["target_chunk"], "reason": r["reason"]})
+        c = chunks.get(r.chunk_id)
+        rows.append({"doc_id": r.doc_id, "from": cite_path(c) if c else r.chunk_id,
+                     "text": " ".join(r.reference["raw"].split()),
+                     "status": r.status, "target": _target(r, names),
+                     "target_doc": r.target_doc, "target_chunk": r.target_chunk, "reason": r.reason})
     return rows
 
 
-def _target(r: dict, names: dict[str, str]) -> str:
+def _target(r: ReferenceRow, names: dict[str, str]) -> str:
     """What a reference points at, naming the document when it is another one."""
-    label = r["target_label"] or r["reference"].get("raw")
-    doc = r["target_doc"]
-    if doc and doc != r["doc_id"] and not label.startswith(names.get(doc, doc)):
+    label = r.target_label or r.reference.get("raw")
+    doc = r.target_doc
+    if doc and doc != r.doc_id and not label.startswith(names.get(doc, doc)):
         return f"{names.get(doc, doc)} › {label}"
     return label

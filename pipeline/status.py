@@ -25,6 +25,7 @@ from dataclasses import replace
 from .citations import cite_path
 from .config import ConfidenceSettings
 from .gates import band_for
+from .index.store import ReferenceRow
 from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Document, DocumentStatus, EdgeKind, Standing,
                     StatusEdge, VerifiedClaim, is_provision)
 
@@ -60,40 +61,41 @@ def _date(doc: Document | None) -> tuple[str | None, str | None]:
     return doc.effective, doc.published or doc.promulgated
 
 
-def edges_of(chunks: Sequence[Chunk], references: Sequence[Mapping], documents: Mapping[str, Document]) -> list[StatusEdge]:
+def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
+             documents: Mapping[str, Document]) -> list[StatusEdge]:
     """The status edges one document's chunks state. `references`: the store's rows for those chunks (their
     extracted reference, with the resolution's `target_doc`)."""
     if not chunks:
         return []
-    by_chunk: dict[str, list[Mapping]] = {}
+    by_chunk: dict[str, list[ReferenceRow]] = {}
     for r in references:
-        if r["reference"]["scope"] == "external":
-            by_chunk.setdefault(r["chunk_id"], []).append(r)
+        if r.reference["scope"] == "external":
+            by_chunk.setdefault(r.chunk_id, []).append(r)
     doc = documents.get(chunks[0].doc_id)
     date, issued = _date(doc)
     edges: list[StatusEdge] = []
-    amended: Mapping | None = None  # the document an amending regulation ("Perubahan atas …") amends
+    amended: ReferenceRow | None = None  # the document an amending regulation ("Perubahan atas …") amends
     amending = doc is not None and _AMENDING_TITLE.search(doc.title or "") is not None
     for chunk in chunks:
-        refs = sorted(by_chunk.get(chunk.chunk_id, []), key=lambda r: r["reference"]["start"])
+        refs = sorted(by_chunk.get(chunk.chunk_id, []), key=lambda r: r.reference["start"])
         # revocations
         last = 0
         for m in _REVOKES.finditer(chunk.text):
             lo = max(last, _span_start(chunk, m.start()))
-            named = [r for r in refs if lo <= r["reference"]["start"] and r["reference"]["end"] <= m.start()]
+            named = [r for r in refs if lo <= r.reference["start"] and r.reference["end"] <= m.start()]
             last = m.end()
             if not named:
                 continue  # "pemberian pembebasan … ini dicabut dan dinyatakan tidak berlaku": no instrument named
             quote = chunk.text[lo:m.end()].strip()
-            part = _PART.search(chunk.text, lo, named[0]["reference"]["start"]) is not None
+            part = _PART.search(chunk.text, lo, named[0].reference["start"]) is not None
             for r in named:
-                ref = r["reference"]
+                ref = r.reference
                 kind: EdgeKind = "revokes" if ref["pasal"] or not part else "revokes_part"
                 edges.append(_edge(kind, chunk, quote, r, ref["pasal"], date, issued))
         # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction
         for m in _AMENDS_DOCUMENT.finditer(chunk.text) if amending else ():
-            inside = [r for r in refs if m.start("body") <= r["reference"]["start"] < m.end("body")
-                      and not r["reference"]["pasal"]]
+            inside = [r for r in refs if m.start("body") <= r.reference["start"] < m.end("body")
+                      and not r.reference["pasal"]]
             if inside and amended is None:
                 amended = inside[0]
         if amended is not None:
@@ -103,10 +105,10 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[Mapping], documents: 
     return list(dict.fromkeys(edges))
 
 
-def _edge(kind: EdgeKind, chunk: Chunk, quote: str, ref_row: Mapping, pasal: str | None, date: str | None,
+def _edge(kind: EdgeKind, chunk: Chunk, quote: str, ref_row: ReferenceRow, pasal: str | None, date: str | None,
           issued: str | None) -> StatusEdge:
-    ref = ref_row["reference"]
-    name = ref_row.get("target_label") if ref_row.get("target_doc") and not ref["pasal"] else None
+    ref = ref_row.reference
+    name = ref_row.target_label if ref_row.target_doc and not ref["pasal"] else None
     label = name or _document_label(ref)
     if pasal:
         label = f"{label} › Pasal {pasal}"
@@ -114,7 +116,7 @@ def _edge(kind: EdgeKind, chunk: Chunk, quote: str, ref_row: Mapping, pasal: str
     where = next((s.label for s in sorted(chunk.spans, key=lambda s: s.end - s.start)
                   if s.start <= at < s.end and not _ITEM.search(s.label)), None)
     return StatusEdge(kind, chunk.doc_id, chunk.chunk_id, cite_path(chunk, where), quote, label,
-                      ref_row.get("target_doc"), pasal, date, issued)
+                      ref_row.target_doc, pasal, date, issued)
 
 
 def _document_label(ref: Mapping) -> str:

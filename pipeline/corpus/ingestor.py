@@ -26,7 +26,7 @@ from ..audit import LOCAL_KEY
 from ..errors import CorpusIndexError, IngestError
 from ..index import Bm25LexicalIndex
 from ..index.embedding_cache import embed_passages
-from ..index.store import ChunkStore, fingerprint_of
+from ..index.store import ChunkStore, ReferenceRow, fingerprint_of
 from ..keys import cap_authority
 from ..ingest import expand_paths
 from ..ingest.near_dup import near_duplicate_pairs
@@ -490,8 +490,8 @@ class Ingestor:
             resolved = {(r[0], r[1]): dict(zip(("status", "target_doc", "target_chunk", "target_label", "reason"),
                                                r[2:])) for r in resolutions}
 
-            def references_of(doc_id: str) -> list[dict]:  # as the store will hold them once `apply` writes them
-                return [{**r, **resolved.get((r["chunk_id"], r["ordinal"]), {})} for r in store.references(doc_id)]
+            def references_of(doc_id: str) -> list[ReferenceRow]:  # as the store will hold them once `apply` writes them
+                return [dc_replace(r, **resolved.get((r.chunk_id, r.ordinal), {})) for r in store.references(doc_id)]
 
             edges = status.graph(iter(documents), store.doc_chunks, references_of)
             pairs = near_duplicate_pairs(c for d in documents for c in store.doc_chunks(d.doc_id))
@@ -533,14 +533,14 @@ class Ingestor:
             return cache[doc_id]
 
         references = store.references()
-        by_id = store.get(r["chunk_id"] for r in references)
+        by_id = store.get(r.chunk_id for r in references)
         rows = []
         for ref in references:
-            here = by_id.get(ref["chunk_id"])
+            here = by_id.get(ref.chunk_id)
             if here is None:
                 continue
-            r = resolve(Reference(**ref["reference"]), here, documents, chunks_of)
-            rows.append((ref["chunk_id"], ref["ordinal"], r.status, r.doc_id, r.chunk_id, r.label, r.reason))
+            r = resolve(Reference(**ref.reference), here, documents, chunks_of)
+            rows.append((ref.chunk_id, ref.ordinal, r.status, r.doc_id, r.chunk_id, r.label, r.reason))
         return rows
 
     def _sync_indexes(self, report: IngestReport, derived: Derived) -> None:

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..citations import cite_path
+from ..index.store import ReferenceRow
 from ..types import Chunk, Document
 from .corpus import Corpus
 
@@ -49,11 +50,11 @@ def _rendition(doc: Document) -> str | None:
         return None
 
 
-def page_link(r: dict) -> dict:
+def page_link(r: ReferenceRow) -> dict:
     """A stored reference as the text view marks it: where it stands in its passage, what it resolves to."""
-    return {"chunk_id": r["chunk_id"], "start": r["reference"]["start"], "end": r["reference"]["end"],
-            "raw": r["reference"]["raw"], "status": r["status"], "target_doc": r["target_doc"],
-            "target_chunk": r["target_chunk"], "target_label": r["target_label"], "reason": r["reason"]}
+    return {"chunk_id": r.chunk_id, "start": r.reference["start"], "end": r.reference["end"],
+            "raw": r.reference["raw"], "status": r.status, "target_doc": r.target_doc,
+            "target_chunk": r.target_chunk, "target_label": r.target_label, "reason": r.reason}
 
 
 def text_view(corpus: Corpus, doc: Document, chunk_id: str | None = None, at: int | None = None) -> dict:
@@ -69,7 +70,7 @@ def text_view(corpus: Corpus, doc: Document, chunk_id: str | None = None, at: in
     lo, hi = window(len(text), [c.start for c in chunks], (cited.start, cited.end) if cited else None, at)
     shown = [c for c in chunks if lo <= c.start < hi]
     ids = {c.chunk_id for c in shown}
-    links = [page_link(r) for r in corpus.store.references(doc.doc_id) if r["chunk_id"] in ids]
+    links = [page_link(r) for r in corpus.store.references(doc.doc_id) if r.chunk_id in ids]
     return {"document": asdict(doc), "text": text[lo:hi], "length": len(text), "span": (lo, hi), "chunks": shown,
             "links": links, "cited": cited}
 

@@ -348,7 +348,7 @@ def _ingest_attacks(corpus: Corpus, root: Path, actor: str, upload: Upload | Non
             (root / attack.name / name).write_text(text, encoding="utf-8")
     report = corpus.ingest([root], actor=actor, upload=upload, progress=lambda m: log.info(m))
     errors = {Path(e.path).resolve(): e.reason for e in report.errors}
-    manifest = {Path(e["document"].original): e for e in corpus.store.manifest()}
+    manifest = {Path(e.document.original): e for e in corpus.store.manifest()}
     rows = []
     for attack in attacks:
         row = Row(attack.name, attack.kind, attack.description, attack.question, attack.false, attack.must_refuse,
@@ -356,11 +356,11 @@ def _ingest_attacks(corpus: Corpus, root: Path, actor: str, upload: Upload | Non
         for name in attack.uploads:
             path = (root / attack.name / name).resolve()
             entry = manifest.get(path)
-            d = entry["document"] if entry else None
+            d = entry.document if entry else None
             row.uploads.append({"file": name, "refused": path in errors, "reason": errors.get(path),
                                 "doc_id": d.doc_id if d else None, "cite_as": d.cite_as if d else None,
                                 "authority": d.authority if d else None,
-                                "declared_authority": entry.get("declared_authority") if entry else None,
+                                "declared_authority": entry.details.get("declared_authority") if entry else None,
                                 "uploaded_by": d.uploaded_by if d else None})
         row.refused = all(u["refused"] for u in row.uploads)
         if attack.must_refuse:

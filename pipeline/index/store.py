@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -100,6 +100,43 @@ def document_from_json(data: str) -> Document:
     return Document(**d)
 
 
+@dataclass(frozen=True)
+class ManifestEntry:
+    """A document's row in the store's manifest: the document, its chunk count, its version (which rises when its
+    source changes), its source's hash, when it was ingested, and what ingest recorded about it (`details`: the
+    Pasal count, where each metadata field came from, the authority and dates an upload declared …)."""
+
+    document: Document
+    chunks: int
+    version: int
+    source_hash: str | None
+    ingested_at: str | None
+    details: dict
+
+    def as_dict(self) -> dict:
+        """The entry without its document, as `saksi corpus show` prints it."""
+        return {"chunks": self.chunks, "version": self.version, "source_hash": self.source_hash,
+                "ingested_at": self.ingested_at, **self.details}
+
+
+@dataclass(frozen=True)
+class ReferenceRow:
+    """A cross-reference as the store holds it: the passage it stands in (`chunk_id`, its `ordinal` there), the
+    reference as extracted (`reference`: `pipeline.references.Reference` as JSON), and what resolution found
+    (`status` resolved/unresolved, the target document, passage and label, or the `reason` it is not in the corpus;
+    None until the collection's next finalize resolves it)."""
+
+    chunk_id: str
+    doc_id: str
+    ordinal: int
+    reference: dict
+    status: str | None = None
+    target_doc: str | None = None
+    target_chunk: str | None = None
+    target_label: str | None = None
+    reason: str | None = None
+
+
 class ChunkStore:
     FILENAME = "chunks.sqlite3"
 
@@ -152,12 +189,11 @@ class ChunkStore:
         row = self._db.execute("SELECT data, source_hash, rules FROM documents WHERE path = ?", (path,)).fetchone()
         return (document_from_json(row[0]), row[1], row[2]) if row else None
 
-    def manifest(self) -> list[dict]:
+    def manifest(self) -> list[ManifestEntry]:
         """One entry per document: what was ingested, which version, its hash and counts."""
         rows = self._db.execute(
             "SELECT data, n_chunks, version, source_hash, ingested_at, manifest FROM documents ORDER BY doc_id")
-        return [{"document": document_from_json(d), "chunks": n, "version": v, "source_hash": h,
-                 "ingested_at": at, **json.loads(m or "{}")} for d, n, v, h, at, m in rows]
+        return [ManifestEntry(document_from_json(d), n, v, h, at, json.loads(m or "{}")) for d, n, v, h, at, m in rows]
 
     def replace_document(self, document: Document, chunks: Sequence[Chunk], tokens: Sequence[Sequence[str]],
                          rules: str, source_hash: str | None = None, manifest: dict | None = None,
@@ -213,11 +249,10 @@ class ChunkStore:
 
     # -- cross-references and near-duplicates ---------------------------------------------
 
-    def references(self, doc_id: str | None = None) -> list[dict]:
+    def references(self, doc_id: str | None = None) -> list[ReferenceRow]:
         q = ("SELECT chunk_id, doc_id, ordinal, data, status, target_doc, target_chunk, target_label, reason "
              "FROM xrefs" + (" WHERE doc_id = ?" if doc_id else "") + " ORDER BY doc_id, rowid")
-        return [{"chunk_id": r[0], "doc_id": r[1], "ordinal": r[2], "reference": json.loads(r[3]), "status": r[4],
-                 "target_doc": r[5], "target_chunk": r[6], "target_label": r[7], "reason": r[8]}
+        return [ReferenceRow(r[0], r[1], r[2], json.loads(r[3]), *r[4:])
                 for r in self._db.execute(q, (doc_id,) if doc_id else ())]
 
     def set_status_edges(self, edges: Sequence[StatusEdge]) -> None:

@@ -72,7 +72,7 @@ def test_a_cited_passage_is_shown_in_its_window_with_its_references(corpus) -> N
     lo, hi = view["span"]
     assert view["cited"] == cited and lo <= cited.start and cited.end <= hi and lo > 0
     assert cited.chunk_id in {c.chunk_id for c in view["chunks"]}
-    mine = [r for r in corpus.store.references(doc.doc_id) if r["chunk_id"] == cited.chunk_id]
+    mine = [r for r in corpus.store.references(doc.doc_id) if r.chunk_id == cited.chunk_id]
     assert len(mine) >= 10 and len([x for x in view["links"] if x["chunk_id"] == cited.chunk_id]) == len(mine)
     # elsewhere in the text, the cited passage is still named (the page's receipt) though not shown
     far = text_view(corpus, doc, chunk_id=cited.chunk_id, at=0)

@@ -119,13 +119,13 @@ def test_broken_pdfs_are_reported_and_every_good_format_is_ingested(formats):
 
 def test_a_pdf_regulation_knows_its_pages_name_and_structure(formats):
     corpus, _, src = formats
-    entry = next(e for e in corpus.store.manifest() if e["document"].doc_id == "pmk-7-2024")
-    doc = entry["document"]
+    entry = next(e for e in corpus.store.manifest() if e.document.doc_id == "pmk-7-2024")
+    doc = entry.document
     assert (doc.pages, doc.pages_without_text) == (3, (2,))
-    assert (entry["pages"], entry["pages_without_text"], entry["format"]) == (3, [2], "pdf")
+    assert (entry.details["pages"], entry.details["pages_without_text"], entry.details["format"]) == (3, [2], "pdf")
     assert (doc.cite_as, doc.number, doc.year, doc.doc_type) == ("PMK 7/2024", "7", 2024, "Peraturan Menteri Keuangan")
     assert doc.title == "TARIF UJI" and doc.original == str((src / "pmk-7-2024.pdf").resolve())
-    assert entry["pasal"] == 2 and entry["metadata_from"]["cite_as"] == "document"
+    assert entry.details["pasal"] == 2 and entry.details["metadata_from"]["cite_as"] == "document"
     chunks = {c.location: c for c in corpus.store.doc_chunks("pmk-7-2024")}
     pasal_1, pasal_2 = chunks["Pasal 1"], chunks["Pasal 2"]
     assert [s.label for s in pasal_1.spans] == ["Pasal 1 ayat (1)", "Pasal 1 ayat (2)"]
@@ -134,7 +134,7 @@ def test_a_pdf_regulation_knows_its_pages_name_and_structure(formats):
     assert pasal_1.page == (1, 1) and pasal_2.page == (3, 3)
     assert pasal_1.path == "PMK 7/2024" and pasal_1.original == doc.original
     # the running page numbers were cleaned away, and counted
-    assert entry["cleaning"]["page_numbers"] >= 2
+    assert entry.details["cleaning"]["page_numbers"] >= 2
     assert not any("- 1 -" in c.text or "- 3 -" in c.text for c in chunks.values())
 
 
@@ -204,8 +204,8 @@ def test_only_a_changed_file_is_ingested_again(tmp_path, profile):
     with Corpus(tmp_path / "data", profile, embedder=FakeHashEmbedder()) as corpus:
         first = corpus.ingest([src])
         assert len(first.ingested) == 3 and not first.errors
-        before = {e["document"].doc_id: e for e in corpus.store.manifest()}
-        assert {d: e["version"] for d, e in before.items()} == {"anggaran": 1, "belanja": 1, "cuti": 1}
+        before = {e.document.doc_id: e for e in corpus.store.manifest()}
+        assert {d: e.version for d, e in before.items()} == {"anggaran": 1, "belanja": 1, "cuti": 1}
         time.sleep(1.1)  # ingested_at has one-second resolution: a rewrite of an untouched doc would show
         changed = src / "belanja.md"
         changed.write_text(_note("belanja") + "\nBelanja modal dicatat terpisah dari belanja barang.\n",
@@ -214,15 +214,15 @@ def test_only_a_changed_file_is_ingested_again(tmp_path, profile):
         assert second.ingested == [str(changed.resolve())]
         assert sorted(second.unchanged) == sorted(str((src / f"{n}.md").resolve()) for n in ("anggaran", "cuti"))
         assert second.embedded == 1 and second.removed_from_dense == 1 and not second.errors
-        after = {e["document"].doc_id: e for e in corpus.store.manifest()}
-        assert {d: e["version"] for d, e in after.items()} == {"anggaran": 1, "belanja": 2, "cuti": 1}
+        after = {e.document.doc_id: e for e in corpus.store.manifest()}
+        assert {d: e.version for d, e in after.items()} == {"anggaran": 1, "belanja": 2, "cuti": 1}
         for untouched in ("anggaran", "cuti"):
-            assert after[untouched]["ingested_at"] == before[untouched]["ingested_at"]
-            assert after[untouched]["source_hash"] == before[untouched]["source_hash"]
-        assert after["belanja"]["source_hash"] != before["belanja"]["source_hash"]
-        assert after["belanja"]["ingested_at"] > before["belanja"]["ingested_at"]
+            assert after[untouched].ingested_at == before[untouched].ingested_at
+            assert after[untouched].source_hash == before[untouched].source_hash
+        assert after["belanja"].source_hash != before["belanja"].source_hash
+        assert after["belanja"].ingested_at > before["belanja"].ingested_at
         # the new version has its own rendition; the old one, no longer referenced, is gone
-        old, new = Path(before["belanja"]["document"].rendition), Path(after["belanja"]["document"].rendition)
+        old, new = Path(before["belanja"].document.rendition), Path(after["belanja"].document.rendition)
         assert old != new and new.is_file() and not old.exists()
         assert any("Belanja modal" in c.text for c in corpus.store.doc_chunks("belanja"))
         corpus.check()
@@ -230,7 +230,7 @@ def test_only_a_changed_file_is_ingested_again(tmp_path, profile):
         third = corpus.ingest([src])
         assert third.ingested == [] and len(third.unchanged) == 3 and third.embedded == 0
         assert corpus.dir.state_file.read_bytes() == state
-        assert [e["version"] for e in corpus.store.manifest()] == [1, 2, 1]
+        assert [e.version for e in corpus.store.manifest()] == [1, 2, 1]
 
 
 # ------------------------------------------------------------------ 3. sidecar metadata
@@ -262,11 +262,11 @@ def test_a_sidecar_sets_metadata_its_edits_reingest_and_a_bad_one_is_reported(tm
         (chunk,) = corpus.store.doc_chunks("x")
         assert (chunk.authority, chunk.published, chunk.title) == ("institutional", "2024-02-01",
                                                                    "Pedoman Arsip Elektronik")
-        entry = next(e for e in corpus.store.manifest() if e["document"].doc_id == "x")
-        provenance = entry["metadata_from"]
+        entry = next(e for e in corpus.store.manifest() if e.document.doc_id == "x")
+        provenance = entry.details["metadata_from"]
         for field in ("title", "authority", "published", "url", "domain"):
             assert provenance[field] == "sidecar", field
-        assert entry["version"] == 1
+        assert entry.version == 1
         # only the sidecar changes: the document is ingested again (its source hash covers the sidecar)
         (src / "x.md.meta.yaml").write_text(SIDECAR.replace("authority: institutional", "authority: official"),
                                             encoding="utf-8")
@@ -274,8 +274,8 @@ def test_a_sidecar_sets_metadata_its_edits_reingest_and_a_bad_one_is_reported(tm
         assert again.ingested == [str((src / "x.md").resolve())]
         assert again.unchanged == [str((src / "z.md").resolve())]
         assert [Path(e.path).name for e in again.errors] == ["y.md.meta.yaml"]
-        entry = next(e for e in corpus.store.manifest() if e["document"].doc_id == "x")
-        assert entry["document"].authority == "official" and entry["version"] == 2
+        entry = next(e for e in corpus.store.manifest() if e.document.doc_id == "x")
+        assert entry.document.authority == "official" and entry.version == 2
         (chunk,) = corpus.store.doc_chunks("x")
         assert chunk.authority == "official"
         assert again.embedded == 0  # same title and text: the vectors stand
@@ -351,9 +351,9 @@ def test_deleting_a_document_removes_it_everywhere_and_unresolves_references_to_
         # before: the other regulation's reference resolves into it, its own reference resolves,
         # it shares a provision with the compilation, and every lane holds its chunks
         (incoming,) = corpus.store.references("pmk-12-2020")
-        assert (incoming["status"], incoming["target_doc"], incoming["target_chunk"]) == (
+        assert (incoming.status, incoming.target_doc, incoming.target_chunk) == (
             "resolved", "pp-34-2011", pasal_2.chunk_id)
-        assert [r["status"] for r in corpus.store.references("pp-34-2011")] == ["resolved"]
+        assert [r.status for r in corpus.store.references("pp-34-2011")] == ["resolved"]
         (pair,) = corpus.store.near_duplicates()
         assert {pair[2], pair[3]} == {"pp-34-2011", "salinan"} and pair[4] >= 0.8
         assert corpus.dense.present(sorted(gone)) == gone and gone <= lexical_ids(corpus)
@@ -373,8 +373,8 @@ def test_deleting_a_document_removes_it_everywhere_and_unresolves_references_to_
         assert not rendition.exists() and all(p.is_file() for p in others)
         assert sorted(p.name for p in (corpus.data_dir / TEXTS_DIR).iterdir()) == sorted(p.name for p in others)
         (incoming,) = corpus.store.references("pmk-12-2020")
-        assert incoming["status"] == "unresolved" and incoming["target_chunk"] is None
-        assert incoming["reason"] == "document not in the corpus: PP 34/2011"
+        assert incoming.status == "unresolved" and incoming.target_chunk is None
+        assert incoming.reason == "document not in the corpus: PP 34/2011"
         corpus.check()
         assert corpus.delete("pp-34-2011") is False  # already gone: nothing to do
         corpus.check()

@@ -282,3 +282,33 @@ def test_a_changed_gate_changes_replay_and_the_live_path_alike(fake_corpus, monk
     live, replayed = _changed_gate_live_and_replayed(fake_corpus, change_code=change)
     assert live.outcome == "refusal" and _fates(replayed.replayed) == _fates(live) and not replayed.same
     assert all(any(r.startswith("number_without_basis") for r in c[4]) for c in live.claims)
+
+
+def test_the_trace_and_its_audit_entry_are_written_off_the_event_loop_before_the_answer_returns(fake_corpus,
+                                                                                                monkeypatch):
+    """Issue 28: serialising the trace, the audit log's fsync and trace pruning run in a worker thread (a server's
+    event loop keeps serving meanwhile), and the answer comes back only once its audit entry is written."""
+    import threading
+
+    from pipeline import orchestrator as orch_module
+    from pipeline.audit import AuditLog
+
+    written = []
+    real = orch_module.write_trace
+
+    def spied(trace, directory):
+        written.append(threading.current_thread())
+        return real(trace, directory)
+
+    monkeypatch.setattr(orch_module, "write_trace", spied)
+
+    async def run():
+        loop_thread = threading.current_thread()
+        result, trace = await fake_corpus.orchestrator().run(QUESTION)
+        return loop_thread, result, trace
+
+    loop_thread, result, trace = asyncio.run(run())
+    assert written and written[0] is not loop_thread
+    entries = [e for e in AuditLog(fake_corpus.data_dir).recent("answer", "local", limit=5)
+               if (e.get("data") or {}).get("trace_id") == trace.trace_id]
+    assert len(entries) == 1 and result.trace_path

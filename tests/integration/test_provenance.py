@@ -212,7 +212,8 @@ def test_an_upload_that_may_assert_nothing_gets_no_date_to_rank_by(sample, tmp_p
     sample.ingest([up], actor=ATTACKER, upload=Upload())
     doc = sample.store.document("terbaru")
     assert doc.published is None and all(c.published is None for c in sample.store.doc_chunks("terbaru"))
-    assert next(e for e in sample.store.manifest() if e["document"].doc_id == "terbaru")["declared_published"] == "2099-01-01"
+    assert next(e for e in sample.store.manifest()
+                if e.document.doc_id == "terbaru").details["declared_published"] == "2099-01-01"
     trusted = _md(tmp_path / "up2", "edaran.md", {"id": "edaran", "title": "Edaran", "published": "2026-01-01"},
                   "Edaran tentang pengisian formulir sewa.")
     sample.ingest([trusted], actor="key:c00000000003", upload=Upload(authority_ceiling="official"))

@@ -44,8 +44,8 @@ def regulations(tmp_path_factory, profile):
 def _manifest(corpus: Corpus) -> list[dict]:
     """The manifest without the times each entry was written (and its document put in), renditions
     named within the data dir."""
-    return [{**{k: v for k, v in e.items() if k not in ("ingested_at", "uploaded_at")},
-             "document": replace(e["document"], rendition=Path(e["document"].rendition).name, uploaded_at=None)}
+    return [{**{k: v for k, v in e.as_dict().items() if k not in ("ingested_at", "uploaded_at")},
+             "document": replace(e.document, rendition=Path(e.document.rendition).name, uploaded_at=None)}
             for e in corpus.store.manifest()]
 
 

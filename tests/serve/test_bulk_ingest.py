@@ -69,11 +69,11 @@ def test_bulk_corpus_is_the_in_process_corpus(built):
                 == portable({k: asdict(c) for k, c in a.store.get(ids).items()}, here))
 
         def manifest(corpus, data_dir):
-            return portable([{k: v for k, v in m.items() if k != "ingested_at"} | {"document": asdict(m["document"])}
+            return portable([{k: v for k, v in m.as_dict().items() if k != "ingested_at"} | {"document": asdict(m.document)}
                              for m in corpus.store.manifest()], data_dir)
 
         assert manifest(b, bulk) == manifest(a, here)
-        resolved = [r for r in a.store.references() if r["status"] == "resolved"]
+        resolved = [r for r in a.store.references() if r.status == "resolved"]
         assert resolved and b.store.references() == a.store.references()
         assert b.store.near_duplicates() == a.store.near_duplicates()
         assert json.loads((bulk / "state.json").read_text()) == json.loads((here / "state.json").read_text())

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline import status
 from pipeline.config import ConfidenceSettings
+from pipeline.index.store import ReferenceRow
 from pipeline.references import extract_references, held_by
 from pipeline.types import (CitationCheck, Chunk, Confidence, Conflict, Document, DocumentStatus, Span, StatusEdge,
                             VerifiedClaim)
@@ -26,15 +27,14 @@ def _chunk(doc_id: str, location: str, text: str, spans: tuple[Span, ...] = (), 
                  path=path or doc_id.upper())
 
 
-def _refs(chunk: Chunk, documents: list[Document]) -> list[dict]:
+def _refs(chunk: Chunk, documents: list[Document]) -> list[ReferenceRow]:
     """The store's reference rows for a chunk: each external reference with the document it resolves to."""
     rows = []
     for k, ref in enumerate(extract_references(chunk.text)):
         target = held_by(ref, documents) if ref.scope == "external" else None
-        rows.append({"chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "ordinal": k,
-                     "reference": ref.__dict__, "status": "resolved" if target else "unresolved",
-                     "target_doc": target, "target_chunk": None,
-                     "target_label": next((d.cite_as for d in documents if d.doc_id == target), None)})
+        rows.append(ReferenceRow(chunk.chunk_id, chunk.doc_id, k, ref.__dict__,
+                                 "resolved" if target else "unresolved", target, None,
+                                 next((d.cite_as for d in documents if d.doc_id == target), None)))
     return rows
 
 
