@@ -276,7 +276,10 @@ class Library:
                 if due:
                     await self._finalize(col, ingestor, report)
             except BaseException:
-                await asyncio.to_thread(settle_uploads, staged, set(paths))
+                # what the store holds stays (its rows were written: the original must still be there to download, and
+                # the next start completes the swap: Ingestor.recover); anything else staged here goes
+                held = await asyncio.to_thread(_held_originals, col)
+                await asyncio.to_thread(settle_uploads, staged, {p for p in paths if p not in held})
                 raise
             rejected = {Path(e.path).resolve() for e in report.errors}
             await asyncio.to_thread(settle_uploads, staged, rejected)
@@ -352,6 +355,11 @@ class _Given:
     def prepared(self, files: Sequence[Path]):
         for path in files:
             yield self.items[Path(path).resolve()]
+
+
+def _held_originals(col: ServedCollection) -> set[Path]:
+    """The files the collection's documents were ingested from, as the store holds them now."""
+    return {Path(d.original).resolve() for d, _ in col.corpus.store.documents()}
 
 
 def stage_uploads(folder: Path, files: list[tuple[str, bytes]]) -> list[tuple[Path, Path | None]]:

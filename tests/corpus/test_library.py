@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,36 @@ def test_an_upload_holds_the_collection_lock_only_for_its_writes(tmp_path, fake_
     assert [s["step"] for s in seen] == ["derive", "apply"] and not seen[0]["locked"] and seen[1]["locked"]
     assert not col.corpus.store.doc_chunks("catatan-lock") and not set(ids) & set(col.lexical.ids)
     assert not col.corpus.dense.present(ids) and col.corpus.consistent()
+
+
+def test_an_upload_whose_swap_fails_keeps_the_file_its_written_rows_name(tmp_path, fake_embedder, monkeypatch):
+    """Issue 27's leftover: the swap after an upload's write fails (here `Ingestor.apply` raises). The documents' rows
+    are in the store, so the uploaded original stays on disk (its download must not 404), while a file whose document
+    was never written is not kept; recovery then completes the swap from the store."""
+    from pipeline.corpus import DataDir, Ingestor
+
+    data = tmp_path / "data"
+    with Corpus(data, load_profile()) as c:
+        c.ingest([SAMPLE])
+    library = Library.local("lite", data)
+    assert asyncio.run(library.ready())["ready"]
+
+    def fails(self, derived, report):
+        raise OSError("disk full during the swap")
+
+    real_apply = Ingestor.apply
+    monkeypatch.setattr(Ingestor, "apply", fails)
+    doc = ("---\nid: catatan-swap\ntitle: Catatan Uji Tukar\ndoc_type: guidance\nlang: id\n---\n\n"
+           "1. Bea meterai atas kuitansi sewa gudang uji tukar adalah Rp10.000 per dokumen.\n").encode()
+    with pytest.raises(OSError, match="disk full"):
+        asyncio.run(library.ingest([("catatan-swap.md", doc), ("kosong.md", b"   ")], "key:curator", "unknown"))
+    col = library.collection("default")
+    written = col.corpus.store.document("catatan-swap")
+    assert written is not None and Path(written.original).is_file()  # its rows are in the store: the file stays
+    assert not (Path(written.original).parent / "kosong.md").exists()  # never written: not kept
+
+    monkeypatch.setattr(Ingestor, "apply", real_apply)
+    col.corpus.close()
+    with Corpus(DataDir(data), load_profile()) as c:
+        assert Ingestor(c).recover() is not None  # the next start completes the swap from the store
+        assert c.store.document("catatan-swap") is not None and c.consistent()
