@@ -17,9 +17,9 @@ from typing import Sequence
 import numpy as np
 from ray.serve.handle import DeploymentHandle
 
-from pipeline.analysis import query_analyzer
+from pipeline.analysis import QueryAnalyzer
 from pipeline.backends import make_generator, make_judge
-from pipeline.config import load_profile
+from pipeline.config import Profile
 from pipeline.context import AttemptContext, ContextRequest
 from pipeline.orchestrator import Components
 from pipeline.types import Candidate, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
@@ -129,9 +129,7 @@ class HandleStages:
     Retriever, for that collection only; the generator and the judge from their deployments, or built here where
     `runtime.placement` runs them inside the Ingress (no hop)."""
 
-    def __init__(self, profile_name: str, runtime, handles: dict[str, DeploymentHandle]):
-        profile = load_profile(profile_name)
-        analyzer = query_analyzer(profile)
+    def __init__(self, profile: Profile, analyzer: QueryAnalyzer, runtime, handles: dict[str, DeploymentHandle]):
         self.runtime, self.handles = runtime, handles
         place = runtime.placement
         self.judge_deadline_s = min(runtime.request_timeout_s, runtime.judge_timeout_s)  # wherever the judge runs

@@ -37,11 +37,10 @@ def make_app(service: Service, guard: Guard) -> FastAPI:
     """The app over `service`: its routes, its page, its key check (`guard`) and its body limits
     (runtime.max_upload_bytes)."""
     app = FastAPI(title="saksi", version=__version__, description=DESCRIPTION)
-    app.state.service, app.state.guard = service, guard
-    app.state.body_limits = default_limits(service.runtime.max_upload_bytes)
+    app.state.service, app.state.guard = service, guard  # the routes' (and the sign-in page's) way to them
     # both act on the headers alone, before anything reads the body: the key first (outermost), then the body's size
-    app.add_middleware(BodyLimit, limit_for=lambda method, path: app.state.body_limits(method, path))
-    app.add_middleware(Authenticate, guard=lambda: app.state.guard)
+    app.add_middleware(BodyLimit, limit_for=default_limits(service.runtime.max_upload_bytes))
+    app.add_middleware(Authenticate, guard=lambda: guard)
     web.install(app)  # the reviewer's page at / and /ui/ (serve/web/)
     app.include_router(router)
     app.add_exception_handler(ApiError, _api_error)

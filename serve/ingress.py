@@ -8,6 +8,9 @@ import logging
 from ray import serve
 from ray.serve.handle import DeploymentHandle
 
+from pipeline.analysis import query_analyzer
+from pipeline.config import load_profile
+
 from .auth import Guard
 from .config import RuntimeSettings
 from .handles import HandleStages, RemoteLibrary
@@ -28,9 +31,11 @@ class Ingress:
         given = {"Embedder": embedder, "Retriever": retriever, "Reranker": reranker, "Generator": generator,
                  "Judge": judge}
         handles = {name: h for name, h in given.items() if h is not None}  # the deployments there are
-        self.service = Service(profile, data_dir, runtime, RemoteLibrary(retriever),
-                               HandleStages(profile, runtime, handles),
-                               probes={name: h.ready.remote for name, h in handles.items()})
+        loaded = load_profile(profile)
+        analyzer = query_analyzer(loaded)
+        self.service = Service(loaded, data_dir, runtime, RemoteLibrary(retriever),
+                               HandleStages(loaded, analyzer, runtime, handles),
+                               probes={name: h.ready.remote for name, h in handles.items()}, analyzer=analyzer)
         self.guard = Guard(self.service.keys, RateLimiter(runtime.rate_per_minute, runtime.rate_burst))
         if self.service.no_keys():
             log.warning("no API keys in %s: every request but /healthz gets 401 until an operator runs "

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable, Protocol
 
-from pipeline.analysis import query_analyzer
+from pipeline.analysis import QueryAnalyzer, query_analyzer
 from pipeline.audit import AuditLog, TraceCheck, check_trace
 from pipeline.backends import make_generator, make_judge
-from pipeline.config import load_profile
+from pipeline.config import Profile
 from pipeline.corpus import DEFAULT_COLLECTION, DataDir
 from pipeline.corpus.library import Library
 from pipeline.errors import KeyManagementError, QuestionRejected, SaksiError, TraceError, UnknownCollectionError
@@ -79,12 +79,14 @@ class Where:
 
 
 class Service:
-    def __init__(self, profile: str, data_dir: str | Path, runtime: RuntimeSettings, corpus: CorpusCalls,
-                 stages: Stages, probes: dict[str, Probe] | None = None):
-        self.profile = load_profile(profile)
+    def __init__(self, profile: Profile, data_dir: str | Path, runtime: RuntimeSettings, corpus: CorpusCalls,
+                 stages: Stages, probes: dict[str, Probe] | None = None, analyzer: QueryAnalyzer | None = None):
+        """`analyzer`: the profile's question analyser when the caller has built it already (the stages' models
+        read questions with the same one)."""
+        self.profile = profile
         self.data_dir = DataDir(data_dir)
         self.runtime = runtime
-        self.analyzer = query_analyzer(self.profile)
+        self.analyzer = analyzer or query_analyzer(profile)
         self.keys = KeyStore(self.data_dir.root)
         self.corpus, self.stages, self.probes = corpus, stages, dict(probes or {})
         self.answer_budget = RateLimiter(runtime.answer_units_per_minute, runtime.answer_units_burst)
@@ -98,12 +100,14 @@ class Service:
         the profile's own backends (the tests; anything that wants the API's rules without a cluster)."""
         library = Library.local(profile, data_dir)
         p = library.profile
-        generator, judge = make_generator(p, query_analyzer(p)), make_judge(p)
+        analyzer = query_analyzer(p)
+        generator, judge = make_generator(p, analyzer), make_judge(p)
 
         async def stages(name: str) -> Components:
             return Components(await library.builder(name), generator, judge)
 
-        return cls(profile, data_dir, runtime or RuntimeSettings(), library, stages, probes={"Retriever": library.ready})
+        return cls(p, data_dir, runtime or RuntimeSettings(), library, stages, probes={"Retriever": library.ready},
+                   analyzer=analyzer)
 
     # -- who may do what, where ----------------------------------------------------------------
 
@@ -305,19 +309,20 @@ class Service:
     async def ingest(self, where: Where, files: list[UploadFile]) -> IngestResponse:
         """A few small files into the collection, with the key's authority as the ceiling. A name sent twice in one
         request is reported and skipped, like a bad file."""
-        size = sum(len(f.data()) for f in files)
+        sent = [(f.name, f.data()) for f in files]  # base64 decoded once
+        size = sum(len(data) for _, data in sent)
         limit = self.runtime.max_upload_bytes
         if size > limit:
             raise ApiError(413, "too_large", f"{size} bytes uploaded; the limit is {limit} (use `saksi ingest` for "
                                              "large corpora)")
         first: dict[str, bytes] = {}
         repeated = []
-        for f in files:
-            if f.name in first:
-                repeated.append(IngestErrorOut(path=f.name, reason="a file of this name is earlier in this request; "
-                                                                   "skipped"))
+        for name, data in sent:
+            if name in first:
+                repeated.append(IngestErrorOut(path=name, reason="a file of this name is earlier in this request; "
+                                                                 "skipped"))
             else:
-                first[f.name] = f.data()
+                first[name] = data
         report = await self._corpus("ingest", list(first.items()), where.key.actor, where.key.authority, where.name)
         return report.model_copy(update={"files": report.files + len(repeated), "errors": [*report.errors, *repeated]})
 

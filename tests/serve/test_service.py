@@ -125,7 +125,7 @@ def test_a_corpus_that_fails_is_a_typed_503_not_a_500(data, keys):
                 raise ConnectionError("retriever gone")
             return down
 
-    svc = Service("lite", data, RuntimeSettings(), FakeDownCorpus(), stages=None)
+    svc = Service(load_profile(), data, RuntimeSettings(), FakeDownCorpus(), stages=None)
     with pytest.raises(ApiError) as e:
         asyncio.run(svc.coverage(svc.where(keys["reader"], "default")))
     assert (e.value.status, e.value.type) == (503, "unavailable") and "ConnectionError" in e.value.message
