@@ -311,6 +311,27 @@ def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400,
     return out
 
 
+def dated_claim(c: VerifiedClaim, chunks: Mapping[str, Chunk], statuses: Mapping[str, DocumentStatus], day: str | None,
+                confidence: ConfidenceSettings | None) -> VerifiedClaim:
+    """A claim with its provision's standing on the answer's date (`status.dated`), as the answer shows it."""
+    cite = stated_citation(c) if c.citations else None
+    if not day or cite is None:
+        return c
+    return status.dated(c, cite, chunks.get(cite.chunk_id), statuses, day, confidence)
+
+
+def unmentioned_terms(question: str, first_queries: Sequence) -> tuple[str, ...]:
+    """The question's own terms (each part's first query) that no record mentions in any form, as the question
+    writes them."""
+    return tuple(dict.fromkeys(_as_written(question, t.term) for q in first_queries for t in q.terms if t.unseen))
+
+
+def unmentioned_capped(c: VerifiedClaim, chunks: Mapping[str, Chunk], confidence: ConfidenceSettings) -> VerifiedClaim:
+    """A supported claim kept out of the top band because the question names something no record mentions (a treaty
+    partner, a tax, a place): what the records say may be true of something else."""
+    return status.capped(c, confidence, is_provision_chunk(chunks, c), UNMENTIONED) if c.status == "supported" else c
+
+
 def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Callable[[str], frozenset[str]],
              min_overlap: float, n_nearest: int, trace_id: str,
              named: Sequence[tuple[str, str | None]] = (), as_of: Mapping | None = None,
@@ -335,10 +356,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         used = p.attempts[p.outcome.attempt_used] if p.outcome.answered else p.attempts[-1]
         statuses = {d.doc_id: d for d in used.status}
         every.update(statuses)
-        for c in used.claims:
-            cite = stated_citation(c) if c.citations else None
-            claims.append(status.dated(c, cite, chunks.get(cite.chunk_id), statuses, day, confidence)
-                          if day and cite is not None else c)
+        claims.extend(dated_claim(c, chunks, statuses, day, confidence) for c in used.claims)
     # stable: supported first (those in force on the answer's date before those that are not), in generator order
     claims = status.in_force_first(claims)
     conflicts = tuple(status.decide(c, claims, lang) for c in find_conflicts(claims, chunks, tokens, min_overlap))
@@ -352,13 +370,9 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     dated = as_of and AsOf(as_of["date"], as_of["from"], as_of.get("words"))
     documents = status.cited_documents(claims, every, day)
     # the question's own terms (each part's first query) that no record mentions in any form
-    unmentioned = tuple(dict.fromkeys(_as_written(question, t.term) for p in parts if p.attempts
-                                      for t in p.attempts[0].query.terms if t.unseen))
+    unmentioned = unmentioned_terms(question, [p.attempts[0].query for p in parts if p.attempts])
     if confidence is not None and named_unmentioned(question, unmentioned):
-        # a name the question asks about (a treaty partner, a tax, a place) that no record mentions: what the records
-        # say may be true of something else, so nothing is TINGGI
-        claims = [status.capped(c, confidence, is_provision_chunk(chunks, c), UNMENTIONED) if c.status == "supported"
-                  else c for c in claims]
+        claims = [unmentioned_capped(c, chunks, confidence) for c in claims]
     if not refused:
         line = direct_answer(claims, {p.index: p.route.required for p in parts}, lang, day)
         return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id,

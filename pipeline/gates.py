@@ -1,6 +1,6 @@
 """The gates: what decides whether a generated claim may be shown as supported.
 
-Prompts can ask; only these decide. Order: parse → quote gate (retrieved chunk, exact
+Prompts can ask; only these decide. Order: parse (claim by claim: pipeline/claims.py) → quote gate (retrieved chunk, exact
 quote, not an instruction planted in the record) → number check → independent judge →
 confidence (→ demoted below the profile's minimum). A claim that fails a gate is kept
 and shown as *not supported* with its reasons; it is never scored.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from .citations import cite_path, cited_location, quote_pages
-from .claims import ParseFailure, parse_claims
+from .claims import ClaimOut, ParseFailure, parse_claims
 from .config import ConfidenceSettings, JudgeSettings
 from .instructions import overlaps_instruction
 from .numbers import figures_without_basis, extract_figures
@@ -44,6 +44,7 @@ class Verification:
     judge_calls: tuple[JudgeCall, ...]
     parse_error: str | None = None
     parse_detail: str | None = None
+    cut: str | None = None  # what stopped the output after its last complete claim ("reason: detail"); its claims stand
 
 
 def premise_hash(premise: str) -> str:
@@ -106,12 +107,24 @@ async def verify(output: GenerationOutput, context: Mapping[str, Chunk], paragra
         parsed = parse_claims(output.raw, output.finish_reason)
     except ParseFailure as e:
         return Verification(claims=(), judge_calls=(), parse_error=e.reason, parse_detail=e.detail)
-    checked = [_check_claim(claim, parsed.self_assessment, context) for claim in parsed.claims]
+    claims, calls = await verify_claims(parsed.claims, parsed.self_assessment, context, paragraphs, retrieval_scores,
+                                        judge, judge_settings, confidence_settings, part)
+    cut = f"{parsed.cut.reason}: {parsed.cut.detail}" if parsed.cut else None
+    return Verification(claims=claims, judge_calls=calls, cut=cut)
+
+
+async def verify_claims(claims: Sequence[ClaimOut], self_assessment: float | None, context: Mapping[str, Chunk],
+                        paragraphs: Mapping[str, str], retrieval_scores: Mapping[str, float], judge: Judge,
+                        judge_settings: JudgeSettings, confidence_settings: ConfidenceSettings,
+                        part: int = 0) -> tuple[tuple[VerifiedClaim, ...], tuple[JudgeCall, ...]]:
+    """Every gate on these parsed claims (the whole output's, or one claim as soon as a streamed output closes it: the
+    gates read each claim on its own, so both ways decide alike). `self_assessment` stands in for a claim's own
+    self_score where it has none."""
+    checked = [_check_claim(claim, self_assessment, context) for claim in claims]
     verdicts, calls = await _judge(checked, context, paragraphs, judge)
     regulation = frozenset(cid for cid, chunk in context.items() if is_provision(chunk.location, chunk.spans))
-    claims = tuple(_decide(c, verdicts.get(i), retrieval_scores, judge_settings, confidence_settings, part,
-                           regulation) for i, c in enumerate(checked))
-    return Verification(claims=claims, judge_calls=tuple(calls))
+    return (tuple(_decide(c, verdicts.get(i), retrieval_scores, judge_settings, confidence_settings, part, regulation)
+                  for i, c in enumerate(checked)), tuple(calls))
 
 
 def _check_claim(claim, self_assessment: float | None, context: Mapping[str, Chunk]) -> _Checked:

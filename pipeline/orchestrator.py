@@ -33,8 +33,9 @@ from .query import Part, decompose
 from .scope import Scope, question_scope
 from .trace import (TRACE_VERSION, AttemptTrace, PartTrace, RouteRecord, Trace, TraceSettings, decision_of,
                     new_trace_id, prune_traces, write_trace)
-from .types import ContextItem, GenerationRequest, PartOutcome, QueryPlan, Result
-from .verification import verify_attempt
+from .types import ContextItem, GenerationOutput, GenerationRequest, PartOutcome, QueryPlan, Result
+from .release import Emit, Release
+from .verification import StreamingGenerator, VerifiedAttempt, generate_and_verify, verify_attempt
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +86,14 @@ class Orchestrator:
         return result
 
     async def run_within(self, question: str, lang: str | None, timeout_s: float,
-                         actor: str = LOCAL_KEY, as_of: dt.date | None = None) -> tuple[Result, Trace]:
+                         actor: str = LOCAL_KEY, as_of: dt.date | None = None,
+                         emit: Emit | None = None) -> tuple[Result, Trace]:
         """`run` with a deadline on the work: past it, the result is a refusal saying so (and a trace of
         that), never a partial or unverified answer. The trace is written after the deadline's reach, so a
-        question has one trace and one audit entry whichever way it ends."""
+        question has one trace and one audit entry whichever way it ends. `emit`: see `run`."""
         started = time.perf_counter()
         try:
-            decided = await asyncio.wait_for(self._decide(question, lang, as_of), timeout_s)
+            decided = await asyncio.wait_for(self._decide(question, lang, as_of, emit), timeout_s)
         except asyncio.TimeoutError:
             question = question.strip()
             q_lang = self.analyzer.language(question)
@@ -106,24 +108,37 @@ class Orchestrator:
         return await self._record(decided, started, actor)
 
     async def run(self, question: str, lang: str | None = None, actor: str = LOCAL_KEY,
-                  as_of: dt.date | None = None) -> tuple[Result, Trace]:
+                  as_of: dt.date | None = None, emit: Emit | None = None) -> tuple[Result, Trace]:
         """The result and its trace. A question over `limits.max_question_chars` is a
         QuestionRejected (too long, too many parts), before any work (the CLI, batch and the API all come
         through here). The answer is given as of `as_of` (the caller's), else the date the question names, else the
-        profile's `as_of`, else today (pipeline/status.py)."""
+        profile's `as_of`, else today (pipeline/status.py). With `emit`, the answer is told as it is decided: each
+        claim once nothing can withhold it (pipeline/release.py), then "decided" with the positions of any released
+        claim the answer does not show there (none, by construction)."""
         started = time.perf_counter()
-        return await self._record(await self._decide(question, lang, as_of), started, actor)
+        return await self._record(await self._decide(question, lang, as_of, emit), started, actor)
 
-    async def _decide(self, question: str, lang: str | None, as_of: dt.date | None) -> "_Decided":
+    async def _decide(self, question: str, lang: str | None, as_of: dt.date | None,
+                      emit: Emit | None = None) -> "_Decided":
         question = check_question(question, self.settings.limits)
         q_lang = self.analyzer.language(question)
         lang = lang or q_lang
         dated = self._as_of(question, as_of)
         scope = await question_scope(question, q_lang, self.components.context, self.analyzer)
-        parts = await asyncio.gather(*(self._part(i, p, q_lang, scope) for i, p in enumerate(decompose(question))))
+        asked = decompose(question)
+        routes = [self.profile.routes.route(p.text) for p in asked]
         s = self.settings
+        release = None
+        if emit is not None:
+            release = Release(emit, question, routes, dated["date"], s.confidence)
+            emit("analysis", {"question": question, "lang": lang, "parts": [p.text for p in asked], "as_of": dated,
+                              "named": [label for label, _ in scope.named]})
+        parts = await asyncio.gather(*(self._part(i, p, r, q_lang, scope, release)
+                                       for i, (p, r) in enumerate(zip(asked, routes))))
         result = conclude(parts, question, lang, self.analyzer.all_tokens, s.conflicts.min_overlap,
                           s.nearest_records, new_trace_id(), scope.named, dated, s.confidence)
+        if release is not None:
+            emit("decided", {"withdrawn": release.finish(result)})
         return _Decided(result, q_lang, self.gates.model_copy(update={"as_of": dated}), explain(result), tuple(parts),
                         scope)
 
@@ -173,16 +188,16 @@ class Orchestrator:
             if removed:
                 log.info("trace retention: %d old trace(s) deleted from %s", removed, self.trace_dir)
 
-    async def _part(self, index: int, part: Part, q_lang: str, scope: Scope) -> PartTrace:
-        route = self.profile.routes.route(part.text)
+    async def _part(self, index: int, part: Part, route: Route, q_lang: str, scope: Scope,
+                    release: Release | None) -> PartTrace:
         asked = replace(part, text=scope.without_names(part.text)) if scope.strip else part
         request = ContextRequest(asked, q_lang, route, 1, scope.restrict, named=scope.held)
-        first = await self._attempt(0, request, index)
+        first = await self._attempt(0, request, index, release)
         attempts = [first]
         if not first.summary.ok:
             retry = replace(request, widen=self.settings.retrieval.retry_widen, previous=first.trace.query,
                             **await self._model_rewrite(first.trace.query, asked))
-            attempts.append(await self._attempt(1, retry, index))
+            attempts.append(await self._attempt(1, retry, index, release))
         outcome = decide_part(index, part.text, route, [a.summary for a in attempts])
         return PartTrace(index=index, question=part.text, topic=part.topic, route=RouteRecord.of(route),
                          attempts=tuple(a.trace for a in attempts), outcome=outcome)
@@ -202,16 +217,23 @@ class Orchestrator:
                 return {"rewrite": text, "rewritten_by": gen.name}
         return {}
 
-    async def _attempt(self, n: int, request: ContextRequest, part_index: int) -> "_Attempt":
+    async def _attempt(self, n: int, request: ContextRequest, part_index: int, release: Release | None) -> "_Attempt":
         t = time.perf_counter()
         ctx = await self.components.context.context(request)
         # the call as the orchestrator waits for it: served, `context_call` - `context` is the hop's cost
         ctx = replace(ctx, timings_ms={**ctx.timings_ms, "context_call": _ms(t)})
-        return await self._generate_and_verify(n, ctx.plan, request.route, part_index, ctx)
+        if release is not None:
+            release.context(part_index, n, ctx.plan, ctx.chunks, ctx.status, len(ctx.context))
+        attempt = await self._generate_and_verify(n, ctx.plan, request.route, part_index, ctx, release)
+        if release is not None:
+            release.settled(part_index, n, attempt.trace.claims)
+        return attempt
 
     async def _generate_and_verify(self, n: int, plan: QueryPlan, route: Route, part_index: int,
-                                   ctx: AttemptContext) -> "_Attempt":
-        """Generate from the context, run every gate, and record the attempt with its summary."""
+                                   ctx: AttemptContext, release: Release | None = None) -> "_Attempt":
+        """Generate from the context, run every gate, and record the attempt with its summary. A generator that
+        streams is verified while it writes (`verification.generate_and_verify`): each claim is gated as soon as it
+        closes, and `release` hears it then."""
         chunks = ctx.chunks
         timings = dict(ctx.timings_ms)
         request = output = failure = failure_detail = None
@@ -224,6 +246,12 @@ class Orchestrator:
                                           c.dense_rank == 1 and c.lexical_rank == 1)
                               for c in ctx.context))
             generator = self.components.generator
+            if isinstance(generator, StreamingGenerator):
+                on_claim = (lambda i, c: release.gated(part_index, n, i, c)) if release is not None else None
+                streamed = await generate_and_verify(generator, request, chunks, ctx.paragraphs, ctx.scores,
+                                                     self.components.judge, self.gates, route, part_index, on_claim)
+                return self._attempt_trace(n, plan, ctx, request, streamed.output, streamed.verified,
+                                           {**timings, **streamed.timings_ms()})
             t = time.perf_counter()
             try:
                 output = await generator.generate(request)
@@ -236,12 +264,18 @@ class Orchestrator:
                                  part_index, bool(ctx.context), failure, failure_detail)
         if output is not None:
             timings["verify"] = _ms(t)
+        return self._attempt_trace(n, plan, ctx, request, output, v, timings)
+
+    @staticmethod
+    def _attempt_trace(n: int, plan: QueryPlan, ctx: AttemptContext, request: GenerationRequest | None,
+                       output: GenerationOutput | None, v: VerifiedAttempt, timings: dict[str, float]) -> "_Attempt":
         summary = v.summary
         trace = AttemptTrace(
             attempt=n, query=plan, candidates=ctx.candidates, reranked=ctx.reranked, referenced=ctx.referenced,
-            context=tuple(chunks), paragraphs=ctx.paragraphs, generator_request=request,
+            context=tuple(ctx.chunks), paragraphs=ctx.paragraphs, generator_request=request,
             generator_output=output, failure=v.failure, failure_detail=v.failure_detail, claims=v.claims,
-            judge_calls=v.judge_calls, sufficiency=v.sufficiency, ok=summary.ok, timings_ms=timings, status=ctx.status)
+            judge_calls=v.judge_calls, sufficiency=v.sufficiency, ok=summary.ok, timings_ms=timings, status=ctx.status,
+            output_cut=v.cut)
         return _Attempt(trace, summary)
 
 

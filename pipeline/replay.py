@@ -111,7 +111,7 @@ async def replay(trace: Trace, analyzer: QueryAnalyzer) -> ReplayReport:
             scores = {c.chunk.chunk_id: c.rerank_score or 0.0 for c in a.candidates if c.chunk.chunk_id in ctx}
             v = await verify_attempt(a.generator_output, ctx, a.paragraphs, scores, RecordedJudge(a.judge_calls),
                                      trace.settings, route, p.index, bool(a.context), a.failure)
-            attempts.append(replace(a, claims=v.claims, failure=v.failure, sufficiency=v.sufficiency,
+            attempts.append(replace(a, claims=v.claims, failure=v.failure, output_cut=v.cut, sufficiency=v.sufficiency,
                                     ok=v.summary.ok))
             summaries.append(v.summary)
         outcome = decide_part(p.index, p.question, route, summaries)

@@ -220,12 +220,17 @@ def relative_path(path: str | None, root: Path) -> str | None:
         return p.name
 
 
+def claim_relative(c: Claim, root: Path) -> Claim:
+    """A claim with its citations' rendition and original relative to `root` (the API)."""
+    return c.model_copy(update={"citations": [x.model_copy(update={"source": relative_path(x.source, root),
+                                                                   "original": relative_path(x.original, root)})
+                                              for x in c.citations]})
+
+
 def answer_relative(body: AnswerResponse, root: Path) -> AnswerResponse:
     """The answer with its files (trace, citations' rendition and original) relative to `root` (the API)."""
-    claims = [c.model_copy(update={"citations": [x.model_copy(update={"source": relative_path(x.source, root),
-                                                                      "original": relative_path(x.original, root)})
-                                                 for x in c.citations]}) for c in body.claims]
-    return body.model_copy(update={"claims": claims, "trace_path": relative_path(body.trace_path, root)})
+    return body.model_copy(update={"claims": [claim_relative(c, root) for c in body.claims],
+                                   "trace_path": relative_path(body.trace_path, root)})
 
 
 def result_json(r: Result) -> dict:

@@ -70,6 +70,8 @@ class AttemptTrace:
     referenced: tuple[str, ...] = ()           # chunk ids added to the context because its cross-references
                                                # point at them (marked `referenced_from`; never reranked)
     status: tuple[DocumentStatus, ...] = ()    # what decided each context document's legal standing (status.py)
+    output_cut: str | None = None              # what stopped the output after its last complete claim (cut off,
+                                               # malformed, the generator failed while writing): its claims stand
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from fastapi import Path as PathParam
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from pipeline import __version__
 from pipeline.corpus import DEFAULT_COLLECTION
@@ -25,11 +25,14 @@ from pipeline.responses import (CollectionsResponse, CorpusResponse, DeleteRespo
 from pipeline.trace import Trace
 
 from .auth import caller
+from .chat import ChatCompletions, ChatRequest, answer_sse, models, sse
 from .schemas import (TRACE_ID, AnswerRequest, AnswerWithTrace, CollectionAnswerRequest, IngestRequest, KeyRequest,
                       ReplayRequest)
 from .service import Service
 
 router = APIRouter()
+SSE = "text/event-stream"
+NO_BUFFER = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}  # each event as it is decided, not batched by a proxy
 ERRORS = {code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 413, 422, 429, 503)}
 
 Caller = Annotated[ApiKey, Depends(caller)]
@@ -83,11 +86,29 @@ async def collections(svc: Svc, key: Caller) -> CollectionsResponse:
     return CollectionsResponse(collections=svc.collections_for(key))
 
 
-@in_collection("post", "/answer", response_model=AnswerWithTrace, responses=ERRORS, named_body=CollectionAnswerRequest,
+@in_collection("post", "/answer", response_model=AnswerWithTrace, named_body=CollectionAnswerRequest,
+               responses={**ERRORS, 200: {"content": {SSE: {"description": "with stream: true"}}}},
                summary="answer with receipts, or refuse saying what is missing (collection: the body's, or default)",
                named_summary="answer from this collection only")
 async def answer(name: Default, body: AnswerRequest, svc: Svc, key: Caller) -> AnswerWithTrace:
-    return await svc.answer(svc.where(key, getattr(body, "collection", name)), body)
+    where = svc.where(key, getattr(body, "collection", name))
+    if body.stream:
+        return StreamingResponse(answer_sse(svc.answer_stream(where, body)), media_type=SSE, headers=NO_BUFFER)
+    return await svc.answer(where, body)
+
+
+@router.get("/v1/models", responses=ERRORS, summary="OpenAI-compatible: the models this key may ask (one per collection)")
+async def list_models(svc: Svc, key: Caller) -> dict:
+    return models(svc, key)
+
+
+@router.post("/v1/chat/completions", responses=ERRORS,
+             summary="OpenAI-compatible chat: the last user message answered with receipts (stream: SSE chunks)")
+async def chat_completions(body: ChatRequest, request: Request, svc: Svc, key: Caller):
+    chat = ChatCompletions(svc, key, body, str(request.base_url))
+    if body.stream:
+        return StreamingResponse(sse(await chat.stream()), media_type=SSE, headers=NO_BUFFER)
+    return await chat.complete()
 
 
 @in_collection("get", "/traces/{trace_id}", response_model=Trace, responses=ERRORS,

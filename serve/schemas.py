@@ -35,6 +35,9 @@ class CollectionAnswerRequest(_In):
                                       "limits.max_question_chars (default 500) is the real cap: longer is a 422 "
                                       "question_too_long")
     lang: Literal["id", "en"] | None = Field(None, description="labels of the answer (default: the question's)")
+    stream: bool = Field(False, description="answer as server-sent events (text/event-stream): analysis, retrieval, "
+                                            "each claim once its gates have passed and nothing can withhold it, "
+                                            "demoted claims, then the answer or refusal and done")
     as_of: str | None = Field(
         None, pattern=r"^\d{4}-\d{2}-\d{2}$", json_schema_extra={"format": "date"},
         description="answer as of this date (YYYY-MM-DD): each claim's provision is shown in force, or as history, on "

@@ -21,7 +21,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Protocol
+from typing import AsyncIterator, Awaitable, Callable, Protocol
 
 from pipeline.analysis import QueryAnalyzer, query_analyzer
 from pipeline.audit import AuditLog, TraceCheck, check_trace
@@ -36,6 +36,7 @@ from pipeline.orchestrator import Components, Orchestrator
 from pipeline.replay import ReplayReport, recorded_result, replay
 from pipeline.responses import (CorpusResponse, DeleteResponse, DeploymentReadiness, IngestErrorOut, IngestResponse,
                                 KeyCreated, KeyInfo, KeysResponse, Readiness, ReplayResponse, answer_relative)
+from pipeline.responses import Claim, claim_relative
 from pipeline.reviews import ReviewStore
 from pipeline.trace import Trace, load_trace
 from pipeline.types import Document, Result
@@ -143,6 +144,82 @@ class Service:
 
     async def answer(self, where: Where, body: CollectionAnswerRequest) -> AnswerWithTrace:
         """The answer with receipts or the refusal, charged to the key's answer budget by its work."""
+        started = self._admit(where, body)
+        try:
+            orch = await self.orchestrator(where.collection)
+            result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s,
+                                                  actor=where.key.actor, as_of=body.as_of_date())
+        except ApiError:
+            raise
+        except Exception as e:  # the retriever or the embedder is down: nothing can be verified
+            raise self.unavailable("a pipeline component", e) from None
+        finally:
+            self._release(where, started)
+        return self._answer_out(where, result, trace, body.options.include_trace)
+
+    def answer_stream(self, where: Where, body: CollectionAnswerRequest) -> AsyncIterator[tuple[str, dict]]:
+        """The answer told as it is decided (`pipeline/release.py`): ("analysis" | "retrieval" | "retry" | "claim" |
+        "demoted", data) as they happen, each claim only once nothing can withhold it; then ("answer" | "refusal",
+        the answer) and ("done", {"trace_id", "withdrawn"}). Admission (budget, in-flight cap) is decided here, before
+        the first event, so a refused request is a typed error, not a stream. A client that goes away does not stop
+        the question: its trace and audit entry are still written (claims may have been shown)."""
+        started = self._admit(where, body)
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def run():
+            try:
+                orch = await self.orchestrator(where.collection)
+                return await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s,
+                                             actor=where.key.actor, as_of=body.as_of_date(),
+                                             emit=lambda kind, data: queue.put_nowait((kind, data)))
+            finally:
+                self._release(where, started)
+
+        return self._told(where, body, asyncio.create_task(run()), queue)
+
+    async def _told(self, where: Where, body: CollectionAnswerRequest, task: asyncio.Task,
+                    queue: asyncio.Queue) -> AsyncIterator[tuple[str, dict]]:
+        withdrawn: list[int] = []
+        while True:
+            getter = asyncio.ensure_future(queue.get())
+            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+            if not getter.done():
+                getter.cancel()
+                if queue.empty():
+                    break
+                continue
+            kind, data = getter.result()
+            if kind == "decided":
+                withdrawn = data["withdrawn"]
+                continue
+            yield kind, self._event_json(where, kind, data)
+        try:
+            result, trace = task.result()
+        except ApiError as e:
+            yield "error", {"error": {"type": e.type, "message": e.message}}
+            return
+        except Exception as e:
+            err = self.unavailable("a pipeline component", e)
+            yield "error", {"error": {"type": err.type, "message": err.message}}
+            return
+        out = self._answer_out(where, result, trace, body.options.include_trace)
+        yield out.outcome, out.model_dump(mode="json")
+        yield "done", {"trace_id": out.trace_id, "outcome": out.outcome, "withdrawn": withdrawn}
+
+    def _event_json(self, where: Where, kind: str, data: dict) -> dict:
+        """An event as JSON: a claim as the answer shows it (files relative to the data directory)."""
+        if "claim" in data:
+            data = {**data, "claim": claim_relative(Claim.of(data["claim"]), where.collection.root).model_dump(
+                mode="json")}
+        return data
+
+    def _answer_out(self, where: Where, result: Result, trace: Trace, include_trace: bool) -> AnswerWithTrace:
+        out = answer_relative(AnswerWithTrace.of(result), where.collection.root)  # no server paths in a response
+        return out.model_copy(update={"trace": trace if include_trace else None})
+
+    def _admit(self, where: Where, body: CollectionAnswerRequest) -> float:
+        """A question admitted: not empty, within the profile's cap, within the key's budget, a slot free. Returns
+        when it started (`_release` charges its work then)."""
         if not body.question.strip():
             raise ApiError(422, "invalid_request", "question: the question is empty")
         try:  # the profile's cap, before taking a slot (the orchestrator enforces it too)
@@ -160,20 +237,11 @@ class Service:
             raise ApiError(503, "overloaded", "too many questions in progress; retry shortly",
                            {"Retry-After": str(self.runtime.retry_after_s)})
         self.in_flight += 1
-        started = time.monotonic()
-        try:
-            orch = await self.orchestrator(where.collection)
-            result, trace = await orch.run_within(body.question, body.lang, self.runtime.request_timeout_s,
-                                                  actor=key.actor, as_of=body.as_of_date())
-        except ApiError:
-            raise
-        except Exception as e:  # the retriever or the embedder is down: nothing can be verified
-            raise self.unavailable("a pipeline component", e) from None
-        finally:
-            self.in_flight -= 1
-            self.answer_budget.charge(key.id, answer_charge(time.monotonic() - started))  # what it cost, after
-        out = answer_relative(AnswerWithTrace.of(result), where.collection.root)  # no server paths in a response
-        return out.model_copy(update={"trace": trace if body.options.include_trace else None})
+        return time.monotonic()
+
+    def _release(self, where: Where, started: float) -> None:
+        self.in_flight -= 1
+        self.answer_budget.charge(where.key.id, answer_charge(time.monotonic() - started))  # what it cost, after
 
     async def orchestrator(self, collection: DataDir) -> Orchestrator:
         """The collection's orchestrator: its components ask for that collection only, its traces and audit

@@ -12,10 +12,11 @@
 """
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from collections import OrderedDict
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, AsyncIterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -317,6 +318,25 @@ class ExtractiveGenerator:
         return best
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
+        claims, best, record = await self._answer(request)
+        raw = json.dumps({"claims": claims, "self_assessment": best}, ensure_ascii=False)
+        return GenerationOutput(raw=raw, model=self.name, scores=record)
+
+    async def stream(self, request: GenerationRequest) -> AsyncIterator[str | GenerationOutput]:
+        """The same output as `generate`, written a claim at a time (`verification.StreamingGenerator`): the pieces
+        join into `generate`'s raw text exactly, so each claim's gates can run while the next is written."""
+        claims, best, record = await self._answer(request)
+        pieces = ['{"claims": [']
+        for i, claim in enumerate(claims):
+            pieces.append((", " if i else "") + json.dumps(claim, ensure_ascii=False))
+        pieces.append('], "self_assessment": ' + json.dumps(best) + "}")
+        for piece in pieces:
+            yield piece
+            await asyncio.sleep(0)  # each claim handed over before the next
+        yield GenerationOutput(raw="".join(pieces), model=self.name, scores=record)
+
+    async def _answer(self, request: GenerationRequest) -> tuple[list[dict], float, tuple[SentenceScore, ...]]:
+        """The claims (as the schema's dicts, best first), the self-assessment, and the scored sentences recorded."""
         s = self.settings
         ctx = request.context
         provision = [item.provision for item in ctx]  # a regulation's provision (types.is_provision), item by item
@@ -381,7 +401,7 @@ class ExtractiveGenerator:
             claims.append({"text": normalise(c.quote), "citations": citations,
                            "self_score": round(prob if prob is not None else cov, 4)})
         best = value(scored[0]) if scored else 0.0
-        raw = json.dumps({"claims": claims, "self_assessment": round(best, 4)}, ensure_ascii=False)
+
         def rounded(v: float | None) -> float | None:
             return round(v, 4) if v is not None else None
 
@@ -390,7 +410,7 @@ class ExtractiveGenerator:
                                      tuple(ctx[i].chunk_id for i in r.referenced), r.candidate.kind, rounded(r.read),
                                      rounded(r.similarity), rounded(r.neural), r.chapter)
                        for r in scored[: self.RECORDED])
-        return GenerationOutput(raw=raw, model=self.name, scores=record)
+        return claims, round(best, 4), record
 
 
 class VerbatimJudge:

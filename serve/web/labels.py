@@ -23,6 +23,8 @@ WEB = {
         "ask_title": "Ajukan pertanyaan", "question": "Pertanyaan", "question_help": "Bahasa Indonesia atau "
                                                                                      "Inggris; paling banyak {n} karakter.",
         "collection": "Koleksi", "ask_submit": "Tanya", "asking": "Sedang mencari bukti…",
+        "live": {"title": "Klaim yang sudah lolos pemeriksaan", "found": "{n} catatan ditemukan; memeriksa klaim…",
+                 "retry": "Mencari ulang dengan kueri lain…", "opening": "Membuka jawaban lengkap…"},
         "answer_title": "Jawaban", "refusal_title": "Tidak dapat dijawab", "claims": "Klaim yang didukung",
         "unsupported": "Klaim yang tidak didukung (tidak dipakai sebagai jawaban)", "conflicts": "Sumber yang bertentangan",
         "ambiguous": "Lebih dari satu peraturan menjawab pertanyaan ini",
@@ -166,6 +168,8 @@ WEB = {
         "ask_title": "Ask a question", "question": "Question", "question_help": "Indonesian or English; at most "
                                                                                 "{n} characters.",
         "collection": "Collection", "ask_submit": "Ask", "asking": "Looking for evidence…",
+        "live": {"title": "Claims that have passed their checks", "found": "{n} records found; checking the claims…",
+                 "retry": "Searching again with another query…", "opening": "Opening the whole answer…"},
         "answer_title": "Answer", "refusal_title": "No answer", "claims": "Supported claims",
         "unsupported": "Claims not supported (not used as an answer)", "conflicts": "Records that disagree",
         "ambiguous": "More than one regulation answers this question",

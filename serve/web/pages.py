@@ -7,10 +7,12 @@ page can be reloaded, bookmarked or sent to a colleague with the same key's righ
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
+from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
 from pipeline import status
@@ -18,13 +20,13 @@ from pipeline.decision import unmentioned_text
 from pipeline.config import MAX_QUESTION_CHARS_CEILING
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.keys import COLLECTION_NAME
-from pipeline.responses import AnswerResponse
+from pipeline.responses import AnswerResponse, StandingOut
 
 from ..auth import SESSION_COOKIE
 from ..errors import ApiError
 from ..schemas import CollectionAnswerRequest
-from .common import LANG_COOKIE, back_to, key_of, lang_of, page_work, render, see_other, service
-from .labels import LANGS, reason_words
+from .common import LANG_COOKIE, back_to, env, key_of, lang_of, page_work, render, see_other, service
+from .labels import LANGS, labels, reason_words
 
 router = APIRouter()
 
@@ -122,6 +124,45 @@ async def ask(request: Request):
         return await page_work(request, "the ask page", _ask_page, request, e.status, question, name, e.message,
                                e.type)
     return see_other(f"/ui/answers/{where.name}/{answer.trace_id}")
+
+
+@router.post("/ui/ask/stream")
+async def ask_stream(request: Request):
+    """The ask form answered as it is decided, for the page's script (serve/web/static/saksi.js): server-sent events
+    with each claim rendered once nothing can withhold it (pipeline/release.py), then the address of the whole
+    answer's page. A question the service refuses to take is the ask page with its error, as `POST /ui/ask` gives it
+    (the script then submits the form as a page does without script)."""
+    form = await request.form()
+    question, name = str(form.get("question", "")), str(form.get("collection") or DEFAULT_COLLECTION)
+    svc = service(request)
+    try:
+        body = CollectionAnswerRequest(question=question)
+        where = svc.where(key_of(request), name)
+        events = svc.answer_stream(where, body)
+    except (ValidationError, ApiError):
+        return await ask(request)
+    lang = lang_of(request)
+
+    async def told():
+        async for kind, data in events:
+            if kind == "claim":
+                html = env.get_template("_live_claim.html").render(
+                    L=labels(lang), lang=lang, c=data["claim"], collection=where.name,
+                    standing_words=lambda st: status.standing_words(StandingOut.model_validate(st), lang))
+                out = {"html": html}
+            elif kind == "retrieval":
+                out = {"text": labels(lang)["live"]["found"].format(n=data["records"])}
+            elif kind == "retry":
+                out = {"text": labels(lang)["live"]["retry"]}
+            elif kind == "done":
+                out = {"url": f"/ui/answers/{where.name}/{data['trace_id']}"}
+            elif kind == "error":
+                out = {"text": data["error"]["message"]}
+            else:
+                continue
+            yield f"event: {kind}\ndata: {json.dumps(out, ensure_ascii=False)}\n\n".encode()
+
+    return StreamingResponse(told(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
 # --- an answer ----------------------------------------------------------------------------------

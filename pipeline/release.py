@@ -1,0 +1,144 @@
+"""Which verified claims may be shown while the answer is still being decided, and when: the streamed answer's
+gatekeeper (the API's `stream: true`, the chat endpoint, the page).
+
+Nothing is shown before its gates pass, and nothing shown is taken back. A claim that cleared its own gates (quote,
+number check, judge, confidence) can still be withheld by the decision over the whole answer, so it is released only
+once that decision cannot withhold it:
+
+- its attempt is **committed**: its supported claims so far satisfy the route's required evidence. Both only grow
+  as claims arrive, and a claim that stands cannot be undone by what the generator writes after it
+  (pipeline/claims.py), so a committed attempt is the one its part answers with, and no retry replaces it;
+- **every part** of the question is committed (one part refused refuses the question);
+- it is shown in the **place** the answer will show it: the claims before it are settled first, parts in order. A
+  claim whose provision is not in force on the answer's date goes after every claim in force (history is never shown
+  as the answer), so those are released last, when every part is settled;
+- it is shown in its **final form**: with its provision's standing on the answer's date and the caps the decision
+  puts on it (`decision.dated_claim`, `decision.unmentioned_capped`), the functions `decision.conclude` applies.
+
+A claim its gates demote is told at once (`demoted`), never as the answer. `finish` checks the released claims
+against the decided answer, position by position; a difference is a defect, logged and reported, never hidden.
+
+Events go to `emit(kind, data)`: "analysis", "retrieval", "retry", "claim" ({"position", "part", "claim"}),
+"demoted" ({"part", "claim"}); claims as `VerifiedClaim`s (the caller renders them).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from .config import ConfidenceSettings, Route
+from .decision import dated_claim, named_unmentioned, sufficiency, unmentioned_capped, unmentioned_terms
+from .types import Chunk, DocumentStatus, QueryPlan, Result, VerifiedClaim
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class _Part:
+    route: Route
+    attempt: int = -1
+    chunks: Mapping[str, Chunk] = field(default_factory=dict)
+    statuses: Mapping[str, DocumentStatus] = field(default_factory=dict)
+    first_query: QueryPlan | None = None
+    gated: dict[int, VerifiedClaim] = field(default_factory=dict)
+    cursor: int = 0          # the next claim, in output order, not yet released or passed over
+    settled: bool = False    # every claim of the attempt has been gated
+    committed: bool = False  # the attempt's supported claims satisfy the route: its part answers with them
+    history: list[VerifiedClaim] = field(default_factory=list)  # supported, not in force: shown last
+
+
+class Release:
+    def __init__(self, emit: Emit, question: str, routes: Sequence[Route], day: str | None,
+                 confidence: ConfidenceSettings | None):
+        self.emit, self.question, self.day, self.confidence = emit, question, day, confidence
+        self.parts = [_Part(r) for r in routes]
+        self.released: list[VerifiedClaim] = []
+        self._chunks: dict[str, Chunk] = {}
+        self._capped: bool | None = None  # the question names something no record mentions (known once all committed)
+        self._history_out = False
+
+    def context(self, part: int, attempt: int, plan: QueryPlan, chunks: Mapping[str, Chunk],
+                statuses: Sequence[DocumentStatus], records: int) -> None:
+        """An attempt's context is in: its claims start afresh (a retry's replace the failed attempt's, never shown)."""
+        p = self.parts[part]
+        p.attempt, p.chunks, p.statuses = attempt, dict(chunks), {d.doc_id: d for d in statuses}
+        p.gated, p.cursor, p.settled, p.committed, p.history = {}, 0, False, False, []
+        self._chunks.update(chunks)
+        if attempt == 0:
+            p.first_query = plan
+        else:
+            self.emit("retry", {"part": part, "query": plan.text})
+        self.emit("retrieval", {"part": part, "attempt": attempt, "records": records,
+                                "documents": list(dict.fromkeys(c.title for c in chunks.values()))[:5]})
+
+    async def gated(self, part: int, attempt: int, index: int, claim: VerifiedClaim) -> None:
+        p = self.parts[part]
+        if attempt != p.attempt:
+            return
+        p.gated[index] = claim
+        if claim.status != "supported":
+            self.emit("demoted", {"part": part, "claim": claim})
+        elif not p.committed:
+            supported = [c for c in p.gated.values() if c.status == "supported"]
+            p.committed = sufficiency(p.route, supported, p.chunks).ok
+        self._flush()
+
+    def settled(self, part: int, attempt: int, claims: Sequence[VerifiedClaim]) -> None:
+        """Every claim of the attempt is gated (`claims`, all of them: a generator that does not stream has its claims
+        heard here)."""
+        p = self.parts[part]
+        if attempt != p.attempt:
+            return
+        for i, c in enumerate(claims):
+            if i not in p.gated:
+                p.gated[i] = c
+                if c.status != "supported":
+                    self.emit("demoted", {"part": part, "claim": c})
+        supported = [c for c in claims if c.status == "supported"]
+        p.committed = bool(supported) and sufficiency(p.route, supported, p.chunks).ok
+        p.settled = True
+        self._flush()
+
+    def _shown(self, p: _Part, c: VerifiedClaim) -> VerifiedClaim:
+        shown = dated_claim(c, self._chunks, p.statuses, self.day, self.confidence)
+        return unmentioned_capped(shown, self._chunks, self.confidence) if self._capped else shown
+
+    def _flush(self) -> None:
+        if not all(p.committed for p in self.parts):
+            return
+        if self._capped is None:
+            unmentioned = unmentioned_terms(self.question, [p.first_query for p in self.parts if p.first_query])
+            self._capped = self.confidence is not None and bool(named_unmentioned(self.question, unmentioned))
+        for i, p in enumerate(self.parts):
+            while p.cursor in p.gated:
+                c = p.gated[p.cursor]
+                p.cursor += 1
+                if c.status != "supported":
+                    continue
+                shown = self._shown(p, c)
+                if shown.standing is not None and shown.standing.state != "in_force":
+                    p.history.append(shown)
+                else:
+                    self._release(i, shown)
+            if not p.settled:
+                return  # the claims of later parts come after every claim of this one
+        if not self._history_out:
+            self._history_out = True
+            for i, p in enumerate(self.parts):
+                for c in p.history:
+                    self._release(i, c)
+
+    def _release(self, part: int, claim: VerifiedClaim) -> None:
+        self.emit("claim", {"position": len(self.released), "part": part, "claim": claim})
+        self.released.append(claim)
+
+    def finish(self, result: Result) -> list[int]:
+        """The positions where a released claim is not the decided answer's claim there (none, by construction)."""
+        wrong = [i for i, c in enumerate(self.released) if i >= len(result.claims) or result.claims[i] != c]
+        if wrong or (self.released and result.outcome != "answer"):
+            log.error("streamed claims at %s differ from the decided answer (%s, %s): a defect in pipeline/release.py",
+                      wrong, result.outcome, result.reason_code)
+        return wrong or ([] if not self.released or result.outcome == "answer" else list(range(len(self.released))))

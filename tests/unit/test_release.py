@@ -1,0 +1,92 @@
+"""What may be shown while the answer is decided (pipeline/release.py): a claim that passed its gates waits until its
+attempt satisfies the route and every part does, and comes in the answer's order (history last: with real dated
+documents in tests/integration/test_streaming.py)."""
+from __future__ import annotations
+
+import asyncio
+
+from pipeline.config import Route
+from pipeline.release import Release
+from pipeline.types import Chunk, CitationCheck, QueryPlan, VerifiedClaim
+
+RATE = Route(name="rate", required=("rate",))
+PLAN = QueryPlan("Berapa tarif?", "berapa tarif", "id", "Berapa tarif?", ("tarif",), ())
+
+
+def chunk(cid: str, categories=()) -> Chunk:
+    return Chunk(cid, "doc", "Peraturan", f"Pasal {cid}", "teks", "id", "pasal", 0, 0, 4, categories=categories)
+
+
+def claim(cid: str, supported: bool = True) -> VerifiedClaim:
+    return VerifiedClaim(f"klaim {cid}", "supported" if supported else "unsupported",
+                         (CitationCheck(cid, "teks", "Peraturan", f"Pasal {cid}", True, doc_id="doc"),),
+                         reasons=() if supported else ("quote_not_found: x",))
+
+
+CHUNKS = {"a": chunk("a"), "b": chunk("b", ("rate",)), "c": chunk("c", ("rate",))}
+
+
+class Heard:
+    def __init__(self):
+        self.events = []
+
+    def __call__(self, kind, data):
+        self.events.append((kind, data))
+
+    def released(self):
+        return [d["claim"].text for k, d in self.events if k == "claim"]
+
+
+def release(heard, routes=(RATE,)):
+    r = Release(heard, "Berapa tarif?", list(routes), None, None)
+    for i in range(len(routes)):
+        r.context(i, 0, PLAN, CHUNKS, (), 3)
+    return r
+
+
+def gate(r, part, index, c, attempt=0):
+    asyncio.run(r.gated(part, attempt, index, c))
+
+
+def test_a_claim_waits_until_its_attempt_has_the_evidence_the_route_requires():
+    heard = Heard()
+    r = release(heard)
+    gate(r, 0, 0, claim("a"))  # supported, but no rate yet: the part could still refuse
+    assert heard.released() == []
+    gate(r, 0, 1, claim("b"))  # the rate: the attempt answers its part; both go, in order
+    assert heard.released() == ["klaim a", "klaim b"]
+    gate(r, 0, 2, claim("c", supported=False))
+    assert heard.released() == ["klaim a", "klaim b"] and heard.events[-1][0] == "demoted"
+
+
+def test_claims_go_in_the_answers_order_even_when_a_later_one_clears_its_gates_first():
+    heard = Heard()
+    r = release(heard)
+    gate(r, 0, 1, claim("b"))   # the second claim's gates finished first
+    assert heard.released() == []  # the first is not settled yet
+    gate(r, 0, 0, claim("c"))
+    assert heard.released() == ["klaim c", "klaim b"]
+
+
+def test_an_attempt_that_never_commits_shows_nothing_and_its_retry_starts_afresh():
+    heard = Heard()
+    r = release(heard)
+    gate(r, 0, 0, claim("a"))
+    r.settled(0, 0, [claim("a")])
+    assert heard.released() == []
+    r.context(0, 1, PLAN, CHUNKS, (), 3)
+    assert heard.events[-2][0] == "retry"
+    gate(r, 0, 0, claim("a"), attempt=0)  # a late word of the failed attempt is ignored
+    gate(r, 0, 0, claim("b"), attempt=1)
+    assert heard.released() == ["klaim b"]
+
+
+def test_every_part_must_commit_before_any_claim_is_shown():
+    heard = Heard()
+    r = release(heard, (RATE, RATE))
+    gate(r, 1, 0, claim("b"))
+    assert heard.released() == []  # part 0 could still refuse the whole question
+    gate(r, 0, 0, claim("c"))
+    assert heard.released() == ["klaim c"]  # part 1's claim waits for every claim of part 0
+    r.settled(0, 0, [claim("c")])
+    assert heard.released() == ["klaim c", "klaim b"]
