@@ -30,6 +30,7 @@ from pipeline.context import AttemptContext, ContextRequest
 from pipeline.corpus import DEFAULT_COLLECTION, DataDir
 from pipeline.corpus.library import Library
 from pipeline.responses import CorpusResponse, DeleteResponse, IngestResponse
+from pipeline.verification import StreamingGenerator
 from pipeline.types import (Candidate, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan,
                             Verdict)
 
@@ -141,6 +142,17 @@ class GeneratorDeployment(_ModelDeployment):
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await self.model.generate(request)
+
+    async def stream(self, request: GenerationRequest):
+        """The output as the model writes it, over a streaming handle (`serve.handles.HandleGenerator.stream`): its
+        pieces, then the output; a model that does not stream gives its whole output as one piece."""
+        if isinstance(self.model, StreamingGenerator):
+            async for item in self.model.stream(request):
+                yield item
+            return
+        out = await self.model.generate(request)
+        yield out.raw
+        yield out
 
     async def rewrite_query(self, question: str, lang: str) -> str | None:
         """The model's corrective rewrite; None when this generator cannot (rules then)."""

@@ -12,7 +12,7 @@ Each call carries a deadline; a judge that does not answer in time is "no verdic
 from __future__ import annotations
 
 import asyncio
-from typing import Sequence
+from typing import AsyncIterator, Sequence
 
 import numpy as np
 from ray.serve.handle import DeploymentHandle
@@ -86,6 +86,12 @@ class HandleGenerator:
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await _call(self.h, "generate", request, timeout=self.timeout)
+
+    async def stream(self, request: GenerationRequest) -> AsyncIterator[str | GenerationOutput]:
+        """The Generator deployment's output as it writes it (a streaming handle), under the same deadline."""
+        async with asyncio.timeout(self.timeout):
+            async for item in self.h.options(stream=True).stream.remote(request):
+                yield item
 
     async def rewrite_query(self, question: str, lang: str) -> str | None:
         return await _call(self.h, "rewrite_query", question, lang, timeout=self.timeout)

@@ -39,7 +39,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Mapping
-from typing import Any, Callable, Sequence
+from typing import Any, AsyncIterator, Callable, Sequence
 
 from ..claims import claim_json_schema
 from ..config import LocalLLMSettings
@@ -292,17 +292,18 @@ def structured_output_kwargs(sampling_params_module, schema: dict) -> dict[str, 
 
 
 def vllm_sampling_kwargs(settings: LocalLLMSettings, sampling_params_module, *, max_tokens: int | None = None,
-                         schema: dict | None = None, greedy: bool = False) -> dict[str, Any]:
+                         schema: dict | None = None, greedy: bool = False, stream: bool = False) -> dict[str, Any]:
     """Keyword arguments for `vllm.SamplingParams`, every one explicit so that nothing comes from
     the model's generation config: temperature (0 is greedy in vLLM), seed, max_tokens,
     repetition_penalty 1.0 (a penalty would punish copying the records' words, which is what a
     verbatim quote is), the JSON-schema constraint when a schema is given, and only the final
-    output streamed back (`RequestOutputKind.FINAL_ONLY`, where the installed vLLM has it)."""
+    output streamed back (`RequestOutputKind.FINAL_ONLY`, where the installed vLLM has it), or with `stream` the
+    whole text so far at every step (`CUMULATIVE`, vLLM's default), which `VLLMGenerator.stream` hands on as it grows."""
     kwargs: dict[str, Any] = {"temperature": 0.0 if greedy else settings.temperature, "seed": settings.seed,
                               "max_tokens": max_tokens or settings.max_tokens, "repetition_penalty": 1.0}
     kind = getattr(sampling_params_module, "RequestOutputKind", None)
-    if kind is not None and hasattr(kind, "FINAL_ONLY"):
-        kwargs["output_kind"] = kind.FINAL_ONLY
+    if kind is not None and hasattr(kind, "FINAL_ONLY" if not stream else "CUMULATIVE"):
+        kwargs["output_kind"] = kind.CUMULATIVE if stream else kind.FINAL_ONLY
     if schema is not None:
         kwargs.update(structured_output_kwargs(sampling_params_module, schema))
     return kwargs
@@ -406,6 +407,7 @@ class VLLMGenerator(_LocalGenerator):
         self._sampling = vllm_sampling
         self._schema = claim_json_schema() if settings.structured else None
         self._answer_params = self._params(schema=self._schema)  # a bad vLLM fails at start-up, not per request
+        self._stream_params = self._params(schema=self._schema, stream=True)
         self._rewrite_params = self._params(max_tokens=REWRITE_MAX_TOKENS, greedy=True)
         path = str(resolve_model(settings.model, "generator"))
         self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
@@ -463,6 +465,59 @@ class VLLMGenerator(_LocalGenerator):
         prompt, ids = await asyncio.to_thread(self._fit, request)
         text, finish = await self._loop.run(self._submit(ids, self._answer_params))
         return GenerationOutput(raw=text, model=self.name, finish_reason=finish, context_cut=prompt.cut)
+
+    async def stream(self, request: GenerationRequest) -> AsyncIterator[str | GenerationOutput]:
+        """The output as the engine writes it (`verification.StreamingGenerator`): each step's new text, then the
+        output. The request runs in the engine loop under the same deadline and aborts as `generate`'s; a caller that
+        stops listening (cancelled, a client gone) aborts it there too."""
+        prompt, ids = await asyncio.to_thread(self._fit, request)
+        caller = asyncio.get_running_loop()
+        steps: asyncio.Queue = asyncio.Queue()
+
+        def put(kind: str, item: Any) -> None:
+            caller.call_soon_threadsafe(steps.put_nowait, (kind, item))
+
+        async def produce() -> None:  # in the engine loop
+            request_id = f"saksi-{uuid.uuid4().hex}"
+            timeout = self.settings.request_timeout_s
+            try:
+                async with asyncio.timeout(timeout):
+                    async for out in self.engine.generate({"prompt_token_ids": ids}, self._stream_params, request_id):
+                        put("step", out)
+                put("end", None)
+            except TimeoutError:
+                await self._abort(request_id)
+                put("error", GenerationError(f"{self.name} did not finish within {timeout:g} s (request_timeout_s); "
+                                             "the request was aborted"))
+            except asyncio.CancelledError:
+                await self._abort(request_id)
+                raise
+            except Exception as e:
+                await self._abort(request_id)
+                put("error", GenerationError(f"{self.name} failed to generate: {e}"))
+
+        running = asyncio.run_coroutine_threadsafe(produce(), self._loop.loop)
+        written, final = "", None
+        try:
+            while True:
+                kind, item = await steps.get()
+                if kind == "error":
+                    raise item
+                if kind == "end":
+                    break
+                final = item
+                outputs = getattr(item, "outputs", None)
+                text = (outputs[0].text or "") if outputs else ""
+                if text.startswith(written) and len(text) > len(written):
+                    yield text[len(written):]
+                    written = text
+        finally:
+            if not running.done():
+                running.cancel()  # the engine loop aborts the request
+        if final is None:
+            raise GenerationError("vLLM returned no output for the request")
+        text, finish = vllm_output_text(final)
+        yield GenerationOutput(raw=text, model=self.name, finish_reason=finish, context_cut=prompt.cut)
 
     def _rewrite_ids(self, question: str, lang: str) -> list[int] | None:
         with self._lock:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import urllib.error
 import urllib.request
+from typing import AsyncIterator
 
 from ..claims import claim_json_schema
 from ..config import OpenAICompatSettings
@@ -53,21 +55,88 @@ class OpenAICompatGenerator:
 
     def _post(self, body: dict) -> dict:
         s = self.settings
+        try:
+            with self._open(body) as r:
+                return json.loads(r.read())
+        except (TimeoutError, OSError) as e:
+            raise GenerationError(f"cannot reach {s.base_url}: {e}") from None
+        except json.JSONDecodeError:
+            raise GenerationError(f"{s.base_url} did not answer with JSON") from None
+
+    def _open(self, body: dict):
+        """The endpoint's response, open for reading (a GenerationError when it cannot be had)."""
+        s = self.settings
         headers = {"Content-Type": "application/json"}
         if s.api_key_env and os.environ.get(s.api_key_env):
             headers["Authorization"] = f"Bearer {os.environ[s.api_key_env]}"
         req = urllib.request.Request(s.base_url.rstrip("/") + "/chat/completions", method="POST",
                                      data=json.dumps(body).encode("utf-8"), headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=s.timeout_s) as r:
-                return json.loads(r.read())
+            return urllib.request.urlopen(req, timeout=s.timeout_s)
         except urllib.error.HTTPError as e:
             detail = e.read()[:300].decode("utf-8", errors="replace")
             raise GenerationError(f"{s.base_url} answered {e.code}: {detail}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as e:
             raise GenerationError(f"cannot reach {s.base_url}: {e}") from None
-        except json.JSONDecodeError:
-            raise GenerationError(f"{s.base_url} did not answer with JSON") from None
+
+    async def stream(self, request: GenerationRequest) -> AsyncIterator[str | GenerationOutput]:
+        """The answer as the endpoint streams it (`stream: true`, server-sent `data:` chunks until `[DONE]`): each
+        chunk's `delta.content` as it comes, then the output (`verification.StreamingGenerator`). The reading runs in
+        a worker thread; a chunk that is not JSON, or a stream that ends without a finish reason, is a
+        GenerationError (what was written before it still counts: pipeline/verification.py)."""
+        prompt = build_prompt(request, self.settings.context_tokens)
+        body = {**self._body(prompt.messages), "stream": True}
+        caller = asyncio.get_running_loop()
+        pieces: asyncio.Queue = asyncio.Queue()
+        stop = threading.Event()
+
+        def read() -> None:
+            def put(kind, item):
+                caller.call_soon_threadsafe(pieces.put_nowait, (kind, item))
+            try:
+                model, finish = self.settings.model, None
+                with self._open(body) as r:
+                    for line in r:
+                        if stop.is_set():
+                            return
+                        line = line.decode("utf-8", errors="replace").strip()
+                        if not line.startswith("data:"):
+                            continue
+                        data = line[5:].strip()
+                        if data == "[DONE]":
+                            break
+                        chunk = json.loads(data)
+                        model = str(chunk.get("model") or model)
+                        for choice in chunk.get("choices") or []:
+                            text = (choice.get("delta") or {}).get("content")
+                            if text:
+                                put("text", text)
+                            finish = choice.get("finish_reason") or finish
+                if finish is None:
+                    raise GenerationError(f"{self.settings.base_url}'s stream ended without a finish reason")
+                put("end", (model, str(finish)))
+            except GenerationError as e:
+                put("error", e)
+            except (ValueError, OSError, TimeoutError) as e:
+                put("error", GenerationError(f"{self.settings.base_url}'s stream broke off: {e}"))
+
+        worker = asyncio.get_running_loop().run_in_executor(None, read)
+        written = []
+        try:
+            while True:
+                kind, item = await pieces.get()
+                if kind == "text":
+                    written.append(item)
+                    yield item
+                elif kind == "error":
+                    raise item
+                else:
+                    model, finish = item
+                    break
+        finally:
+            stop.set()
+        await worker
+        yield GenerationOutput(raw="".join(written), model=model, finish_reason=finish, context_cut=prompt.cut)
 
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         prompt = build_prompt(request, self.settings.context_tokens)

@@ -22,7 +22,8 @@ RATE = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
 
 class StubOpenAIServer:
     """A stub, not a model: answers POST /v1/chat/completions with whatever `behave(body)` returns
-    as (HTTP status, message content, finish_reason), and records every request body."""
+    as (HTTP status, message content, finish_reason), streamed when the request asks (`stream: true`, as the
+    orchestrator does), and records every request body."""
 
     def __init__(self):
         self.requests: list[dict] = []
@@ -34,6 +35,16 @@ class StubOpenAIServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append(body)
                 status, content, finish = stub.behave(body)
+                if status == 200 and body.get("stream"):  # server-sent chunks, a few characters each, then [DONE]
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    for i in range(0, len(content), 16):
+                        self.wfile.write(_sse({"id": "stub", "model": body["model"], "choices": [
+                            {"index": 0, "delta": {"content": content[i:i + 16]}, "finish_reason": None}]}))
+                    self.wfile.write(_sse({"id": "stub", "model": body["model"], "choices": [
+                        {"index": 0, "delta": {}, "finish_reason": finish}]}) + b"data: [DONE]\n\n")
+                    return
                 payload = (json.dumps({"id": "stub", "model": body["model"], "choices": [
                     {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}]})
                     if status == 200 else json.dumps({"error": {"message": "stub failure"}}))
@@ -51,6 +62,10 @@ class StubOpenAIServer:
 
     def close(self):
         self.server.shutdown()
+
+
+def _sse(chunk: dict) -> bytes:
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 @pytest.fixture()

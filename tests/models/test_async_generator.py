@@ -15,7 +15,6 @@ import asyncio
 import json
 import sys
 import time
-import types
 
 import pytest
 
@@ -25,83 +24,18 @@ from pipeline.config import LocalLLMSettings
 from pipeline.errors import GenerationError
 from pipeline.types import ContextItem, GenerationOutput, GenerationRequest
 
-from .fake_vllm import FakeCompletion, FakeParams, FakeRequestOutput
+from .fake_vllm import ANSWER, FakeAsyncEngine, FakeRequestOutputKind, fake_vllm_modules
 
 RATE = "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan?"
-ANSWER = json.dumps({"claims": [], "self_assessment": 0.1}, separators=(",", ":"))
-
-
-class FakeRequestOutputKind:
-    CUMULATIVE = "cumulative"
-    FINAL_ONLY = "final_only"
 
 
 @pytest.fixture
 def fake_vllm(monkeypatch):
     """A fake `vllm` package with what VLLMGenerator imports besides the engine."""
-    vllm = types.ModuleType("vllm")
-    sampling = types.ModuleType("vllm.sampling_params")
-    sampling.StructuredOutputsParams = type("FakeStructuredOutputsParams", (FakeParams,), {})
-    sampling.RequestOutputKind = FakeRequestOutputKind
-    vllm.SamplingParams = FakeParams
-    vllm.sampling_params = sampling
+    vllm, sampling = fake_vllm_modules()
     monkeypatch.setitem(sys.modules, "vllm", vllm)
     monkeypatch.setitem(sys.modules, "vllm.sampling_params", sampling)
     return vllm
-
-
-class FakeAsyncEngine:
-    """A fake of vLLM's AsyncLLM (generate / abort / model_config), for tests only.
-
-    Each request streams `text` in pieces of `chars_per_token` characters, one every
-    `token_delay` seconds, cut at the request's `max_tokens` pieces with finish_reason "length"
-    (or ended with `finish` when given). `in_flight` holds the requests it is decoding;
-    `max_in_flight` is the most it held at once (the batch)."""
-
-    def __init__(self, text: str = ANSWER, token_delay: float = 0.02, chars_per_token: int = 4,
-                 finish: str | None = None, max_model_len: int = 4096):
-        self.text = text
-        self.token_delay = token_delay
-        self.chars_per_token = chars_per_token
-        self.finish = finish
-        self.model_config = types.SimpleNamespace(max_model_len=max_model_len)
-        self.in_flight: set[str] = set()
-        self.max_in_flight = 0
-        self.requests: list[tuple[str, list[int], FakeParams]] = []
-        self.finished: list[str] = []
-        self.aborted: list[str] = []
-        self.loops: set[int] = set()
-        self.shut_down = False
-
-    async def generate(self, prompt, sampling_params, request_id):
-        assert request_id not in self.in_flight and request_id not in self.finished, "request ids must be unique"
-        self.loops.add(id(asyncio.get_running_loop()))
-        self.requests.append((request_id, list(prompt["prompt_token_ids"]), sampling_params))
-        self.in_flight.add(request_id)
-        self.max_in_flight = max(self.max_in_flight, len(self.in_flight))
-        params = sampling_params.kwargs
-        pieces = [self.text[i:i + self.chars_per_token] for i in range(0, len(self.text), self.chars_per_token)]
-        finish = self.finish or ("length" if len(pieces) > params["max_tokens"] else "stop")
-        pieces = pieces[:params["max_tokens"]]
-        final_only = params.get("output_kind") == FakeRequestOutputKind.FINAL_ONLY
-        text = ""
-        for piece in pieces:
-            await asyncio.sleep(self.token_delay)
-            if request_id not in self.in_flight:  # aborted: stop streaming it
-                return
-            text += piece
-            if not final_only:
-                yield FakeRequestOutput([FakeCompletion(text, None)], request_id, finished=False)
-        self.in_flight.discard(request_id)
-        self.finished.append(request_id)
-        yield FakeRequestOutput([FakeCompletion(text, finish)], request_id, finished=True)
-
-    async def abort(self, request_id):
-        self.aborted.append(request_id)
-        self.in_flight.discard(request_id)
-
-    def shutdown(self):
-        self.shut_down = True
 
 
 def record(i: int) -> ContextItem:
@@ -261,3 +195,57 @@ def test_the_gpu_profile_aborts_before_the_serve_deadline_and_batches_what_serve
     serve = load_serve_config("gpu")
     assert local.request_timeout_s < serve.runtime.request_timeout_s
     assert local.max_num_seqs >= serve.deployments["Generator"].max_ongoing_requests
+
+
+def test_the_stream_hands_on_each_step_and_ends_with_the_output(fake_vllm, causal_lm_dir):
+    text = json.dumps({"claims": [{"text": "Tarif 10%.", "citations": [{"chunk_id": "c0", "quote": "10 persen"}]}]})
+    engine = FakeAsyncEngine(text=text, token_delay=0.001, chars_per_token=3)
+    gen = generator(causal_lm_dir, engine)
+
+    async def collect():
+        return [item async for item in gen.stream(request())]
+    try:
+        items = asyncio.run(collect())
+    finally:
+        gen.close()
+    pieces, out = items[:-1], items[-1]
+    assert len(pieces) > 10 and "".join(pieces) == out.raw == text and out.finish_reason == "stop"
+    assert engine.requests[0][2].kwargs["output_kind"] == FakeRequestOutputKind.CUMULATIVE
+
+
+def test_a_listener_that_goes_away_aborts_the_streamed_request(fake_vllm, causal_lm_dir):
+    engine = FakeAsyncEngine(text="x" * 400, token_delay=0.01, chars_per_token=1)
+    gen = generator(causal_lm_dir, engine)
+
+    async def two_pieces():
+        stream = gen.stream(request())
+        got = [await stream.__anext__(), await stream.__anext__()]
+        await stream.aclose()  # the client went away
+        await until(lambda: engine.aborted)
+        return got
+    try:
+        assert len(asyncio.run(two_pieces())) == 2
+    finally:
+        gen.close()
+    assert engine.aborted and not engine.finished
+
+
+def test_the_first_claim_is_shown_while_the_engine_is_still_writing(fake_vllm, causal_lm_dir, lite_corpus):
+    """A 4-claim answer streamed by the engine: the first claim passes its gates and is released while the engine
+    is still decoding the rest (bench/first_claim.py measures how much sooner)."""
+    from .fake_vllm import quoted_answer
+
+    _, trace = asyncio.run(lite_corpus.orchestrator(write_traces=False).run(RATE))
+    engine = FakeAsyncEngine(text=quoted_answer(trace), token_delay=0.002, chars_per_token=4)
+    gen = generator(causal_lm_dir, engine)
+    seen = []
+
+    def emit(kind, data):
+        if kind == "claim":
+            seen.append((data["claim"].status, len(engine.finished), len(engine.in_flight)))
+    try:
+        result, _ = asyncio.run(lite_corpus.orchestrator(generator=gen, write_traces=False).run(RATE, emit=emit))
+    finally:
+        gen.close()
+    assert result.outcome == "answer" and len([c for c in result.claims if c.status == "supported"]) == 4
+    assert len(seen) == 4 and seen[0] == ("supported", 0, 1)  # nothing finished, the request still decoding
