@@ -392,3 +392,50 @@ def test_an_indonesian_answer_and_refusal_show_no_english_words_in_the_browser(p
         assert page.locator("html").get_attribute("lang") == "id"
         shown = re.sub(r"«[^»]*»", " ", page.evaluate(OWN_WORDS, "id"))
         assert not foreign_words(shown, "id"), (question, foreign_words(shown, "id"))
+
+
+# --- claims shown as they pass their checks (issue 29) ----------------------------------------------------------
+
+
+def test_claims_appear_on_the_ask_page_as_they_pass_their_checks_then_the_whole_answer(page: Page, site) -> None:
+    """With script, the ask page shows each claim once nothing can withhold it (POST /ui/ask/stream), then opens the
+    whole answer's page. What the ask page showed is recorded as it appears (a MutationObserver writing to
+    sessionStorage, which outlives the navigation) and read back on the answer's page."""
+    sign_in(page, site)
+    page.goto(f"{site.url}/")
+    page.evaluate("""() => {
+        sessionStorage.setItem('live', '[]');
+        new MutationObserver(() => {
+            const claims = [...document.querySelectorAll('#live-claims > li.claim.live')].map(li => ({
+                text: li.querySelector('p.claim-text').textContent,
+                quotes: [...li.querySelectorAll('blockquote')].map(b => b.textContent),
+                shown: !document.getElementById('live').hidden}));
+            sessionStorage.setItem('live', JSON.stringify(claims));
+        }).observe(document.getElementById('live-claims'), {childList: true});
+    }""")
+    page.fill("#question", ANSWERED)
+    page.click("#ask-submit")
+    page.wait_for_url("**/ui/answers/**", timeout=120_000)
+    live = json.loads(page.evaluate("() => sessionStorage.getItem('live')"))
+    assert live and all(c["shown"] for c in live)
+    supported = page.locator("ol#claims > li.claim[data-status=supported]")
+    assert [norm(c["text"]) for c in live] == [norm(t) for t in supported.locator("p.claim-text").all_inner_texts()]
+    whole_quotes = [unquoted(t) for t in supported.locator("blockquote").all_inner_texts()]
+    assert [unquoted(q) for c in live for q in c["quotes"]] == whole_quotes  # the same receipts, in order
+
+
+def test_without_script_the_ask_form_is_answered_as_a_page(browser, site) -> None:
+    ctx = browser.new_context(java_script_enabled=False, locale="id-ID")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{site.url}/ui/signin")
+        page.fill("#key", site.reader)
+        page.click("#signin-submit")
+        page.wait_for_url(f"{site.url}/")
+        page.fill("#question", ANSWERED)
+        page.click("#ask-submit")
+        page.wait_for_url("**/ui/answers/**", timeout=120_000)
+        expect(page.locator("ol#claims > li.claim[data-status=supported]").first).to_be_visible()
+        expect(page.locator("#live")).to_have_count(0)  # the answer's page, not the ask page's live list
+    finally:
+        ctx.close()
