@@ -14,9 +14,10 @@ the same keys, roles, limits, audit entries and traces as `/v1/answer`.
   `delta.annotations` url_citation; claims the gates demote are never sent as content: a collapsed "not supported"
   section closes the answer.
 - Sampling parameters cannot change a verified answer (saksi quotes; it does not sample): temperature, top_p,
-  max_tokens and the like are accepted and listed as ignored in the `saksi` object. What would change the contract
-  is refused with a 400 naming the field: tools and functions, n > 1, a response_format other than text, logprobs,
-  a message that is not text.
+  max_tokens and the like are accepted and listed as ignored in the `saksi` object, and so are tools a client offers
+  (Open WebUI sends its own): saksi never calls one. What would change the contract is refused with a 400 naming the
+  field: a tool call demanded (tool_choice), n > 1, a response_format other than text, logprobs, a message that is
+  not text.
 """
 from __future__ import annotations
 
@@ -99,8 +100,8 @@ def _text(m: ChatMessage, i: int) -> str:
 def checked(body: ChatRequest) -> tuple[list[str], list[str]]:
     """The user questions, oldest first, and the fields ignored; 400 naming a field that would change the contract."""
     extra = body.model_extra or {}
-    for name in ("tools", "functions", "tool_choice", "function_call"):
-        if extra.get(name) not in (None, [], "none", "auto"):
+    for name in ("tool_choice", "function_call"):  # tools offered are ignored (never called); one demanded is not
+        if extra.get(name) not in (None, "none", "auto"):
             raise ApiError(400, "unsupported_parameter", f"{name}: saksi calls no tools; it answers from its records "
                                                          "with exact quotes")
     if extra.get("n") not in (None, 1):
@@ -180,6 +181,12 @@ def claim_line(claim: dict, marks: list[int], lang: str) -> str:
     return line
 
 
+def quoted(text: str) -> str:
+    """A record's words as one Markdown line that renders as written: a leading "19." or "-" is not made a list."""
+    return re.sub(r"^(\d+)\.(\s)|^([-*+#>])", lambda m: f"{m[1]}\\.{m[2]}" if m[1] else f"\\{m[3]}",
+                  " ".join(text.split()))
+
+
 def receipt_line(source: dict, lang: str) -> str:
     """`n. **path** — title, p. 4 — TINGGI 0.91` and the exact quote below it, with the link to the evidence."""
     W, c, claim = words(lang), source["citation"], source["claim"]
@@ -187,7 +194,7 @@ def receipt_line(source: dict, lang: str) -> str:
     pages = c.get("pages")
     where = f", {W['page']} {pages[0]}" + (f"–{pages[1]}" if pages[1] != pages[0] else "") if pages else ""
     band = f" — {claim['band']} {claim['confidence']:.2f}" if claim.get("band") else ""
-    quote = " ".join(c["quote"].split())
+    quote = quoted(c["quote"])
     return (f"{source['n']}. **{path}** — {c.get('document') or ''}{where}{band} — [{W['evidence']}]({source['url']})\n"
             f"   > {quote}")
 
@@ -215,7 +222,7 @@ def refusal_text(answer: dict, lang: str) -> str:
     if answer.get("nearest"):
         out.append(f"**{W['nearest']}**")
         for i, n in enumerate(answer["nearest"], 1):
-            excerpt = " ".join(n["text"].split())[:300]
+            excerpt = quoted(n["text"][:300])
             out.append(f"{i}. {n.get('path') or n['document'] + ', ' + n['location']} — {n['document']} "
                        f"({W['score']} {n['score']:.2f})\n   > {excerpt}")
     return "\n\n".join(out)

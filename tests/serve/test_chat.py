@@ -75,7 +75,8 @@ def test_models_are_the_collections_the_key_may_read(served):
 
 def test_an_answer_in_the_chat_shape_carries_its_receipts_in_the_text(served):
     client, tokens, root = served
-    r = chat(client, tokens, ANSWERED, temperature=0.7, top_p=0.5, max_tokens=50, stream_options=None)
+    tools = [{"type": "function", "function": {"name": "search_web", "parameters": {}}}]  # offered, never called
+    r = chat(client, tokens, ANSWERED, temperature=0.7, top_p=0.5, max_tokens=50, stream_options=None, tools=tools)
     assert r.status_code == 200
     body = r.json()
     content = body["choices"][0]["message"]["content"]
@@ -89,7 +90,7 @@ def test_an_answer_in_the_chat_shape_carries_its_receipts_in_the_text(served):
             assert x["path"] in content and " ".join(x["quote"].split()) in content
     assert len(body["citations"]) == len({(x["chunk_id"], x["quote"]) for c in supported for x in c["citations"]})
     assert all(u.startswith("http://testserver/ui/documents/default/") for u in body["citations"])
-    assert body["saksi"]["ignored"] == ["max_tokens", "stream_options", "temperature", "top_p"]
+    assert body["saksi"]["ignored"] == ["max_tokens", "stream_options", "temperature", "tools", "top_p"]
     assert (root / "traces" / f"{body['saksi']['trace_id']}.json").is_file()  # its trace, as /v1/answer leaves
     direct = client.post("/v1/answer", headers=auth(tokens), json={"question": ANSWERED}).json()
     assert [c["text"] for c in direct["claims"]] == [c["text"] for c in answer["claims"]]
@@ -115,7 +116,8 @@ def test_a_key_cannot_ask_a_collection_it_may_not_read_and_an_unknown_model_is_a
 
 
 @pytest.mark.parametrize("extra, field", [
-    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}, "tools"),
+    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}], "tool_choice": "required"},
+     "tool_choice"),
     ({"n": 2}, "n"),
     ({"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}}, "response_format"),
     ({"logprobs": True}, "logprobs"),

@@ -99,8 +99,9 @@ def test_saksis_errors_are_the_sdks_exceptions(site):
     with pytest.raises(openai.NotFoundError):
         ask(site, ANSWERED, model="gpt-4o")
     with pytest.raises(openai.BadRequestError) as e:
-        ask(site, ANSWERED, tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}])
-    assert "tools:" in str(e.value)
+        ask(site, ANSWERED, tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
+            tool_choice="required")
+    assert "tool_choice:" in str(e.value)
     with pytest.raises(openai.AuthenticationError):
         ask(site, ANSWERED, key="saksi_000000000000_" + "x" * 40)
     with pytest.raises(openai.PermissionDeniedError):  # streamed: refused before the first chunk
