@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.decision import category_words
 from pipeline.followup import Standalone, standalone
-from pipeline.keys import ApiKey
+from pipeline.keys import COLLECTION_NAME, ApiKey
 from pipeline.responses import Claim
 from pipeline.status import standing_words
 
@@ -67,8 +67,9 @@ def collection_of(model: str) -> str:
     """The collection a model id names: `saksi` → default, `saksi:<name>` → name; anything else is a 404."""
     if model == MODEL:
         return DEFAULT_COLLECTION
-    if model.startswith(MODEL + ":") and len(model) > len(MODEL) + 1:
-        return model[len(MODEL) + 1:]
+    name = model[len(MODEL) + 1:] if model.startswith(MODEL + ":") else ""
+    if re.fullmatch(COLLECTION_NAME, name):
+        return name
     raise ApiError(404, "model_not_found", f"no model {model!r}: saksi's models are `saksi` (the default collection) "
                                            "and `saksi:<collection>` (GET /v1/models lists them)")
 

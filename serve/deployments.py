@@ -140,11 +140,14 @@ class GeneratorDeployment(_ModelDeployment):
         p = load_profile(profile)
         self.model = make_generator(p, query_analyzer(p))
 
+    def info(self) -> dict:
+        return {"name": self.model.name, "streams": True}  # `stream` below: the handle streams (serve/handles.py)
+
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await self.model.generate(request)
 
     async def stream(self, request: GenerationRequest):
-        """The output as the model writes it, over a streaming handle (`serve.handles.HandleGenerator.stream`): its
+        """The output as the model writes it, over a streaming handle (`serve.handles.HandleStreamingGenerator`): its
         pieces, then the output; a model that does not stream gives its whole output as one piece."""
         if isinstance(self.model, StreamingGenerator):
             async for item in self.model.stream(request):

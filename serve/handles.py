@@ -87,14 +87,20 @@ class HandleGenerator:
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await _call(self.h, "generate", request, timeout=self.timeout)
 
+
+    async def rewrite_query(self, question: str, lang: str) -> str | None:
+        return await _call(self.h, "rewrite_query", question, lang, timeout=self.timeout)
+
+
+class HandleStreamingGenerator(HandleGenerator):
+    """A generator over a deployment that streams (its `info()` says `streams`): the `StreamingGenerator` protocol
+    too, so its claims are verified while it writes."""
+
     async def stream(self, request: GenerationRequest) -> AsyncIterator[str | GenerationOutput]:
         """The Generator deployment's output as it writes it (a streaming handle), under the same deadline."""
         async with asyncio.timeout(self.timeout):
             async for item in self.h.options(stream=True).stream.remote(request):
                 yield item
-
-    async def rewrite_query(self, question: str, lang: str) -> str | None:
-        return await _call(self.h, "rewrite_query", question, lang, timeout=self.timeout)
 
 
 class HandleJudge:
@@ -151,6 +157,9 @@ class HandleStages:
             judge=self.local_judge or await self._over(HandleJudge, "Judge", self.judge_deadline_s))
 
     async def _over(self, kind, deployment: str, timeout: float):
-        """A stage over its deployment's handle, named by the model the deployment runs."""
+        """A stage over its deployment's handle, named by the model the deployment runs; a generator streaming where
+        its deployment says it `streams`."""
         info = await self.handles[deployment].info.remote()
+        if kind is HandleGenerator and info.get("streams"):
+            kind = HandleStreamingGenerator
         return kind(self.handles[deployment], info["name"], timeout)

@@ -273,6 +273,9 @@ def test_models_in_their_own_deployments_give_the_same_answers(app, models_app):
         assert inside["outcome"] == apart["outcome"] and inside["reason_code"] == apart["reason_code"]
         assert ([(c["text"], c["status"], c["band"], c["confidence"]) for c in inside["claims"]]
                 == [(c["text"], c["status"], c["band"], c["confidence"]) for c in apart["claims"]])
+        if q == RATE:  # the Generator deployment streamed it over its handle: claims gated as they closed
+            status, trace, _ = app.call("GET", f"{models_app}/v1/traces/{apart['trace_id']}")
+            assert status == 200 and "first_supported_claim" in trace["parts"][0]["attempts"][0]["timings_ms"]
 
 
 def test_a_killed_judge_replica_while_requests_flow(app, models_app):

@@ -30,14 +30,8 @@ class TwoCollections(ServedSite):
 
 @pytest.fixture(scope="module")
 def site():
-    served = TwoCollections()
-    try:
-        served.start()
-    except Exception:
-        served.stop()
-        raise
-    yield served
-    served.stop()
+    with TwoCollections() as served:  # started, and stopped with its Ray session at the end
+        yield served
 
 
 def client(site, key=None):
