@@ -100,6 +100,21 @@ def build_rewrite_messages(question: str, lang: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": REWRITE[lang]}, {"role": "user", "content": question}]
 
 
+FOLLOWUP = {
+    "id": ("Gabungkan pertanyaan lanjutan dengan pertanyaan sebelumnya menjadi satu pertanyaan yang berdiri sendiri, "
+           "dengan kata-kata kedua pertanyaan itu; jangan menjawab. Keluarkan satu baris saja, tanpa penjelasan."),
+    "en": ("Combine the follow-up with the previous question into one standalone question, in the words of both; "
+           "do not answer it. Output a single line, no explanation."),
+}
+
+
+def build_followup_messages(previous: str, followup: str, lang: str) -> list[dict[str, str]]:
+    lang = lang if lang in FOLLOWUP else "en"
+    label = ("Pertanyaan sebelumnya", "Pertanyaan lanjutan") if lang == "id" else ("Previous question", "Follow-up")
+    return [{"role": "system", "content": FOLLOWUP[lang]},
+            {"role": "user", "content": f"{label[0]}: {previous}\n{label[1]}: {followup}"}]
+
+
 def parse_rewrite(text: str | None, question: str) -> str | None:
     """The model's rewrite as one clean line, or None when it is unusable (empty, a refusal
     to follow the format, the question unchanged, absurdly long): the rules rewrite then."""

@@ -162,6 +162,11 @@ class GeneratorDeployment(_ModelDeployment):
         rewrite = getattr(self.model, "rewrite_query", None)
         return await rewrite(question, lang) if rewrite is not None else None
 
+    async def rewrite_followup(self, previous: str, followup: str, lang: str) -> str | None:
+        """A chat's follow-up made standalone by the model; None when this generator cannot (rules then)."""
+        rewrite = getattr(self.model, "rewrite_followup", None)
+        return await rewrite(previous, followup, lang) if rewrite is not None else None
+
 
 @serve.deployment(name="Judge")
 class JudgeDeployment(_ModelDeployment):

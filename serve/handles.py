@@ -91,6 +91,9 @@ class HandleGenerator:
     async def rewrite_query(self, question: str, lang: str) -> str | None:
         return await _call(self.h, "rewrite_query", question, lang, timeout=self.timeout)
 
+    async def rewrite_followup(self, previous: str, followup: str, lang: str) -> str | None:
+        return await _call(self.h, "rewrite_followup", previous, followup, lang, timeout=self.timeout)
+
 
 class HandleStreamingGenerator(HandleGenerator):
     """A generator over a deployment that streams (its `info()` says `streams`): the `StreamingGenerator` protocol

@@ -45,7 +45,8 @@ from ..claims import claim_json_schema
 from ..config import LocalLLMSettings
 from ..errors import ConfigError, GenerationError
 from ..models import resolve_model, torch_device
-from ..prompts import SYSTEM, Prompt, build_prompt, build_rewrite_messages, parse_rewrite, render_record
+from ..prompts import (SYSTEM, Prompt, build_followup_messages, build_prompt, build_rewrite_messages, parse_rewrite,
+                       render_record)
 from ..types import GenerationOutput, GenerationRequest
 
 log = logging.getLogger(__name__)
@@ -168,21 +169,30 @@ class _LocalGenerator:
     async def generate(self, request: GenerationRequest) -> GenerationOutput:
         return await asyncio.to_thread(self._generate, request)
 
-    def _rewrite(self, question: str, lang: str) -> str | None:
+    def _rewrite(self, messages: list[dict[str, str]], original: str) -> str | None:
         with self._lock:
-            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
+            ids = chat_prompt_ids(self.tokenizer, messages)
             if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
                 return None
             text, _ = self._complete(ids, REWRITE_MAX_TOKENS, rewrite=True)
-        return parse_rewrite(text, question)
+        return parse_rewrite(text, original)
+
+    async def _model_rewrite(self, messages: list[dict[str, str]], original: str) -> str | None:
+        """The model's one-line rewrite of `original` (greedy, short, unconstrained), or None."""
+        try:
+            return await asyncio.to_thread(self._rewrite, messages, original)
+        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
+            log.warning("%s could not rewrite: %s", self.name, e)
+            return None
 
     async def rewrite_query(self, question: str, lang: str) -> str | None:
         """The model's rewrite for the corrective retry, or None (the rules rewrite then)."""
-        try:
-            return await asyncio.to_thread(self._rewrite, question, lang)
-        except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
-            log.warning("%s could not rewrite the query: %s", self.name, e)
-            return None
+        return await self._model_rewrite(build_rewrite_messages(question, lang), question)
+
+    async def rewrite_followup(self, previous: str, followup: str, lang: str) -> str | None:
+        """A chat's follow-up as a standalone question (`pipeline.followup`, which checks it keeps what both turns
+        asked), or None (the rules then)."""
+        return await self._model_rewrite(build_followup_messages(previous, followup, lang), followup)
 
 
 class TransformersGenerator(_LocalGenerator):
@@ -519,24 +529,24 @@ class VLLMGenerator(_LocalGenerator):
         text, finish = vllm_output_text(final)
         yield GenerationOutput(raw=text, model=self.name, finish_reason=finish, context_cut=prompt.cut)
 
-    def _rewrite_ids(self, question: str, lang: str) -> list[int] | None:
+    def _rewrite_ids(self, messages: list[dict[str, str]]) -> list[int] | None:
         with self._lock:
-            ids = chat_prompt_ids(self.tokenizer, build_rewrite_messages(question, lang))
+            ids = chat_prompt_ids(self.tokenizer, messages)
         if self.context_window and len(ids) + REWRITE_MAX_TOKENS > self.context_window:
             return None
         return ids
 
-    async def rewrite_query(self, question: str, lang: str) -> str | None:
-        """The model's rewrite for the corrective retry (greedy, short, unconstrained), or None."""
+    async def _model_rewrite(self, messages: list[dict[str, str]], original: str) -> str | None:
+        """The model's one-line rewrite in the engine (greedy, short, unconstrained), or None."""
         try:
-            ids = await asyncio.to_thread(self._rewrite_ids, question, lang)
+            ids = await asyncio.to_thread(self._rewrite_ids, messages)
             if ids is None:
                 return None
             text, _ = await self._loop.run(self._submit(ids, self._rewrite_params))
         except Exception as e:  # noqa: BLE001 — a failed rewrite falls back to the rules, never fails the request
-            log.warning("%s could not rewrite the query: %s", self.name, e)
+            log.warning("%s could not rewrite: %s", self.name, e)
             return None
-        return parse_rewrite(text, question)
+        return parse_rewrite(text, original)
 
     def close(self) -> None:
         """Shut the engine down and stop its loop (tests, `saksi doctor`; a Serve replica just exits)."""

@@ -282,6 +282,21 @@ def test_rewrite_query_parses_the_model_line_or_says_it_cannot(monkeypatch, caus
     assert call["max_new_tokens"] == REWRITE_MAX_TOKENS and call["do_sample"] is False
 
 
+def test_a_followup_is_made_standalone_by_the_model_and_checked(monkeypatch, causal_lm_dir):
+    """The tiny model's transformers path, its output scripted: a rewrite that keeps both turns' words is used, one
+    that drifts is not (pipeline.followup then uses the rules)."""
+    from pipeline.followup import standalone
+
+    gen = transformers_gen(causal_lm_dir)
+    script(monkeypatch, gen, "Berapa tarif pajak penghasilan atas persewaan tanah dan bangunan pada tahun 2024?")
+    got = asyncio.run(standalone([RATE, "dan kalau untuk tahun 2024?"], "id", gen))
+    assert got.by == gen.name and got.question.endswith("pada tahun 2024?")
+    fake_gen, _ = script(monkeypatch, gen, "Berapa tarif bea masuk mobil listrik?")
+    got = asyncio.run(standalone([RATE, "dan kalau untuk tahun 2024?"], "id", gen))
+    assert got.by == "rules" and got.question == RATE[:-1] + " untuk tahun 2024?"
+    assert fake_gen.calls[0]["do_sample"] is False
+
+
 class FakeBrokenGenerate:
     def __call__(self, *args, **kwargs):
         raise RuntimeError("out of memory")
