@@ -132,13 +132,13 @@ _W = {
            "missing": "Bukti yang tidak ditemukan", "nearest": "Catatan terdekat", "score": "skor",
            "conflicts": "Perhatian", "evidence": "buka bukti", "trace": "Jejak", "searching": "Mencari di koleksi",
            "found": "{n} catatan ditemukan; memeriksa klaim", "retry": "Mencari ulang dengan kueri lain",
-           "done": "Selesai: {n} klaim didukung", "refusal": "Ditolak: tidak ada klaim yang lolos semua pemeriksaan"},
+           "done": "Selesai: {n} klaim didukung", "refusal": "Ditolak: tidak ada jawaban yang dapat dikutip"},
     "en": {"asked": "Question answered", "answer": "Answer", "sources": "Sources", "page": "p.",
            "unsupported": "Not supported", "refused": "No answer can be quoted.",
            "missing": "Evidence not found", "nearest": "Nearest records", "score": "score",
            "conflicts": "Note", "evidence": "open the evidence", "trace": "Trace", "searching": "Searching the collection",
            "found": "{n} records found; checking the claims", "retry": "Searching again with another query",
-           "done": "Done: {n} supported claim(s)", "refusal": "Refused: no claim passed every check"},
+           "done": "Done: {n} supported claim(s)", "refusal": "Refused: no answer can be quoted"},
 }
 
 
@@ -324,7 +324,6 @@ class ChatCompletions:
         if asked.rewritten:
             yield self._chunk({"content": f"> {W['asked']}: *{asked.question}*\n\n"})
         yield self._status(W["searching"])
-        demoted: list[dict] = []
         first_source: list[int] = []
         sent = 0
         answer = None
@@ -342,9 +341,7 @@ class ChatCompletions:
                 for s in new:
                     yield self._chunk(event=_source_event(s))
                 sent += 1
-            elif kind == "demoted":
-                demoted.append(data["claim"])
-            elif kind in ("answer", "refusal"):
+            elif kind in ("answer", "refusal"):  # a demoted claim is never content: it waits for the end
                 answer = data
             elif kind == "error":
                 yield self._chunk({"content": f"\n\n**{data['error']['type']}**: {data['error']['message']}"},
@@ -369,7 +366,7 @@ class ChatCompletions:
         yield self._chunk({"content": text})
         done = W["done"].format(n=sent) if answer["outcome"] == "answer" else W["refusal"]
         yield self._status(done, done=True)
-        content_words = " ".join(c["text"] for c in answer["claims"]) + text
+        content_words = " ".join(c["text"] for c in answer["claims"] if c["status"] == "supported") + " " + text
         yield self._chunk(finish="stop", usage=_usage(asked.question, content_words),
                           citations=[s["url"] for s in receipts.sources], saksi=self._saksi(asked, answer))
 
