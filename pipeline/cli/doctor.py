@@ -401,16 +401,19 @@ async def _load_models(profile: Profile, analyzer, memory: "_GpuMemory", say: Pr
 
 
 def _output_checks(attempts) -> dict:
-    """Structured output (does every generator output parse?) and verbatim quotes (is every citation exact?)."""
+    """Structured output (does every generator output parse, whole?) and verbatim quotes (is every citation exact?).
+    An output cut after complete claims (their claims stand) still counts as a failure of the structured output."""
     from ..claims import ParseFailure, parse_claims
 
     outputs = [a.generator_output for a in attempts if a.generator_output is not None]
     failures: Counter = Counter()
     for out in outputs:
         try:
-            parse_claims(out.raw, out.finish_reason)
+            cut = parse_claims(out.raw, out.finish_reason).cut
         except ParseFailure as e:
-            failures[e.reason] += 1
+            cut = e
+        if cut is not None:
+            failures[cut.reason] += 1
     passed = len(outputs) - sum(failures.values())
     claims = [c for a in attempts for c in a.claims]
     citations = [x for c in claims for x in c.citations]
