@@ -341,8 +341,8 @@ class ChatCompletions:
                 for s in new:
                     yield self._chunk(event=_source_event(s))
                 sent += 1
-            elif kind in ("answer", "refusal"):  # a demoted claim is never content: it waits for the end
-                answer = data
+            elif kind == "done":  # the whole answer (a demoted claim is never content: it waits for this)
+                answer = data["answer"]
             elif kind == "error":
                 yield self._chunk({"content": f"\n\n**{data['error']['type']}**: {data['error']['message']}"},
                                   error=data["error"])

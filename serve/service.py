@@ -159,8 +159,8 @@ class Service:
 
     def answer_stream(self, where: Where, body: CollectionAnswerRequest) -> AsyncIterator[tuple[str, dict]]:
         """The answer told as it is decided (`pipeline/release.py`): ("analysis" | "retrieval" | "retry" | "claim" |
-        "demoted", data) as they happen, each claim only once nothing can withhold it; then ("answer" | "refusal",
-        the answer) and ("done", {"trace_id", "withdrawn"}). Admission (budget, in-flight cap) is decided here, before
+        "demoted", data) as they happen, each claim only once nothing can withhold it; ("refusal", its reasons and
+        nearest records) when it refuses; then ("done", {"trace_id", "answer", "withdrawn"}), the whole answer. Admission (budget, in-flight cap) is decided here, before
         the first event, so a refused request is a typed error, not a stream. A client that goes away does not stop
         the question: its trace and audit entry are still written (claims may have been shown)."""
         started = self._admit(where, body)
@@ -202,9 +202,11 @@ class Service:
             err = self.unavailable("a pipeline component", e)
             yield "error", {"error": {"type": err.type, "message": err.message}}
             return
-        out = self._answer_out(where, result, trace, body.options.include_trace)
-        yield out.outcome, out.model_dump(mode="json")
-        yield "done", {"trace_id": out.trace_id, "outcome": out.outcome, "withdrawn": withdrawn}
+        out = self._answer_out(where, result, trace, body.options.include_trace).model_dump(mode="json")
+        if out["outcome"] == "refusal":
+            yield "refusal", {k: out[k] for k in ("reason_code", "reason", "missing_categories", "nearest",
+                                                  "not_in_corpus", "unmentioned")}
+        yield "done", {"trace_id": out["trace_id"], "answer": out, "withdrawn": withdrawn}
 
     def _event_json(self, where: Where, kind: str, data: dict) -> dict:
         """An event as JSON: a claim as the answer shows it (files relative to the data directory)."""

@@ -196,12 +196,17 @@ def test_the_native_answer_streams_its_events_and_ends_with_the_answer(served):
         assert kind.startswith("event: ") and data.startswith("data: ")
         events.append((kind[7:], json.loads(data[6:])))
     kinds = [k for k, _ in events]
-    assert kinds[0] == "analysis" and "retrieval" in kinds and kinds[-2:] == ["answer", "done"]
-    answer = events[-2][1]
+    assert kinds[0] == "analysis" and "retrieval" in kinds and kinds[-1] == "done" and "refusal" not in kinds
+    done = events[-1][1]
+    answer = done["answer"]
+    assert answer["outcome"] == "answer" and done["trace_id"] == answer["trace_id"] and done["withdrawn"] == []
     claims = [d["claim"] for k, d in events if k == "claim"]
     assert claims == [c for c in answer["claims"] if c["status"] == "supported"]
     assert [d["position"] for k, d in events if k == "claim"] == list(range(len(claims)))
-    assert events[-1][1] == {"event": "done", "trace_id": answer["trace_id"], "outcome": "answer", "withdrawn": []}
+    r = client.post("/v1/answer", headers=auth(tokens), json={"question": REFUSED, "stream": True})
+    events = [(b.split("\n", 1)[0][7:], json.loads(b.split("\n", 1)[1][6:])) for b in r.text.strip().split("\n\n")]
+    assert [k for k, _ in events][-2:] == ["refusal", "done"] and not [k for k, _ in events if k == "claim"]
+    assert events[-2][1]["reason_code"] == events[-1][1]["answer"]["reason_code"] and events[-2][1]["nearest"]
     # admission is decided before the stream: a bad question is a typed error, not a stream
     r = client.post("/v1/answer", headers=auth(tokens), json={"question": "x" * 600, "stream": True})
     assert r.status_code == 422 and r.json()["error"]["type"] == "question_too_long"
