@@ -96,6 +96,7 @@ class ServedSite:
     proc: subprocess.Popen | None = None
     ready_s: float = 0.0
     own_root: bool = True
+    grace_s: float = 45  # how long `stop` lets the server shut down on SIGTERM before killing its session
 
     @property
     def data_dir(self) -> Path:
@@ -144,7 +145,7 @@ class ServedSite:
     def stop(self) -> str:
         how = "not started"
         if self.proc is not None:
-            how = served_process.stop_server(self.proc, grace_s=45)
+            how = served_process.stop_server(self.proc, grace_s=self.grace_s)
             self.proc = None
         if self.own_root:
             shutil.rmtree(self.root, ignore_errors=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import ANSWERED, REFUSED, ServedSite, saksi
+from tests.browser import ANSWERED, REFUSED, SAMPLE, ServedSite, saksi
 
 pytestmark = pytest.mark.integration
 openai = pytest.importorskip("openai")  # in the dev extra: `make test` installs it
@@ -16,21 +16,26 @@ NOTE = ("---\nid: catatan-sdk\ntitle: Catatan Uji SDK\ndoc_type: guidance\nlang:
 
 
 class TwoCollections(ServedSite):
+    """The sample corpus as "default" and a note as "gudang"; a reader of "default" and an admin. Its shutdown is
+    not under test here: it is given 5 s before its session is killed."""
+
     admin: str = ""
 
     def prepare(self) -> None:
-        super().prepare()
         notes = self.root / "notes"
-        notes.mkdir()
+        notes.mkdir(parents=True)
         (notes / "catatan.md").write_text(NOTE, encoding="utf-8")
+        saksi("ingest", str(SAMPLE), "--data-dir", str(self.data_dir))
         saksi("ingest", str(notes), "--collection", "gudang", "--data-dir", str(self.data_dir))
+        self.reader = saksi("keys", "create", "--role", "reader", "--name", "sdk reader",
+                            "--data-dir", str(self.data_dir)).stdout.strip()
         self.admin = saksi("keys", "create", "--role", "admin", "--collection", "*", "--name", "sdk admin",
                            "--data-dir", str(self.data_dir)).stdout.strip()
 
 
 @pytest.fixture(scope="module")
 def site():
-    with TwoCollections() as served:  # started, and stopped with its Ray session at the end
+    with TwoCollections(grace_s=5) as served:  # started, and stopped with its Ray session at the end
         yield served
 
 
