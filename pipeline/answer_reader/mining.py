@@ -33,6 +33,7 @@ the same laws give the same questions, byte for byte.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import tarfile
@@ -170,10 +171,21 @@ def _chapters(law: Law, tr: Translator) -> list[MinedQuestion]:
 
 # --- mining --------------------------------------------------------------------------------
 
+def _pattern_readers(topic: str) -> dict[str, Callable]:
+    """Each pattern's reader of a candidate: (candidate, chunk, key, translator) → (question, in English?) or None;
+    a pattern without its own reads as `_general`. `topic`: the law's, which "in force" questions name."""
+    return {"definition": _definition, "enumeration": _enumeration, "item": _item, "who": _who,
+            "obligation": functools.partial(_modal, which="wajib"),
+            "prohibition": functools.partial(_modal, which="dilarang"),
+            "permission": functools.partial(_modal, which="dapat|berhak"),
+            "duration": _duration, "amount": _amount, "sanction": _sanction, "when": _when, "purpose": _purpose,
+            "in_force": functools.partial(_in_force, topic=topic)}
+
+
 def mine_law(law: Law, profile: Profile, tr: Translator) -> list[MinedQuestion]:
     """Every pattern's questions of one law, at most PER_LAW per pattern (spread over the law)."""
     g = profile.settings.generator
-    topic = _topic(law.title)
+    readers = _pattern_readers(_topic(law.title))
     found: dict[str, list[MinedQuestion]] = {p: [] for p in PATTERNS}
     for chunk in law.chunks:
         if chunk.is_example or chunk.location.startswith(("Penjelasan", "Explanation", "Lampiran", "pembukaan",
@@ -189,31 +201,7 @@ def mine_law(law: Law, profile: Profile, tr: Translator) -> list[MinedQuestion]:
             place = f"{law.name}#{chunk.chunk_id}#{c.segments}"
             for pattern in PATTERNS:
                 key = f"{pattern}:{place}"
-                if pattern == "definition":
-                    got = _definition(c, chunk, key, tr)
-                elif pattern == "enumeration":
-                    got = _enumeration(c, chunk, key, tr)
-                elif pattern == "item":
-                    got = _item(c, chunk, key, tr)
-                elif pattern == "who":
-                    got = _who(c, chunk, key, tr)
-                elif pattern in ("obligation", "prohibition", "permission"):
-                    got = _modal(c, chunk, key, tr, {"obligation": "wajib", "prohibition": "dilarang",
-                                                     "permission": "dapat|berhak"}[pattern])
-                elif pattern == "duration":
-                    got = _duration(c, chunk, key, tr)
-                elif pattern == "amount":
-                    got = _amount(c, chunk, key, tr)
-                elif pattern == "sanction":
-                    got = _sanction(c, chunk, key, tr)
-                elif pattern == "when":
-                    got = _when(c, chunk, key, tr)
-                elif pattern == "purpose":
-                    got = _purpose(c, chunk, key, tr)
-                elif pattern == "in_force":
-                    got = _in_force(c, chunk, key, tr, topic)
-                else:
-                    got = _general(c, chunk, key, tr)
+                got = readers.get(pattern, _general)(c, chunk, key, tr)
                 if got:
                     question, english = got
                     question = _drop_some(key, _SPACE.sub(" ", question).strip())

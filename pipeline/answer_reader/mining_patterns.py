@@ -4,7 +4,7 @@ takes a passage's answer candidate and gives a question, or None."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..definitions import entry_of
 from ..types import Chunk
@@ -43,6 +43,15 @@ _PREDICATE = re.compile(r"^(?:di[a-z]{3,}|me[a-z]{3,}|ber[a-z]{3,}|ter[a-z]{3,}|
                         r"paling|sebagaimana|yang|dalam|untuk|sesuai|berdasarkan)$", re.IGNORECASE)
 _IN_FORCE = re.compile(r"\bmulai\s+berlaku\s+(?:pada|sejak)\b", re.IGNORECASE)
 _TITLE_TOPIC = re.compile(r"\bTENTANG\s+(?P<topic>.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def _either(key: str, tr: Translator, subject: str, english: Sequence[str],
+            indonesian: Sequence[str]) -> tuple[str, bool]:
+    """One of the templates ("{}": the subject) picked by `key`: in English for one place in ENGLISH_SHARE where the
+    translator has the subject, else in Indonesian; and whether it is English."""
+    if _roll(key, ENGLISH_SHARE) and (en := tr(subject)):
+        return _pick(key, english).format(en), True
+    return _pick(key, indonesian).format(subject), False
 
 
 def _definition(c: AnswerCandidate, chunk: Chunk, key: str, tr: Translator) -> tuple[str, bool] | None:
@@ -242,9 +251,8 @@ def _purpose(c: AnswerCandidate, chunk: Chunk, key: str, tr: Translator) -> tupl
     subj = _lower_first(_words(_clean(m.group("subject")), 12))
     if len(subj.split()) < 2:
         return None
-    if _roll(key, ENGLISH_SHARE) and (s_en := tr(subj)):
-        return _pick(key, [f"What is the purpose of {s_en}?", f"What is {s_en} for?"]), True
-    return _pick(key, [f"Apa tujuan {subj}?", f"Untuk apa {subj}?", f"Apa tujuan dari {subj}?"]), False
+    return _either(key, tr, subj, ["What is the purpose of {}?", "What is {} for?"],
+                   ["Apa tujuan {}?", "Untuk apa {}?", "Apa tujuan dari {}?"])
 
 
 def nominalise(verb: str, stem: Callable[[str], str]) -> str | None:
@@ -312,12 +320,11 @@ def _general(c: AnswerCandidate, chunk: Chunk, key: str, tr: Translator) -> tupl
     if not topic:
         return None
     t = _lower_first(topic)
-    if _roll(key, ENGLISH_SHARE) and (t_en := tr(t)):
-        return _pick(key, [f"What are the rules on {t_en}?", f"What does the regulation say about {t_en}?",
-                           f"How is {t_en} regulated?"]), True
-    return _pick(key, [f"Bagaimana ketentuan mengenai {t}?", f"Apa ketentuan tentang {t}?", f"Bagaimana pengaturan {t}?",
-                       f"Apa yang diatur mengenai {t}?", f"Jelaskan ketentuan {t}!", f"Bagaimana mekanisme {t}?",
-                       f"Bagaimana ketentuan {t}?", f"Bagaimana tata cara {t}?"]), False
+    return _either(key, tr, t, ["What are the rules on {}?", "What does the regulation say about {}?",
+                                "How is {} regulated?"],
+                   ["Bagaimana ketentuan mengenai {}?", "Apa ketentuan tentang {}?", "Bagaimana pengaturan {}?",
+                    "Apa yang diatur mengenai {}?", "Jelaskan ketentuan {}!", "Bagaimana mekanisme {}?",
+                    "Bagaimana ketentuan {}?", "Bagaimana tata cara {}?"])
 
 
 def _without(text: str, m: re.Match) -> str:
@@ -362,20 +369,18 @@ def _sanction(c: AnswerCandidate, chunk: Chunk, key: str, tr: Translator) -> tup
     subj = _lower_first(_words(_clean(m.group("subject")), 16))
     if len(subj.split()) < 3:
         return None
-    if _roll(key, ENGLISH_SHARE) and (s_en := tr(subj)):
-        return _pick(key, [f"What is the penalty for {s_en}?", f"What sanction applies to {s_en}?"]), True
-    return _pick(key, [f"Apa sanksi bagi {subj}?", f"Apa ancaman pidana bagi {subj}?", f"Sanksi apa yang dikenakan "
-                       f"kepada {subj}?", f"Apa hukuman bagi {subj}?"]), False
+    return _either(key, tr, subj, ["What is the penalty for {}?", "What sanction applies to {}?"],
+                   ["Apa sanksi bagi {}?", "Apa ancaman pidana bagi {}?", "Sanksi apa yang dikenakan kepada {}?",
+                    "Apa hukuman bagi {}?"])
 
 
 def _in_force(c: AnswerCandidate, chunk: Chunk, key: str, tr: Translator, topic: str) -> tuple[str, bool] | None:
     text = _sentence_text(c)
     if not text or not _IN_FORCE.search(text) or not topic:
         return None
-    if _roll(key, ENGLISH_SHARE) and (t_en := tr(topic)):
-        return _pick(key, [f"When does the law on {t_en} take effect?", f"When did the law on {t_en} come into force?"]), True
-    return _pick(key, [f"Kapan undang-undang tentang {topic} mulai berlaku?", f"Sejak kapan undang-undang tentang "
-                       f"{topic} berlaku?", f"Kapan UU {topic} mulai berlaku?"]), False
+    return _either(key, tr, topic, ["When does the law on {} take effect?", "When did the law on {} come into force?"],
+                   ["Kapan undang-undang tentang {} mulai berlaku?", "Sejak kapan undang-undang tentang {} berlaku?",
+                    "Kapan UU {} mulai berlaku?"])
 
 
 def _topic(title: str) -> str:
