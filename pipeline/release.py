@@ -74,7 +74,7 @@ class Release:
         self.emit("retrieval", {"part": part, "attempt": attempt, "records": records,
                                 "documents": list(dict.fromkeys(c.title for c in chunks.values()))[:5]})
 
-    async def gated(self, part: int, attempt: int, index: int, claim: VerifiedClaim) -> None:
+    def gated(self, part: int, attempt: int, index: int, claim: VerifiedClaim) -> None:
         p = self.parts[part]
         if attempt != p.attempt:
             return

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import AsyncIterator, Awaitable, Callable, Mapping, Protocol, runtime_checkable
+from typing import AsyncIterator, Callable, Mapping, Protocol, runtime_checkable
 
 from .claims import GENERATOR_FAILED, ClaimOut, ClaimReader, ParseFailure
 from .config import Route
@@ -25,7 +25,7 @@ from .types import Chunk, GenerationOutput, GenerationRequest, JudgeCall, Suffic
 
 log = logging.getLogger(__name__)
 
-OnClaim = Callable[[int, VerifiedClaim], Awaitable[None]]  # a claim's index in the output, the claim gated
+OnClaim = Callable[[int, VerifiedClaim], None]  # a claim's index in the output, the claim gated
 
 
 @runtime_checkable
@@ -109,7 +109,7 @@ async def generate_and_verify(generator: StreamingGenerator, request: Generation
         if not first and verified.status == "supported":
             first.append(_ms(started))
         if on_claim is not None:
-            await on_claim(i, verified)
+            on_claim(i, verified)
         return verified, calls
 
     def start(new: list[ClaimOut]) -> None:

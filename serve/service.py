@@ -180,15 +180,9 @@ class Service:
     async def _told(self, where: Where, body: CollectionAnswerRequest, task: asyncio.Task,
                     queue: asyncio.Queue) -> AsyncIterator[tuple[str, dict]]:
         withdrawn: list[int] = []
-        while True:
-            getter = asyncio.ensure_future(queue.get())
-            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-            if not getter.done():
-                getter.cancel()
-                if queue.empty():
-                    break
-                continue
-            kind, data = getter.result()
+        task.add_done_callback(lambda _: queue.put_nowait(None))  # after every event the question emitted
+        while (event := await queue.get()) is not None:
+            kind, data = event
             if kind == "decided":
                 withdrawn = data["withdrawn"]
                 continue

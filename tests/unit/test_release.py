@@ -3,7 +3,6 @@ attempt satisfies the route and every part does, and comes in the answer's order
 documents in tests/integration/test_streaming.py)."""
 from __future__ import annotations
 
-import asyncio
 
 from pipeline.config import Route
 from pipeline.release import Release
@@ -45,7 +44,7 @@ def release(heard, routes=(RATE,)):
 
 
 def gate(r, part, index, c, attempt=0):
-    asyncio.run(r.gated(part, attempt, index, c))
+    r.gated(part, attempt, index, c)
 
 
 def test_a_claim_waits_until_its_attempt_has_the_evidence_the_route_requires():
