@@ -175,7 +175,7 @@ class Receipts:
 
 
 def claim_line(claim: dict, marks: list[int], lang: str) -> str:
-    line = " ".join(claim["text"].split()) + " " + "".join(f"[{n}]" for n in marks)
+    line = quoted(claim["text"]) + " " + "".join(f"[{n}]" for n in marks)
     st = claim.get("standing")
     if st and st["state"] != "in_force":
         line += f" *({standing_words(Claim.model_validate(claim).standing, lang, brief=True)})*"
@@ -183,9 +183,10 @@ def claim_line(claim: dict, marks: list[int], lang: str) -> str:
 
 
 def quoted(text: str) -> str:
-    """A record's words as one Markdown line that renders as written: a leading "19." or "-" is not made a list."""
-    return re.sub(r"^(\d+)\.(\s)|^([-*+#>])", lambda m: f"{m[1]}\\.{m[2]}" if m[1] else f"\\{m[3]}",
-                  " ".join(text.split()))
+    """A record's words as one Markdown line that renders as written: a leading "19." or "-" is not made a list, and
+    what would read as an HTML tag ("<a href=…>" in an uploaded record) is shown as text, not rendered."""
+    line = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", " ".join(text.split()))
+    return re.sub(r"^(\d+)\.(\s)|^([-*+#>])", lambda m: f"{m[1]}\\.{m[2]}" if m[1] else f"\\{m[3]}", line)
 
 
 def receipt_line(source: dict, lang: str) -> str:
@@ -211,7 +212,7 @@ def demoted_section(claims: list[dict], lang: str) -> str:
     W = words(lang)
     if not claims:
         return ""
-    items = "\n".join(f"- {' '.join(c['text'].split())[:300]} — {'; '.join(c['reasons'])[:300]}" for c in claims)
+    items = "\n".join(f"- {quoted(c['text'][:300])} — {quoted('; '.join(c['reasons'])[:300])}" for c in claims)
     return f"\n\n<details>\n<summary>{W['unsupported']} ({len(claims)})</summary>\n\n{items}\n\n</details>"
 
 

@@ -229,3 +229,13 @@ def test_the_ask_page_streams_rendered_claims_then_the_answers_address(served):
     # a question the service will not take: the ask page with its error, as the form without script gets it
     r = s.post("/ui/ask/stream", data={"question": " ", "collection": "default"})
     assert r.status_code == 422 and "text/html" in r.headers["content-type"]
+
+
+def test_a_records_words_are_shown_as_written_never_as_markup():
+    """A quote is Markdown text in a chat client: a leading number is not a list, and a tag an uploaded record holds
+    is shown as text, not rendered by the client."""
+    from serve.chat import quoted
+
+    assert quoted("19. Contoh:  PT  Ilustrasi") == "19\\. Contoh: PT Ilustrasi"
+    assert quoted('Tarif <img src=x onerror="alert(1)"> 10%') == 'Tarif &lt;img src=x onerror="alert(1)"> 10%'
+    assert quoted("kurang dari < 5 persen") == "kurang dari < 5 persen"
