@@ -269,6 +269,7 @@ class ChatCompletions:
         self.where = svc.where(key, self.name)  # 403 before 404, as every route
         self.questions, self.ignored = checked(body)
         self.created = int(time.time())
+        self.id = f"chatcmpl-{time.time_ns():x}"  # a streamed answer's (its trace id is known only at the end)
 
     async def _asked(self) -> Standalone:
         orch = await self.svc.orchestrator(self.where.collection)
@@ -317,7 +318,6 @@ class ChatCompletions:
         return self._chunk(event={"type": "status", "data": {"description": text, "done": done}})
 
     async def _chunks(self, asked: Standalone, events: AsyncIterator[tuple[str, dict]]) -> AsyncIterator[dict]:
-        self.id = f"chatcmpl-{int(time.time() * 1000)}"
         lang = self.body.lang or self.svc.analyzer.language(asked.question)
         W = words(lang)
         receipts = Receipts(self.base, self.name)
