@@ -27,7 +27,7 @@ import time
 from typing import Any, AsyncIterator, Literal
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.corpus import DEFAULT_COLLECTION
 from pipeline.decision import category_words
@@ -47,7 +47,7 @@ IGNORED = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "seed"
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
     role: str
     content: str | list[dict[str, Any]] | None = None
 
@@ -55,7 +55,7 @@ class ChatMessage(BaseModel):
 class ChatRequest(BaseModel):
     """An OpenAI Chat Completions request. Fields other than these are accepted, ignored and listed as such."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)  # no coercion (`"stream": "yes"` is refused), as /v1/answer
     model: str = Field(..., max_length=80, description="`saksi` (the default collection) or `saksi:<collection>`")
     messages: list[ChatMessage] = Field(..., min_length=1, max_length=200)
     stream: bool = False
@@ -91,9 +91,11 @@ def _text(m: ChatMessage, i: int) -> str:
         return m.content
     texts = []
     for part in m.content:
-        if part.get("type") != "text" or not isinstance(part.get("text"), str):
+        if part.get("type") != "text":
             raise ApiError(400, "unsupported_parameter", f"messages[{i}].content: only text parts can be asked "
                                                          f"(got {part.get('type')!r})")
+        if not isinstance(part.get("text"), str):
+            raise ApiError(422, "invalid_request", f"messages[{i}].content: a text part needs its `text`, a string")
         texts.append(part["text"])
     return "\n".join(texts)
 
@@ -280,8 +282,11 @@ class ChatCompletions:
         try:
             return AnswerRequest(question=asked.question, lang=self.body.lang, as_of=self.body.as_of,
                                  collection=self.name)
-        except ValueError as e:
-            raise ApiError(422, "invalid_request", f"messages: {str(e).splitlines()[-1]}") from None
+        except ValidationError as e:  # the question made of the messages, or the date asked
+            first = e.errors()[0]
+            where = ".".join(str(x) for x in first["loc"]) or "messages"
+            raise ApiError(422, "invalid_request", f"{'messages' if where == 'question' else where}: "
+                                                   f"{first['msg']}") from None
 
     def _saksi(self, asked: Standalone, answer: dict | None) -> dict:
         return {"question": asked.question, "rewritten": asked.rewritten, "rewritten_by": asked.by,

@@ -239,3 +239,17 @@ def test_a_records_words_are_shown_as_written_never_as_markup():
     assert quoted("19. Contoh:  PT  Ilustrasi") == "19\\. Contoh: PT Ilustrasi"
     assert quoted('Tarif <img src=x onerror="alert(1)"> 10%') == 'Tarif &lt;img src=x onerror="alert(1)"> 10%'
     assert quoted("kurang dari < 5 persen") == "kurang dari < 5 persen"
+
+
+@pytest.mark.parametrize("body, status, starts", [
+    ({"messages": [{"role": "user", "content": ANSWERED}], "stream": "yes"}, 422, "stream:"),  # no coercion
+    ({"messages": [{"role": "user", "content": [{"type": "text"}]}]}, 422, "messages[0].content:"),
+    ({"messages": [{"role": "user", "content": ANSWERED}], "as_of": "2024-02-30"}, 422, "as_of:"),
+    ({"messages": [{"role": "user", "content": "x" * 5000}]}, 422, "question:"),
+    ({"messages": []}, 422, "messages:"),
+    ({"model": "saksi:" + "a" * 70, "messages": [{"role": "user", "content": ANSWERED}]}, 404, "no model"),
+])
+def test_a_malformed_chat_request_is_a_typed_error_naming_what(served, body, status, starts):
+    client, tokens, _ = served
+    r = client.post("/v1/chat/completions", headers=auth(tokens), json={"model": "saksi", **body})
+    assert r.status_code == status and r.json()["error"]["message"].startswith(starts), r.text
