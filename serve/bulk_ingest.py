@@ -48,7 +48,7 @@ import numpy as np
 from pipeline.backends import make_embedder
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus, DataDir, IngestReport, Ingestor
-from pipeline.corpus.ingestor import GivenVectors, Prepared
+from pipeline.corpus.ingestor import GivenVectors, IngestMeter, Prepared
 from pipeline.errors import IngestError
 from pipeline.index.embedding_cache import EmbeddingCache
 from pipeline.ingest.prepare import DocumentPreparer
@@ -206,11 +206,33 @@ class RayPreparation:
 
 def bulk_ingest(paths: Sequence[Path], profile_name: str, data_dir: "Path | DataDir", concurrency: int = 1,
                 batch_size: int = 64, rebuild: bool = False, progress: Callable[[str], None] | None = None,
-                embedder_factory: EmbedderFactory | None = None) -> IngestReport:
+                embedder_factory: EmbedderFactory | None = None, meter: IngestMeter | None = None) -> IngestReport:
     """Ingest files and directories like `saksi ingest` (the same Ingestor loop, report and corpus),
-    with parsing and embedding on Ray. `embedder_factory` (picklable) replaces the profile's embedder."""
+    with parsing and embedding on Ray. `embedder_factory` (picklable) replaces the profile's embedder;
+    `meter` hears the progress (`IngestBar`: documents, passages, passages/s and the time left).
+
+    Resumable: each document is committed on its own, so a job stopped anywhere (killed, node lost,
+    Ctrl-C) is resumed by running it again: committed files are unchanged and skipped, a document
+    half-written is written again, and the embedding cache gives back every vector already computed."""
     say = progress or (lambda m: log.info(m))
     target = data_dir if isinstance(data_dir, DataDir) else DataDir(data_dir)  # a collection's, or the root
     with Corpus(target, load_profile(profile_name)) as corpus:
         preparation = RayPreparation(corpus, profile_name, concurrency, batch_size, embedder_factory, say)
-        return Ingestor(corpus, say).ingest(paths, rebuild=rebuild, preparation=preparation)
+        return Ingestor(corpus, say, meter=meter).ingest(paths, rebuild=rebuild, preparation=preparation)
+
+
+def cluster_cpus() -> float:
+    """CPUs of the Ray cluster this process is connected to (0 when Ray is not running)."""
+    import ray
+
+    return float(ray.cluster_resources().get("CPU", 0)) if ray.is_initialized() else 0.0
+
+
+def throughput_line(embedded: int, from_cache: int, seconds: float, cpus: float) -> str:
+    """What a bulk-ingest measured: passages the model embedded per second, in all and per CPU core
+    of the cluster (the figure docs/capacity.md scales from)."""
+    model = embedded - from_cache
+    rate = model / seconds if seconds > 0 else 0.0
+    per_core = f", {rate / cpus:.2f} per CPU core ({cpus:g} CPUs in the Ray cluster)" if cpus else ""
+    return (f"embedded {model} passages with the model in {seconds:.0f} s: {rate:.2f} passages/s{per_core}"
+            + (f"; {from_cache} more from the embedding cache" if from_cache else ""))

@@ -44,8 +44,11 @@ def _extend(sub: argparse._SubParsersAction) -> None:
                        description="Same corpus as `saksi ingest`; files are parsed by Ray tasks and embedded by "
                                    "a pool of actors, while the writes stay in this process (Milvus Lite lets one "
                                    "process own its file). On a cluster: ray job submit --working-dir . -- "
-                                   "saksi bulk-ingest corpus/ --concurrency 4")
-    p.add_argument("paths", nargs="+", type=Path)
+                                   "saksi bulk-ingest corpus/ --concurrency 4. @FILE reads paths from FILE, one per "
+                                   "line, in the order given (an interrupted job is resumed by running it again: "
+                                   "what it committed is unchanged and skipped).",
+                       fromfile_prefix_chars="@")
+    p.add_argument("paths", nargs="+", type=Path, help="files and directories, or @FILE (one path per line)")
     p.add_argument("--concurrency", type=int, default=1, help="actors in the embedding pool")
     p.add_argument("--batch-size", type=int, default=64, help="chunks per embedding batch")
     p.add_argument("--rebuild", action="store_true", help="drop the data directory's corpus and indexes first")
@@ -115,12 +118,25 @@ def cmd_batch(args) -> int:
 
 def cmd_bulk_ingest(args) -> int:
     """Prints what `saksi ingest` prints, and exits as it does."""
-    from .bulk_ingest import bulk_ingest
+    from pipeline.progress import IngestBar
+
+    from .bulk_ingest import bulk_ingest, cluster_cpus, throughput_line
 
     target = base.collection_dir(args, create=True)
-    progress = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
-    report = bulk_ingest(args.paths, args.profile, target, args.concurrency, args.batch_size,
-                         rebuild=args.rebuild, progress=progress)
+    # as `saksi ingest`: a bar (documents, passages, passages/s, time left) on a terminal, the same line
+    # every few seconds in a log; with --json neither
+    bar = None if args.json else IngestBar(sys.stderr)
+    progress = (lambda m: None) if bar is None else bar.say
+    started = time.perf_counter()
+    try:
+        report = bulk_ingest(args.paths, args.profile, target, args.concurrency, args.batch_size,
+                             rebuild=args.rebuild, progress=progress, meter=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    if not args.json:
+        print(throughput_line(report.embedded, report.from_cache, time.perf_counter() - started, cluster_cpus()),
+              file=sys.stderr)
     return base.print_ingest_report(target.root, report, args.json, args.strict)
 
 

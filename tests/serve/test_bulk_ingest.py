@@ -122,3 +122,58 @@ def test_cli_bulk_ingest(ray_session, tmp_path, capsys):
     assert report["ingested"] == [] and len(report["unchanged"]) == 4 and report["errors"] == []
     with Corpus(data, load_profile()) as corpus:
         assert corpus.check() == corpus.store.fingerprint()
+
+
+class _Interrupt:
+    """A meter that stops the job (as Ctrl-C would) once `after` documents are committed."""
+
+    def __init__(self, after: int):
+        self.after, self.done = after, 0
+
+    def begin(self, sizes):
+        pass
+
+    def embedding(self, doc_id, chunks):
+        pass
+
+    def embedded(self, chunks):
+        pass
+
+    def file_done(self):
+        self.done += 1
+        if self.done == self.after:
+            raise KeyboardInterrupt
+
+
+def test_an_interrupted_job_resumes_where_it_stopped(built, sources, tmp_path):
+    """Stopped after two documents, run again: the committed ones are unchanged, the rest go in, nothing
+    is embedded twice, and the corpus is the one an uninterrupted job built."""
+    _, _, bulk, first = built
+    data = tmp_path / "data"
+    with pytest.raises(KeyboardInterrupt):
+        bulk_ingest(sources, "lite", data, batch_size=16, embedder_factory=FakeHashEmbedder, meter=_Interrupt(2))
+    with Corpus(data, load_profile(), embedder=FakeHashEmbedder()) as c:
+        kept = [d.doc_id for d, _ in c.store.documents()]
+        kept_chunks = c.store.count()
+    assert len(kept) == 2
+    resumed = bulk_ingest(sources, "lite", data, batch_size=16, embedder_factory=FakeHashEmbedder)
+    assert len(resumed.unchanged) == 2 and len(resumed.ingested) == len(first.ingested) - 2
+    assert resumed.total_chunks == first.total_chunks
+    assert resumed.embedded == first.total_chunks - kept_chunks  # the committed documents' chunks are not redone
+    assert json.loads((data / "state.json").read_text()) == json.loads((bulk / "state.json").read_text())
+    with Corpus(bulk, load_profile(), embedder=FakeHashEmbedder()) as a, \
+            Corpus(data, load_profile(), embedder=FakeHashEmbedder()) as b:
+        assert b.store.ids() == a.store.ids() and b.store.fingerprint() == a.store.fingerprint()
+        assert b.dense.count() == a.dense.count()
+
+
+def test_cli_reads_paths_from_a_file_and_says_its_rate(ray_session, tmp_path, capsys):
+    files = sorted(p for p in SAMPLE.iterdir() if p.suffix == ".md" and p.name != "README.md")[:2]
+    listing = tmp_path / "order.txt"
+    listing.write_text("".join(f"{p}\n" for p in reversed(files)))
+    data = tmp_path / "data"
+    assert main(["bulk-ingest", f"@{listing}", "--data-dir", str(data), "--batch-size", "8"]) == 0
+    captured = capsys.readouterr()
+    assert f"{data}: 2 ingested, 0 unchanged, 0 skipped" in captured.out
+    assert re.search(r"embedded \d+ passages with the model in \d+ s: [\d.]+ passages/s, [\d.]+ per CPU core "
+                     r"\([\d.]+ CPUs in the Ray cluster\)", captured.err), captured.err

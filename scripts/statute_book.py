@@ -1,0 +1,84 @@
+"""Lay out the statute book (../shared/data/peraturan/uu.tar.xz) as files `saksi bulk-ingest` can take.
+
+The archive holds each law as `uu/<year>/<number>.md`, with no front matter. saksi names a document
+without a declared id after its file's stem, so `uu/1951/23.md` and `uu/1953/23.md` would both be
+`23` (the second is reported and skipped as a duplicate id). This writes each law flat as
+`uu-<number>-<year>.md` (the id the project uses for a regulation: `pp-35-2021`, `pmk-098-2025`),
+and nothing else of the text changes: what is cited is the archive's own text.
+
+    python scripts/statute_book.py data/statute-book            # all 1,535 laws
+    python scripts/statute_book.py data/statute-book --limit 50 # the first 50, by year then number
+
+`order.txt` lists the files in the order to ingest them (`saksi bulk-ingest @data/statute-book/order.txt`),
+the laws in FIRST first, so an interrupted run already holds them: the labour, social-security and civil-service laws the legal_qa
+questions' regulations implement come first by default.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tarfile
+from pathlib import Path
+
+SHARED_DATA = Path(os.environ.get("SAKSI_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+ARCHIVE = SHARED_DATA / "peraturan" / "uu.tar.xz"
+# the parents and siblings of the legal_qa dev regulations (PP 34/2021, PP 35/2021, PP 44/2015,
+# PP 94/2021): Manpower, Job Creation, industrial disputes, trade unions, migrant workers, SJSN,
+# BPJS, civil service; then the tax and customs laws saksi's users ask about most
+FIRST = ("uu-13-2003", "uu-11-2020", "uu-2-2004", "uu-21-2000", "uu-18-2017", "uu-39-2004", "uu-40-2004",
+         "uu-24-2011", "uu-5-2014", "uu-43-1999", "uu-8-1974", "uu-28-2007", "uu-36-2008", "uu-42-2009",
+         "uu-17-2006", "uu-39-2007", "uu-7-2021")
+_MEMBER = re.compile(r"^uu/(\d{4})/(\d+[a-z]?)\.md$", re.IGNORECASE)
+
+
+def law_id(member: str) -> str | None:
+    """`uu/2007/28.md` → `uu-28-2007`; None for anything else in the archive."""
+    m = _MEMBER.match(member)
+    return f"uu-{m[2].lower()}-{m[1]}" if m else None
+
+
+def lay_out(archive: Path, out: Path, limit: int | None = None, first: tuple[str, ...] = FIRST) -> list[Path]:
+    """Write the laws under `out` (unchanged files are left as they are, so a re-run does not make
+    bulk-ingest see new files); return them in ingest order, also written to out/order.txt."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with tarfile.open(archive, "r:xz") as tar:
+        members = [(law_id(m.name), m) for m in tar.getmembers() if m.isfile()]
+        members = sorted(((i, m) for i, m in members if i), key=lambda im: (int(im[1].name.split("/")[1]),
+                                                                           _number(im[0])))
+        for doc_id, member in members[:limit] if limit else members:
+            data = tar.extractfile(member).read()
+            path = out / f"{doc_id}.md"
+            if not path.exists() or path.read_bytes() != data:
+                path.write_bytes(data)
+            written.append(path)
+    rank = {name: k for k, name in enumerate(first)}
+    ordered = sorted(written, key=lambda p: (rank.get(p.stem, len(rank)),))  # stable: the rest by year, number
+    (out / "order.txt").write_text("".join(f"{p}\n" for p in ordered), encoding="utf-8")
+    return ordered
+
+
+def _number(doc_id: str) -> tuple[int, str]:
+    n = doc_id.split("-")[1]
+    digits = re.match(r"\d+", n)
+    return (int(digits[0]) if digits else 0, n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out", type=Path, help="directory for uu-<number>-<year>.md files and order.txt")
+    p.add_argument("--archive", type=Path, default=ARCHIVE)
+    p.add_argument("--limit", type=int, help="only the first N laws (by year, then number)")
+    args = p.parse_args(argv)
+    if not args.archive.exists():
+        print(f"statute_book: no archive at {args.archive}", file=sys.stderr)
+        return 2
+    laws = lay_out(args.archive, args.out, args.limit)
+    print(f"{len(laws)} laws in {args.out} (ingest order: {args.out / 'order.txt'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

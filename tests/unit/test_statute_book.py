@@ -1,0 +1,57 @@
+"""scripts/statute_book.py: the statute book laid out as files whose names are the laws' ids."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ROOT
+
+pytestmark = pytest.mark.unit
+
+SCRIPT = ROOT / "scripts" / "statute_book.py"
+
+
+def _archive(path: Path, members: dict[str, str]) -> Path:
+    with tarfile.open(path, "w:xz") as tar:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=60)
+
+
+def test_laws_with_the_same_number_in_different_years_keep_apart(tmp_path):
+    archive = _archive(tmp_path / "uu.tar.xz", {
+        "uu/1953/23.md": "UNDANG-UNDANG NOMOR 23 TAHUN 1953\n", "uu/1951/23.md": "UNDANG-UNDANG NOMOR 23 TAHUN 1951\n",
+        "uu/2003/13.md": "UNDANG-UNDANG NOMOR 13 TAHUN 2003\n", "uu/1951/4.md": "UNDANG-UNDANG NOMOR 4 TAHUN 1951\n",
+        "uu/README.txt": "not a law"})
+    out = tmp_path / "laws"
+    done = _run(str(out), "--archive", str(archive))
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.glob("*.md")) == ["uu-13-2003.md", "uu-23-1951.md", "uu-23-1953.md", "uu-4-1951.md"]
+    assert (out / "uu-23-1951.md").read_text() == "UNDANG-UNDANG NOMOR 23 TAHUN 1951\n"  # the archive's bytes
+    # the order bulk-ingest is given: the laws named first (UU 13/2003 here), then by year and number
+    assert (out / "order.txt").read_text().split() == [str(out / n) for n in
+                                                       ("uu-13-2003.md", "uu-4-1951.md", "uu-23-1951.md", "uu-23-1953.md")]
+    # a second run leaves the files as they are (bulk-ingest sees nothing changed)
+    before = {p.name: p.stat().st_mtime_ns for p in out.glob("*.md")}
+    assert _run(str(out), "--archive", str(archive)).returncode == 0
+    assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.md")} == before
+
+
+def test_limit_and_a_missing_archive(tmp_path):
+    archive = _archive(tmp_path / "uu.tar.xz", {f"uu/1950/{n}.md": f"law {n}\n" for n in (1, 2, 10)})
+    assert _run(str(tmp_path / "two"), "--archive", str(archive), "--limit", "2").returncode == 0
+    assert sorted(p.name for p in (tmp_path / "two").glob("*.md")) == ["uu-1-1950.md", "uu-2-1950.md"]
+    missing = _run(str(tmp_path / "none"), "--archive", str(tmp_path / "absent.tar.xz"))
+    assert missing.returncode == 2 and "no archive" in missing.stderr
