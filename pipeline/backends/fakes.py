@@ -1,7 +1,8 @@
 """Deterministic fakes for tests — named as fakes, never used by a profile.
 
 - FakeHashEmbedder: hashes word tokens into a normalised vector; similar wording gives
-  similar vectors, no model needed.
+  similar vectors, no model needed. `seconds_per_text` makes it as slow as a model would be
+  (a job that must still be running when a test interrupts it); the vectors do not change.
 - FakeScriptedGenerator: returns scripted raw outputs, including the adversarial ones a
   language model might produce (fabricated quotes, changed numbers, foreign citations).
 - FakeScriptedJudge: returns scripted verdicts, or raises to simulate an outage.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from typing import Callable, Sequence
 
 import numpy as np
@@ -21,8 +23,8 @@ from ..types import GenerationOutput, GenerationRequest, JudgeInput, Verdict
 class FakeHashEmbedder:
     name = "fake-hash"
 
-    def __init__(self, dim: int = 64):
-        self.dim = dim
+    def __init__(self, dim: int = 64, seconds_per_text: float = 0.0):
+        self.dim, self.seconds_per_text = dim, seconds_per_text
 
     def _vec(self, text: str) -> np.ndarray:
         v = np.zeros(self.dim, dtype=np.float32)
@@ -39,6 +41,8 @@ class FakeHashEmbedder:
         return np.stack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if self.seconds_per_text:
+            time.sleep(self.seconds_per_text * len(texts))  # as a model holds its worker while it computes
         return await self.embed_queries(texts)
 
 
