@@ -26,6 +26,10 @@ class Autoscaling(_Strict):
     min_replicas: int = Field(1, ge=0)
     max_replicas: int = Field(1, ge=1)
     target_ongoing_requests: float = Field(4, gt=0)
+    # how long the load must stay above / below target before Serve adds / removes a replica;
+    # unset: Ray Serve's own defaults (30 s up, 600 s down)
+    upscale_delay_s: float | None = Field(None, ge=0)
+    downscale_delay_s: float | None = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _order(self) -> "Autoscaling":
@@ -71,7 +75,7 @@ class DeploymentOptions(_Strict):
         if self.num_replicas is not None:
             out["num_replicas"] = self.num_replicas
         else:
-            out["autoscaling_config"] = self.autoscaling_config.model_dump()
+            out["autoscaling_config"] = self.autoscaling_config.model_dump(exclude_none=True)
         return out
 
 

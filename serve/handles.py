@@ -7,14 +7,19 @@ calls the Reranker and the Embedder), except for a model `runtime.placement` run
 caller, which is the in-process backend itself (lite: only the Retriever is called).
 The context handle names the collection it reads, so an answer only ever sees its own.
 Each call carries a deadline; a judge that does not answer in time is "no verdict"
-(the gates cap the claim), never a yes.
+(the gates cap the claim), never a yes. A call whose replica dies under it (a node lost, a replica
+killed, an autoscaler's replica stopped) is made once more within the same deadline: Serve routes
+it to a live replica, and every call here is a read that may run twice (a streamed generation is
+not retried: its claims may already be shown).
 """
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import AsyncIterator, Sequence
 
 import numpy as np
+from ray.exceptions import RayActorError
 from ray.serve.handle import DeploymentHandle
 
 from pipeline.analysis import QueryAnalyzer
@@ -24,9 +29,20 @@ from pipeline.context import AttemptContext, ContextRequest
 from pipeline.orchestrator import Components
 from pipeline.types import Candidate, Document, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, Verdict
 
+log = logging.getLogger(__name__)
+
 
 async def _call(handle: DeploymentHandle, method: str, *args, timeout: float, **kwargs):
-    return await asyncio.wait_for(getattr(handle, method).remote(*args, **kwargs), timeout)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    try:
+        return await asyncio.wait_for(getattr(handle, method).remote(*args, **kwargs), timeout)
+    except RayActorError:  # the replica died (or became unreachable) under the call
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise
+        log.warning("a %s replica was lost during %s; asking another", getattr(handle, "deployment_name", "?"), method)
+        return await asyncio.wait_for(getattr(handle, method).remote(*args, **kwargs), remaining)
 
 
 class HandleEmbedder:
