@@ -78,3 +78,17 @@ def test_placement_decides_which_model_deployments_exist():
     raw["deployments"]["Retriever"]["batch"] = None
     with pytest.raises(ValueError, match="questions are embedded in the Retriever"):
         ServeConfig.model_validate(raw)
+
+
+def test_autoscaling_delays_reach_serve_only_when_set():
+    from serve.config import DeploymentOptions
+
+    plain = DeploymentOptions.model_validate({"autoscaling_config": {"min_replicas": 1, "max_replicas": 3}})
+    assert plain.serve_options()["autoscaling_config"] == {"min_replicas": 1, "max_replicas": 3,
+                                                           "target_ongoing_requests": 4}
+    quick = DeploymentOptions.model_validate({"autoscaling_config": {"max_replicas": 3, "upscale_delay_s": 2,
+                                                                     "downscale_delay_s": 15}})
+    assert quick.serve_options()["autoscaling_config"]["upscale_delay_s"] == 2
+    assert quick.serve_options()["autoscaling_config"]["downscale_delay_s"] == 15
+    with pytest.raises(ValueError):
+        DeploymentOptions.model_validate({"autoscaling_config": {"max_replicas": 3, "downscale_delay_s": -1}})
