@@ -363,7 +363,16 @@ def receipts(rows: Sequence[dict]) -> dict | None:
         "span": {"questions": len(span), "answered": len(span_answered), "hits": span_hits,
                  "rate": _rate(span_hits, len(span)), "precision": _rate(span_hits, len(span_answered))},
         "curve": receipt_curve(rows),
+        "gold_pasal_read": gold_pasal_read(refd),
     }
+
+
+def gold_pasal_read(refd: Sequence[dict], ks: Iterable[int] = (1, 6, 30)) -> dict:
+    """Of the referenced questions, the share whose first attempt had a passage at the gold law and Pasal among
+    its first k reranked candidates (the generator reads the first six): retrieval's part of a receipt."""
+    ranks = [r["receipt"].get("gold_pasal_rank") for r in refd]
+    return {"questions": len(ranks),
+            "at": {str(k): _rate(sum(1 for x in ranks if x is not None and x <= k), len(ranks)) for k in ks}}
 
 
 def leave_out(rows: Sequence[dict], law: str) -> dict:

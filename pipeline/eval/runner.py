@@ -40,7 +40,7 @@ from ..trace import Trace
 from ..types import Result, VerifiedClaim
 from . import metrics
 from .datasets import EvalDataError, EvalSet, Question, contains_answer, load_dataset
-from .receipts import CorpusText, law_slug, parse_receipt, receipt_fields, same_law
+from .receipts import CorpusText, cite_hits, law_slug, parse_receipt, receipt_fields, same_law
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +190,21 @@ def _gold_rank(trace: Trace, q: Question, by_passage: bool) -> int | None:
     return None
 
 
+def gold_pasal_rank(trace: Trace, q: Question) -> int | None:
+    """1-based rank, in the first attempt's reranked candidates, of the first passage at the gold law and Pasal
+    (its structural path read as a receipt is): whether the right provision was there to be read at all."""
+    if not trace.parts or q.reference is None:
+        return None
+    first = trace.parts[0].attempts[0]
+    chunks = {c.chunk.chunk_id: c.chunk for c in first.candidates}
+    for rank, cid in enumerate(first.reranked, 1):
+        ch = chunks.get(cid)
+        if ch is not None and cite_hits(parse_receipt(" › ".join(x for x in (ch.path, ch.location) if x)),
+                                        q.reference)["pasal"]:
+            return rank
+    return None
+
+
 def _displayed(claims: tuple[VerifiedClaim, ...], checker: SourceChecker, golds: tuple[str, ...],
                every_claim: bool) -> dict:
     """What a reader is shown as the answer, checked: quotes against the source files,
@@ -254,7 +269,8 @@ def score(q: Question, result: Result, trace: Trace, latency_ms: float, checker:
     first_claims = tuple(c for p in trace.parts for c in p.attempts[0].claims)
     ungated = _displayed(first_claims, checker, q.golds, every_claim=True)
     missing = any(p.attempts[0].sufficiency.missing for p in trace.parts)
-    receipt = {} if q.reference is None else {"receipt": _receipt(q, supported, text)}
+    receipt = {} if q.reference is None else {"receipt": {**_receipt(q, supported, text),
+                                                          "gold_pasal_rank": gold_pasal_rank(trace, q)}}
     return {
         "id": q.qid, "question": q.question, "answerable": q.answerable, "golds": list(q.golds),
         "passage": q.passage, "outcome": result.outcome,

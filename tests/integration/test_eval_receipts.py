@@ -190,6 +190,11 @@ def test_receipts_are_scored_against_the_references(scripted):
     assert r["span"] == {"questions": 4, "answered": 4, "hits": 4, "rate": 1.0, "precision": 1.0}
     assert r["curve"][-1]["answered"] == 5 and r["curve"][-1]["pasal_precision"] == 1.0
     assert sum(b["answered"] for b in r["pasal_by_band"]) == 5 and report["leave_out"] is None
+    # every question's gold Pasal was among the passages read, and the rank is the first passage at it
+    ranks = {i: x["gold_pasal_rank"] for i, x in rc.items()}
+    assert all(k is not None and 1 <= k <= 6 for k in ranks.values()), ranks
+    assert r["gold_pasal_read"] == {"questions": 5, "at": {"1": metrics._rate(sum(k == 1 for k in ranks.values()), 5),
+                                                           "6": 1.0, "30": 1.0}}
     html = scripted["full_html"]
     assert "Receipts against the gold references" in html and 'aria-label="Pasal precision vs answered"' in html
     assert "✓ PP 91/2030 Pasal 5 <br><small>gold: PP 91/2030 Pasal 5</small>" in html
