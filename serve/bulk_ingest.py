@@ -145,6 +145,19 @@ def _weights(value: str) -> dict[int, float] | None:
     return {int(k): float(v) for k, v in json.loads(value).items()} if value else None
 
 
+PARSE_CPUS = 0.5  # what a parsing task reserves: parsing is short and mostly waits on the embedding pool
+
+
+def actor_cpu_share(cluster_cpus: float, concurrency: int) -> float:
+    """CPUs each embedding actor reserves: one (Ray then gives it one OpenMP thread), unless the pool would
+    leave the parsing tasks no room. A fixed pool that holds every CPU would wait for parsed files forever
+    (`--concurrency 2` on a 2-CPU machine did), so the actors then share what is left after one parse task.
+    Either way each actor computes on one thread: N actors use N cores."""
+    if cluster_cpus <= 0:
+        return 1.0
+    return min(1.0, max(cluster_cpus - PARSE_CPUS, PARSE_CPUS) / max(concurrency, 1))
+
+
 class RayPreparation:
     """The Ingestor's documents, parsed by Ray tasks and embedded by an actor pool: each changed
     file's PreparedDocument with its vectors, or the IngestError that skips it, in input order.
@@ -192,14 +205,17 @@ class RayPreparation:
 
         start_or_join(say=lambda m: print(m, file=sys.stderr))
         ray.data.DataContext.get_current().execution_options.preserve_order = True
-        self.say(f"preparing {len(files)} files; embedding with a pool of {self.concurrency} actor(s) …")
+        actor_cpus = actor_cpu_share(float(ray.cluster_resources().get("CPU", 0)), self.concurrency)
+        self.say(f"preparing {len(files)} files; embedding with a pool of {self.concurrency} actor(s)"
+                 + (f" of {actor_cpus:.2f} CPU each (the rest parses)" if actor_cpus < 1 else "") + " …")
         ds = (ray.data.from_items([{"path": str(p)} for p in files])
               .flat_map(parse, fn_kwargs={"profile_name": self.profile_name,
-                                          "data_dir": str(self.corpus.data_dir.resolve())})
+                                          "data_dir": str(self.corpus.data_dir.resolve())}, num_cpus=PARSE_CPUS)
               .map_batches(EmbedActor, fn_constructor_kwargs={"profile_name": self.profile_name,
                                                               "embedder_factory": self.embedder_factory,
                                                               "cache_dir": str(self.corpus.data_dir.resolve())},
-                           compute=ray.data.ActorPoolStrategy(size=self.concurrency), batch_size=self.batch_size))
+                           compute=ray.data.ActorPoolStrategy(size=self.concurrency), batch_size=self.batch_size,
+                           num_cpus=actor_cpus))
         for _, rows in itertools.groupby(ds.iter_rows(), key=lambda r: r["path"]):
             yield list(rows)
 
