@@ -21,8 +21,9 @@ def cmd_eval(args) -> int:
         return 2
     if args.reviews:
         return _eval_reviews(args, profile, say)
-    if args.data_dir or args.collection:
-        print("saksi: --data-dir and --collection go with --reviews (a dataset's corpus is --corpus)", file=sys.stderr)
+    if args.data_dir or (args.collection and not args.corpus):
+        print("saksi: --data-dir goes with --reviews, --collection with --reviews or --corpus (a dataset's corpus is "
+              "--corpus DATA_DIR [--collection NAME])", file=sys.stderr)
         return 2
     if args.adversarial:
         from ..eval.adversarial import run_adversarial
@@ -45,7 +46,17 @@ def cmd_eval(args) -> int:
     if args.leave_out is not None:
         name.append(f"without-{law_slug(args.leave_out)}")
     out = args.out or Path("eval-runs") / "-".join(name)
-    report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=args.corpus, progress=say,
+    corpus = args.corpus
+    if corpus is not None and args.collection:
+        from ..corpus import DataDir
+        from ..errors import UnknownCollectionError
+
+        try:
+            corpus = DataDir(corpus).collection(args.collection)
+        except UnknownCollectionError as e:
+            print(f"saksi: {e}", file=sys.stderr)
+            return 2
+    report = run_eval(args.dataset, profile, out, limit=args.limit, corpus_dir=corpus, progress=say,
                       leave_out=args.leave_out)
     print(json.dumps(json_view(report), ensure_ascii=False, indent=1) if args.json else eval_text(report, out))
     return 0 if all(report["contract"].values()) else 1

@@ -90,7 +90,8 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
                         "1 one is still shown or could not be checked, 2 no rejected reviews")
     p.add_argument("--data-dir", help="--reviews: the data directory whose reviews are replayed "
                                       "(default: $SAKSI_DATA_DIR or ./data)")
-    p.add_argument("--collection", metavar="NAME", help="--reviews: only this collection's reviews (default: all)")
+    p.add_argument("--collection", metavar="NAME", help="--reviews: only this collection's reviews (default: all); "
+                                                        "--corpus: ask this collection of that data directory")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help="configs/<profile>.yaml (default: lite)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")

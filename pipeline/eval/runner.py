@@ -31,7 +31,7 @@ import yaml
 
 from .. import __version__
 from ..config import Profile
-from ..corpus import Corpus
+from ..corpus import Corpus, DataDir
 from ..numbers import figures_without_basis
 from ..progress import ProgressBar
 from ..citations import stated
@@ -94,7 +94,7 @@ def corpus_key(evalset: EvalSet, profile: Profile, src: Path, leave_out: str | N
     return h.hexdigest()[:20]
 
 
-def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: Path | None,
+def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: "Path | DataDir | None",
                    say: Callable[[str], None], leave_out: str | None = None) -> tuple[Corpus, dict]:
     """The corpus the questions are asked of, and a description of it for the report. With
     `leave_out`, the dataset's corpus in its own directory without the documents cited as that law."""
@@ -102,7 +102,8 @@ def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: Pa
     if corpus_dir is not None:
         corpus = Corpus(corpus_dir, profile)
         corpus.check()
-        return corpus, {"data_dir": str(corpus_dir), "fresh": False, "from_dataset": False,
+        where = corpus_dir.root if isinstance(corpus_dir, DataDir) else corpus_dir
+        return corpus, {"data_dir": str(where), "fresh": False, "from_dataset": False,
                         "documents": len(corpus.store.documents()), "chunks": corpus.store.count(),
                         "ingest_seconds": 0.0, "skipped_files": []}
     data_dir = out / ("corpus" if leave_out is None else f"corpus-without-{law_slug(leave_out)}")
@@ -316,7 +317,7 @@ async def _ask_all(orchestrator, questions, checker, by_passage, out: Path, say,
 
 
 def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = None,
-             corpus_dir: Path | None = None, progress: Callable[[str], None] | None = None,
+             corpus_dir: "Path | DataDir | None" = None, progress: Callable[[str], None] | None = None,
              leave_out: str | None = None) -> dict:
     """Evaluate one dataset; writes report.json, report.html and questions.jsonl to `out`. With
     `leave_out`, ask only the questions about that law, of the corpus without it."""

@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.eval.report import JSON_KEYS
 
-from ..conftest import SHARED_DATA
+from ..conftest import SAMPLE, SHARED_DATA
 
 pytestmark = pytest.mark.integration
 
@@ -156,3 +156,19 @@ def test_eval_on_the_shared_idk_mrc_validation_set(tmp_path):
     assert m["answerable"] > 0 and m["unanswerable"] > 0
     assert m["quote_exactness"] in (None, 1.0) and m["numbers_without_basis_displayed"] == 0
     assert m["abstention_recall"] > 0 and m["attributed_accuracy"] > 0
+
+
+def test_eval_asks_a_named_collection_of_a_data_directory(datasets, tmp_path):
+    data = tmp_path / "data"
+    done = saksi("ingest", str(SAMPLE), "--data-dir", str(data), "--collection", "named")
+    assert done.returncode == 0, done.stderr
+    done = saksi("eval", str(datasets["jsonl"]), "--corpus", str(data), "--collection", "named",
+                 "--out", str(tmp_path / "e"), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["corpus"]["data_dir"] == str(data / "collections" / "named")
+    assert report["corpus"]["chunks"] > 0 and report["metrics"]["questions"] > 0
+    done = saksi("eval", str(datasets["jsonl"]), "--corpus", str(data), "--collection", "Not A Name")
+    assert done.returncode == 2 and "is not a collection name" in done.stderr and "Traceback" not in done.stderr
+    done = saksi("eval", str(datasets["jsonl"]), "--collection", "named")
+    assert done.returncode == 2 and "--corpus" in done.stderr
