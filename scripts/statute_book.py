@@ -6,6 +6,11 @@ without a declared id after its file's stem, so `uu/1951/23.md` and `uu/1953/23.
 `uu-<number>-<year>.md` (the id the project uses for a regulation: `pp-35-2021`, `pmk-098-2025`),
 and nothing else of the text changes: what is cited is the archive's own text.
 
+Beside each law goes a sidecar (`uu-11-2020.md.meta.yaml`) with the identity the archive's path
+states: an Undang-Undang, its number and year, enacted by the DPR and the President, official. A
+scanned heading is often illegible ("NOMOR 11 TAHUN 2O2O"), and a law saksi cannot name ("UU
+11/2020") can neither be cited by name nor be found as the law that amends or revokes another.
+
     python scripts/statute_book.py data/statute-book            # all 1,535 laws
     python scripts/statute_book.py data/statute-book --limit 50 # the first 50, by year then number
 
@@ -51,13 +56,26 @@ def lay_out(archive: Path, out: Path, limit: int | None = None, first: tuple[str
         for doc_id, member in members[:limit] if limit else members:
             data = tar.extractfile(member).read()
             path = out / f"{doc_id}.md"
-            if not path.exists() or path.read_bytes() != data:
-                path.write_bytes(data)
+            _write_if_changed(path, data)
+            _write_if_changed(path.with_name(path.name + ".meta.yaml"), sidecar(member.name).encode())
             written.append(path)
     rank = {name: k for k, name in enumerate(first)}
     ordered = sorted(written, key=lambda p: (rank.get(p.stem, len(rank)),))  # stable: the rest by year, number
     (out / "order.txt").write_text("".join(f"{p}\n" for p in ordered), encoding="utf-8")
     return ordered
+
+
+def sidecar(member: str) -> str:
+    """The identity of the law at `uu/<year>/<number>.md`, as saksi's sidecar YAML (pipeline/ingest/metadata.py)."""
+    m = _MEMBER.match(member)
+    return (f"# from the archive's path ({member} in mblonyox/data-peraturan): the scanned heading may be illegible\n"
+            f"doc_type: Undang-Undang\nissuer: Dewan Perwakilan Rakyat dan Presiden Republik Indonesia\n"
+            f"number: \"{m[2].lower()}\"\nyear: {int(m[1])}\nauthority: official\n")
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
 
 
 def _number(doc_id: str) -> tuple[int, str]:

@@ -49,9 +49,30 @@ def test_laws_with_the_same_number_in_different_years_keep_apart(tmp_path):
     assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.md")} == before
 
 
+def test_each_law_is_named_by_its_place_in_the_archive_when_its_heading_is_illegible(tmp_path):
+    from pipeline.ingest.source import read_source
+
+    archive = _archive(tmp_path / "uu.tar.xz", {
+        "uu/2020/11.md": "Menimbang UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 11 TAHUN 2O2O TENTANG CIPTA KERJA\n\n"
+                         "Pasal 1\nDalam Undang-Undang ini yang dimaksud dengan: 1. Cipta Kerja adalah upaya.\n",
+        "uu/2003/13.md": "UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 13 TAHUN 2003 TENTANG KETENAGAKERJAAN\n\n"
+                         "Pasal 1\nDalam undang-undang ini yang dimaksud dengan: 1. Ketenagakerjaan adalah hal.\n"})
+    out = tmp_path / "laws"
+    assert _run(str(out), "--archive", str(archive)).returncode == 0
+    assert (out / "uu-11-2020.md.meta.yaml").is_file()
+    illegible = read_source(out / "uu-11-2020.md")
+    assert (illegible.document.cite_as, illegible.document.doc_type, illegible.document.year) == \
+        ("UU 11/2020", "Undang-Undang", 2020)
+    assert illegible.document.authority == "official" and illegible.meta.provenance["number"] == "sidecar"
+    legible = read_source(out / "uu-13-2003.md")
+    assert legible.document.cite_as == "UU 13/2003" and legible.document.doc_id == "uu-13-2003"
+
+
 def test_limit_and_a_missing_archive(tmp_path):
     archive = _archive(tmp_path / "uu.tar.xz", {f"uu/1950/{n}.md": f"law {n}\n" for n in (1, 2, 10)})
     assert _run(str(tmp_path / "two"), "--archive", str(archive), "--limit", "2").returncode == 0
     assert sorted(p.name for p in (tmp_path / "two").glob("*.md")) == ["uu-1-1950.md", "uu-2-1950.md"]
+    assert sorted(p.name for p in (tmp_path / "two").glob("*.meta.yaml")) == ["uu-1-1950.md.meta.yaml",
+                                                                             "uu-2-1950.md.meta.yaml"]
     missing = _run(str(tmp_path / "none"), "--archive", str(tmp_path / "absent.tar.xz"))
     assert missing.returncode == 2 and "no archive" in missing.stderr
