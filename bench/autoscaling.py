@@ -180,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     running = [(s["t"], s.get("RUNNING", 0)) for s in timeline if "error" not in s]
     peak_running = max((n for _, n in running), default=0)
     first_up = next((t for t, n in running if n > 1), None)
-    down_again = next((t for t, n in running if first_up is not None and t > load_end - t0 and n == 1), None)
+    last_peak = max((t for t, n in running if n == peak_running), default=None)
+    down_again = next((t for t, n in running if last_peak is not None and t > last_peak and n == 1), None)
     lost = [r for r in rows if r["status"] != 200]
     summary = {
         "requests": len(rows), "answered_200": sum(r["status"] == 200 for r in rows),
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         "p95_s": round(sorted(r["seconds"] for r in rows)[int(0.95 * (len(rows) - 1))], 3) if rows else None,
         "replicas_min_max_seen": [min((n for _, n in running), default=0), peak_running],
         "first_scale_up_s": first_up, "load_ended_s": round(load_end - t0, 2),
-        "back_to_one_replica_s": down_again, "killed": killed,
+        "last_at_peak_s": last_peak, "back_to_one_replica_s": down_again, "killed": killed,
         "scaled_up_and_down": bool(first_up is not None and down_again is not None),
     }
     result = {"what": __doc__.split("\n\n")[0], "command": " ".join(["bench/autoscaling.py", *(argv or sys.argv[1:])]),

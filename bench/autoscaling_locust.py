@@ -29,9 +29,9 @@ def _outcome(response) -> str:
         body = response.json()
     except ValueError:
         return "unreadable"
-    if body.get("refused"):
+    if body.get("outcome") == "refusal":
         return "refusal:" + str(body.get("reason_code") or "")
-    return "answer"
+    return str(body.get("outcome") or "unknown")
 
 
 class Asker(HttpUser):
