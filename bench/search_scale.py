@@ -176,16 +176,8 @@ def _vectors(n: int, start: int, seed: int = 11) -> np.ndarray:
 def bench_dense(kind: str, sizes: list[int], queries: int, say, budget: float, query_budget: float) -> dict:
     from pipeline.index.dense import MilvusDenseIndex
 
-    server = None
     with tempfile.TemporaryDirectory() as tmp:
-        if kind == "server":
-            from tests.milvus_server import MilvusTestServer
-
-            server = MilvusTestServer(Path(tmp) / "milvus")
-            server.start()
-            uri = server.uri
-        else:
-            uri = str(Path(tmp) / "milvus.db")
+        server, uri = _dense_home(kind, Path(tmp))
         try:
             index = MilvusDenseIndex(uri, DIM, collection="scale")
             pids = [server.proc.pid] if server else []
@@ -260,15 +252,7 @@ def bench_real(kinds: list[str], cache: Path, queries: int, say, query_budget: f
     out = {"passages": len(vectors), "queries": len(q), "embedder": embedder.name, "source": str(cache)}
     for kind in kinds:
         with tempfile.TemporaryDirectory() as tmp:
-            server = None
-            if kind == "server":
-                from tests.milvus_server import MilvusTestServer
-
-                server = MilvusTestServer(Path(tmp) / "milvus")
-                server.start()
-                uri = server.uri
-            else:
-                uri = str(Path(tmp) / "milvus.db")
+            server, uri = _dense_home(kind, Path(tmp))
             try:
                 index = MilvusDenseIndex(uri, vectors.shape[1], collection="real")
                 started = time.perf_counter()
@@ -289,6 +273,18 @@ def bench_real(kinds: list[str], cache: Path, queries: int, say, query_budget: f
                 if server:
                     server.stop()
     return out
+
+
+def _dense_home(kind: str, tmp: Path):
+    """Where a dense lane's index lives: a Milvus server started in `tmp` ("server"; returned, to stop), or a
+    Milvus Lite file there."""
+    if kind == "server":
+        from tests.milvus_server import MilvusTestServer
+
+        server = MilvusTestServer(tmp / "milvus")
+        server.start()
+        return server, server.uri
+    return None, str(tmp / "milvus.db")
 
 
 def _ask(index, q: np.ndarray, exact: list[set], budget: float) -> dict:
