@@ -115,7 +115,9 @@ class IngestMeter(Protocol):
         """A changed file is written, or skipped."""
 
 
-class _Silent:
+class SilentMeter:
+    """An IngestMeter that hears nothing (no bar); a meter that cares about one event overrides only that."""
+
     def begin(self, sizes: Sequence[int]) -> None:
         pass
 
@@ -221,7 +223,7 @@ class Ingestor:
         self.say = progress or (lambda msg: log.info(msg))
         self.actor = actor    # who asked for it: the audit log and every document's provenance record it
         self.upload = upload  # None: the operator's own files (no ceiling, no name guard)
-        self.meter = meter or _Silent()  # a progress bar (`saksi ingest` on a terminal)
+        self.meter = meter or SilentMeter()  # a progress bar (`saksi ingest` on a terminal)
         self._tombstones: list[dict] | None = None  # the deleted ids and names an upload may not take
 
     def ingest(self, paths: Sequence[Path], rebuild: bool = False,

@@ -26,6 +26,7 @@ import pytest
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus, DataDir
+from pipeline.corpus.ingestor import SilentMeter
 from serve.bulk_ingest import bulk_ingest
 
 from ..conftest import SAMPLE, SHARED_DATA, ROOT, require_regulations
@@ -76,22 +77,13 @@ def cluster():
     c.shutdown()
 
 
-class _KillANodeAfter:
+class _KillANodeAfter(SilentMeter):
     """A meter that, once `after` documents are committed, kills (no grace) the worker node that
     hosts an embedding actor, and counts the documents committed after that."""
 
     def __init__(self, cluster, workers, after: int):
         self.cluster, self.workers, self.after = cluster, workers, after
         self.done, self.killed, self.after_kill, self.hosts = 0, None, 0, set()
-
-    def begin(self, sizes):
-        self.total = len(sizes)
-
-    def embedding(self, doc_id, chunks):
-        pass
-
-    def embedded(self, chunks):
-        pass
 
     def file_done(self):
         self.done += 1

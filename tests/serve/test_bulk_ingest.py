@@ -13,6 +13,7 @@ import pytest
 from pipeline.backends.fakes import FakeHashEmbedder
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus
+from pipeline.corpus.ingestor import SilentMeter
 from serve.bulk_ingest import bulk_ingest
 from serve.cli import main
 
@@ -124,20 +125,11 @@ def test_cli_bulk_ingest(ray_session, tmp_path, capsys):
         assert corpus.check() == corpus.store.fingerprint()
 
 
-class _Interrupt:
+class _Interrupt(SilentMeter):
     """A meter that stops the job (as Ctrl-C would) once `after` documents are committed."""
 
     def __init__(self, after: int):
         self.after, self.done = after, 0
-
-    def begin(self, sizes):
-        pass
-
-    def embedding(self, doc_id, chunks):
-        pass
-
-    def embedded(self, chunks):
-        pass
 
     def file_done(self):
         self.done += 1
