@@ -178,30 +178,32 @@ def corpus_text(corpus: Corpus) -> CorpusText:
 def _gold_rank(trace: Trace, q: Question, by_passage: bool) -> int | None:
     """1-based rank of the gold passage (or, with an external corpus, of the first chunk
     containing a gold answer) in the first attempt's reranked candidates."""
-    if not trace.parts or not q.answerable:
+    if not q.answerable:
         return None
-    first = trace.parts[0].attempts[0]
-    chunks = {c.chunk.chunk_id: c.chunk for c in first.candidates}
-    for rank, cid in enumerate(first.reranked, 1):
-        ch = chunks.get(cid)
-        if ch is None:
-            continue
+    for rank, ch in _first_reranked(trace):
         if (ch.doc_id == q.passage) if by_passage else contains_answer(ch.text, q.golds):
             return rank
     return None
 
 
-def gold_pasal_rank(trace: Trace, q: Question) -> int | None:
-    """1-based rank, in the first attempt's reranked candidates, of the first passage at the gold law and Pasal
-    (its structural path read as a receipt is): whether the right provision was there to be read at all."""
-    if not trace.parts or q.reference is None:
-        return None
+def _first_reranked(trace: Trace):
+    """(1-based rank, chunk) of the first attempt's reranked candidates, in order."""
+    if not trace.parts:
+        return
     first = trace.parts[0].attempts[0]
     chunks = {c.chunk.chunk_id: c.chunk for c in first.candidates}
     for rank, cid in enumerate(first.reranked, 1):
-        ch = chunks.get(cid)
-        if ch is not None and cite_hits(parse_receipt(" › ".join(x for x in (ch.path, ch.location) if x)),
-                                        q.reference)["pasal"]:
+        if cid in chunks:
+            yield rank, chunks[cid]
+
+
+def gold_pasal_rank(trace: Trace, q: Question) -> int | None:
+    """1-based rank, in the first attempt's reranked candidates, of the first passage at the gold law and Pasal
+    (its structural path read as a receipt is): whether the right provision was there to be read at all."""
+    if q.reference is None:
+        return None
+    for rank, ch in _first_reranked(trace):
+        if cite_hits(parse_receipt(" › ".join(x for x in (ch.path, ch.location) if x)), q.reference)["pasal"]:
             return rank
     return None
 
