@@ -172,7 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         if name not in inputs:
             print(f"capacity: no input {name!r}; one of {', '.join(sorted(inputs))}", file=sys.stderr)
             return 2
-        inputs[name] = float(value)
+        try:
+            inputs[name] = float(value)
+        except ValueError:
+            print(f"capacity: {name} must be a number, not {value!r}", file=sys.stderr)
+            return 2
     p = plan(args.answers_per_s, args.passages, args.gpu, inputs, args.encoder_gpu)
     print(json.dumps({"inputs": inputs, **p}, indent=1) if args.json else markdown(p))
     return 0

@@ -62,3 +62,5 @@ def test_every_published_figure_names_its_source(capacity):
 def test_an_unknown_input_is_refused(capacity, capsys):
     assert capacity.main(["--answers-per-s", "1", "--passages", "10", "--set", "nonsense=1"]) == 2
     assert "no input 'nonsense'" in capsys.readouterr().err
+    assert capacity.main(["--answers-per-s", "1", "--passages", "10", "--set", "gpu_utilisation=abc"]) == 2
+    assert "must be a number" in capsys.readouterr().err
