@@ -20,6 +20,7 @@ from typing import Literal
 
 from .types import Chunk, Document
 from .document_names import REGIONAL_SHORT_NAMES, SHORT_NAMES
+from .text import SCANNED_YEAR, scanned_year
 
 # --- reference -------------------------------------------------------------------------
 
@@ -84,7 +85,7 @@ def _structure_label(pasal: str | None, ayat: str | None, huruf: str | None, ang
 
 _UU = r"Undang(?:\s*-\s*|\s+)?Undang"  # pdftotext glues "UndangUndang" at line breaks
 _YEAR = (r"(?:(?:/[A-Za-z][\w.-]*)*/(?P<y1>(?:19|20)\d\d)(?!\d))?"  # 98/PMK.010/2025
-         r"(?:\s+(?:Tahun|of|[Yy]ear)\s+(?P<y2>(?:19|20)\d\d)(?!\d))?")
+         rf"(?:\s+(?:Tahun|of|[Yy]ear)\s+(?P<y2>{SCANNED_YEAR}))?")
 _NUMBER = r"\s+(?:Nomor|No\.|Number)\s*:?\s*(?P<num>\d+[A-Z]?)" + _YEAR
 _ID_DOC = re.compile(
     rf"\b(?P<head>Peraturan\s+Pemerintah\s+Pengganti\s+{_UU}|Peraturan\s+Pemerintah|Peraturan\s+Presiden"
@@ -352,7 +353,7 @@ def _reference(text: str, d: _Draft, doc: dict[str, object], lang: str) -> Refer
 
 def _number(m: re.Match[str]) -> dict[str, object]:
     year = m["y1"] or m["y2"]
-    return {"number": m["num"].lstrip("0") or "0", "year": int(year) if year else None}
+    return {"number": m["num"].lstrip("0") or "0", "year": scanned_year(year) if year else None}
 
 
 def _id_doc(m: re.Match[str]) -> dict[str, object]:

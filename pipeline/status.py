@@ -35,8 +35,12 @@ _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinya
 # part of a document only: "ketentuan (yang mengatur) mengenai … dalam …", "sepanjang mengatur …"
 _PART = re.compile(r"\bketentuan\s+(?:yang\s+mengatur\s+)?(?:mengenai|tentang)\b|\bsepanjang\b"
                    r"|\bprovisions?\s+(?:on|concerning)\b", re.IGNORECASE)
-# an amending regulation's opening: "Beberapa ketentuan dalam <document> diubah", "Ketentuan dalam <document> diubah"
-_AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)\bdiubah\b", re.IGNORECASE | re.DOTALL)
+# an amending regulation's opening: "Beberapa ketentuan dalam <document> diubah", "Ketentuan dalam <document> diubah";
+# "… diubah sebagai berikut:" opens a list of amendments in any document, as an omnibus law does once per law it
+# amends (UU 11/2020 Pasal 81: "Beberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2003 … diubah sebagai
+# berikut:"). A scan may glue the verb to the number before it ("Nomor 42791diubah").
+_AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)(?:\b|(?<=\d))diubah\b"
+                              r"(?P<list>\s+(?:menjadi\s+)?sebagai\s+berikut)?", re.IGNORECASE | re.DOTALL)
 _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGNORECASE)
 # one instruction of it: "Ketentuan ayat (1) Pasal 14 diubah", "Ketentuan Pasal 5 diubah", "Pasal 7 dihapus"
 _INSTRUCTION = re.compile(r"\b(?:Ketentuan\s+(?:(?:huruf|angka|ayat)\s+[^.;:]{0,120}?\s)?)?Pasal\s+(?P<pasal>\d+[A-Z]?)"
@@ -92,16 +96,25 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
                 ref = r.reference
                 kind: EdgeKind = "revokes" if ref["pasal"] or not part else "revokes_part"
                 edges.append(_edge(kind, chunk, quote, r, ref["pasal"], date, issued))
-        # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction
-        for m in _AMENDS_DOCUMENT.finditer(chunk.text) if amending else ():
+        # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction after it,
+        # until the next such opening names another document (an omnibus law amends many, one after another)
+        openings = []
+        for m in _AMENDS_DOCUMENT.finditer(chunk.text):
+            if not (amending or m["list"]):
+                continue
             inside = [r for r in refs if m.start("body") <= r.reference["start"] < m.end("body")
                       and not r.reference["pasal"]]
-            if inside and amended is None:
-                amended = inside[0]
-        if amended is not None:
-            for m in _INSTRUCTION.finditer(chunk.text):
-                quote = chunk.text[m.start():m.end()]
-                edges.append(_edge("amends", chunk, quote, amended, m["pasal"], date, issued))
+            if inside or not amending:
+                # in an omnibus law, an opening whose document cannot be read (a scan's garbled name) still ends the
+                # previous law's list; an amending regulation amends one document, named in its first opening
+                openings.append((m.end(), inside[0] if inside else None))
+        instructions = [(m.start(), m) for m in _INSTRUCTION.finditer(chunk.text)]
+        for _, item in sorted(openings + instructions, key=lambda x: x[0]):
+            if not isinstance(item, re.Match):
+                amended = item
+            elif amended is not None:
+                quote = chunk.text[item.start():item.end()]
+                edges.append(_edge("amends", chunk, quote, amended, item["pasal"], date, issued))
     return list(dict.fromkeys(edges))
 
 

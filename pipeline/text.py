@@ -295,3 +295,15 @@ def fold_lookalikes(text: str) -> str:
         return w.translate(table) if any("a" <= c.lower() <= "z" for c in w) else w
 
     return _MIXED_WORD.sub(fold, text)
+
+
+# A year as a scan reads it: OCR of older laws turns 0 into O and 1 into l or I ("2 November 2O2O", "Nomor 13 Tahun
+# 2OO3", "Tahun 2Oll"). Used only where a year is expected (after "Tahun", in a closing's date); `scanned_year` gives
+# the number back.
+SCANNED_YEAR = r"(?:19|2[0Oo])[0-9OoIl]{2}(?!\d)"
+_OCR_DIGITS = str.maketrans("OoIiLl", "001111")
+
+
+def scanned_year(text: str) -> int:
+    """The year a SCANNED_YEAR match stands for ("2O2O" -> 2020)."""
+    return int(text.translate(_OCR_DIGITS))

@@ -31,7 +31,7 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import IngestError
-from ..text import detect_language
+from ..text import SCANNED_YEAR, detect_language, scanned_year
 from ..document_names import citation
 from ..types import Authority, Lang
 
@@ -127,9 +127,9 @@ _MONTHS = {
     "november": 11, "nopember": 11, "nov": 11, "nop": 11, "desember": 12, "december": 12, "des": 12, "dec": 12,
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DATE = rf"(?:\d{{1,2}}\s+(?:{_MONTH})\b\.?\s*\d{{4}}|(?:{_MONTH})\b\.?\s+\d{{1,2}},?\s+\d{{4}})"
-_DATE_DMY = re.compile(rf"(\d{{1,2}})\s+({_MONTH})\b\.?\s*(\d{{4}})", re.IGNORECASE)
-_DATE_MDY = re.compile(rf"({_MONTH})\b\.?\s+(\d{{1,2}}),?\s+(\d{{4}})", re.IGNORECASE)
+_DATE = rf"(?:\d{{1,2}}\s+(?:{_MONTH})\b\.?\s*{SCANNED_YEAR}|(?:{_MONTH})\b\.?\s+\d{{1,2}},?\s+{SCANNED_YEAR})"
+_DATE_DMY = re.compile(rf"(\d{{1,2}})\s+({_MONTH})\b\.?\s*({SCANNED_YEAR})", re.IGNORECASE)
+_DATE_MDY = re.compile(rf"({_MONTH})\b\.?\s+(\d{{1,2}}),?\s+({SCANNED_YEAR})", re.IGNORECASE)
 
 
 def _to_date(text: str) -> dt.date | None:
@@ -140,7 +140,7 @@ def _to_date(text: str) -> dt.date | None:
     else:
         return None
     try:
-        return dt.date(int(year), _MONTHS[month.lower()], int(day))
+        return dt.date(scanned_year(year), _MONTHS[month.lower()], int(day))
     except ValueError:  # "31 Februari": a misread, not a date
         return None
 
@@ -151,9 +151,11 @@ def _add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
-# "Ditetapkan di Jakarta / pada tanggal 22 Desember 2025": only the first such line is read,
-# so a blank one ("pada tanggal" with nothing after) never borrows a later (attachment's) date.
-_ENACTED_AT = re.compile(r"\b(?:Ditetapkan|DITETAPKAN)\s+(?:di|DI)\b|\b(?:Stipulated|Enacted|Established)\s+in\b")
+# "Ditetapkan di Jakarta / pada tanggal 22 Desember 2025" (a law: "Disahkan di Jakarta …", signed by the President):
+# only the first such line is read, so a blank one ("pada tanggal" with nothing after) never borrows a later
+# (attachment's) date.
+_ENACTED_AT = re.compile(r"\b(?:Ditetapkan|DITETAPKAN|Disahkan|DISAHKAN)\s+(?:di|DI)\b"
+                         r"|\b(?:Stipulated|Enacted|Established|Ratified)\s+in\b")
 _PROMULGATED_AT = re.compile(r"\b(?:Diundangkan|DIUNDANGKAN)\s+(?:di|DI)\b|\bPromulgated\s+in\b")
 _ON_DATE = re.compile(rf"[ \t]+[^\n]{{1,60}}?[\s,]+(?:(?:pada\s+)?tanggal\s*:?|on)\s+(?P<date>{_DATE})",
                       re.IGNORECASE)
@@ -161,14 +163,14 @@ _ON_DATE = re.compile(rf"[ \t]+[^\n]{{1,60}}?[\s,]+(?:(?:pada\s+)?tanggal\s*:?|o
 # (sepuluh) hari terhitung sejak tanggal diundangkan". "ini" keeps out "Pada saat … ini mulai
 # berlaku, …" and provisions with their own start dates.
 _IN_FORCE = re.compile(
-    rf"\bini\s+mulai\s+berlaku\s+(?:(?:pada|sejak)\s+tanggal\s+(?:(?P<promulgation>diundangkan)"
+    rf"\bini\s+mulai\s+berlaku\s+(?:(?:pada|sejak)\s+(?:tanggal|hari)\s+(?:(?P<promulgation>diundangkan(?:nya)?)"
     rf"|(?P<enactment>ditetapkan)|(?P<date>{_DATE}))"
-    rf"|setelah\s+(?P<n>\d+)\s*(?:\([^)]{{0,40}}\)\s*)?(?P<unit>hari|bulan)\s+(?P<workdays>kerja\s+)?"
+    rf"|(?:setelah\s+)?(?P<n>\d+)\s*(?:\([^)]{{0,40}}\)\s*)?(?P<unit>hari|bulan|tahun)\s+(?P<workdays>kerja\s+)?"
     rf"terhitung\s+(?:mulai\s+|sejak\s+)?tanggal\s+diundangkan)"
     rf"|\bthis\s+[A-Za-z\s]{{1,40}}?\s+(?:shall\s+)?(?:comes?|enters?)\s+into\s+force\s+"
     rf"(?:on\s+(?:the\s+date\s+of\s+(?:its\s+)?(?:(?P<en_promulgation>promulgation)|(?P<en_enactment>"
     rf"stipulation|enactment|issuance))|(?P<en_date>{_DATE}))"
-    rf"|(?:after|upon\s+the\s+lapse\s+of)\s+(?P<en_n>\d+)\s*(?:\([^)]{{0,40}}\)\s*)?(?P<en_unit>days?|months?)"
+    rf"|(?:after|upon\s+the\s+lapse\s+of)\s+(?P<en_n>\d+)\s*(?:\([^)]{{0,40}}\)\s*)?(?P<en_unit>days?|months?|years?)"
     rf"\s+(?:as\s+of|from|after|following)\s+the\s+date\s+of\s+(?:its\s+)?promulgation)",
     re.IGNORECASE)
 # pdftotext splits the two-column closing article "Peraturan Menteri ini mulai berlaku pada
@@ -205,7 +207,9 @@ def _effective(text: str, published: dt.date | None, promulgated: dt.date | None
     if m["workdays"] or promulgated is None:  # working days need a holiday calendar: not guessed
         return None
     n, unit = int(m["n"] or m["en_n"]), (m["unit"] or m["en_unit"]).lower()
-    return promulgated + dt.timedelta(days=n) if unit.startswith(("hari", "day")) else _add_months(promulgated, n)
+    if unit.startswith(("hari", "day")):
+        return promulgated + dt.timedelta(days=n)
+    return _add_months(promulgated, 12 * n if unit.startswith(("tahun", "year")) else n)
 
 
 # --- the heading ----------------------------------------------------------------------------
@@ -283,7 +287,7 @@ _SKIPPED_LINE = re.compile(r"[ \t]*(?:(?:SALINAN|-{3,})[ \t]*)?(?:\n|\Z)", re.IG
 _INTRO = re.compile(r"\b(?:TENTANG|CONCERNING)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\b(?:NOMOR|NUMBER|NO\.)\s*:?\s*(?P<num>[A-Z]{2,5}-\d[\w./-]*|\d+[A-Z]?(?:/[A-Z0-9.-]+)*)\b",
                      re.IGNORECASE)
-_YEAR = re.compile(r"\b(?:TAHUN|OF|YEAR)\s+(?P<year>\d{4})\b", re.IGNORECASE)
+_YEAR = re.compile(rf"\b(?:TAHUN|OF|YEAR)\s+(?P<year>{SCANNED_YEAR})", re.IGNORECASE)
 _STANDARD_NUMBER = re.compile(r"\s*(?:\((?:PSAK|ISAK|SFAS|IFAS)\)\s*)?(?:NOMOR\s+|NO\.?\s*|NUMBER\s+)?"
                               r"(?P<num>\d+(?:\.\d+)?[A-Z]?)\b[ \t]*[:\-\u2013\u2014]?", re.IGNORECASE)
 _TRAILING_YEAR = re.compile(r"/(\d{4})$")
@@ -446,7 +450,7 @@ def parse_metadata(text: str) -> ParsedMetadata:
         number = re.sub(r"^0+(?=\d)", "", num["num"]) if num else None
         y = _YEAR.search(text, num.end() if num else m.end(), segment_end)
         trailing = _TRAILING_YEAR.search(number or "")
-        year = int(y["year"]) if y else int(trailing[1]) if trailing else None
+        year = scanned_year(y["year"]) if y else int(trailing[1]) if trailing else None
         title = _title_from(text, intro.end()) if intro else None
     return ParsedMetadata(doc_type=doc_type, issuer=issuer, number=number, year=year, title=title,
                           cite_as=citation(doc_type, number, year, issuer), authority="official", lang=kind.lang,

@@ -173,12 +173,30 @@ CLOSING = "Ditetapkan di Jakarta\npada tanggal 22 Desember 2025\n"
      "23 Desember 2025", "2025-12-23"),
     ("This Ministerial\nRegulation shall come into force after 30 (thirty) days from the date of promulgation.",
      "23 Desember 2025", "2026-01-22"),
+    # a law's older wording, and a term in years
+    ("Undang-undang ini mulai berlaku pada hari diundangkannya.", "23 Desember 2025", "2025-12-23"),
+    ("Undang-undang ini mulai berlaku 1 (satu) tahun terhitung sejak tanggal diundangkan.", "29 Februari 2024",
+     "2025-02-28"),
+    # a scan's letters for digits in the year
+    ("Peraturan Menteri ini mulai berlaku pada tanggal diundangkan.", "23 Desember 2O25", "2025-12-23"),
 ])
 def test_effective_date_rules(clause, promulgated, effective):
     text = f"Pasal 9\n{clause}\n{CLOSING}Diundangkan di Jakarta\npada tanggal {promulgated}\nDIREKTUR JENDERAL\n"
     meta = parse_metadata(text)
     assert meta.published == "2025-12-22"
     assert meta.effective == effective
+
+
+def test_a_law_is_dated_by_its_signature_through_the_scan_s_letters_for_digits():
+    text = ("UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 11 TAHUN 2O2O TENTANG CIPTA KERJA\n"
+            "Pasal 186\nUndang-Undang ini mulai berlaku pada tanggal diundangkan.\n"
+            "Agar setiap orang mengetahuinya, memerintahkan pengundangan Undang-Undang ini. Disahkan di Jakarta pada "
+            "tanggal 2 November 2O2O ttd. JOKO WIDODO Diundangkan di Jakarta pada tanggal 2 November 2O2O MENTERI")
+    meta = parse_metadata(text)
+    assert (meta.doc_type, meta.number, meta.year, meta.cite_as) == ("Undang-Undang", "11", 2020, "UU 11/2020")
+    assert (meta.published, meta.promulgated, meta.effective) == ("2020-11-02", "2020-11-02", "2020-11-02")
+    # a word that merely looks like a year is not one
+    assert parse_metadata("Disahkan di Jakarta pada tanggal 2 November 2Oxx\n").published is None
 
 
 def test_only_the_first_enactment_line_counts():

@@ -137,6 +137,9 @@ def test_every_pasal_of_a_list_belongs_to_the_document_after_it():
     ("Peraturan Menteri Keuangan Nomor 124 Tahun 2024", "Peraturan Menteri Keuangan", "124", 2024, None,
      "PMK 124/2024"),
     ("Undang-Undang Nomor 10 Tahun 1995", "Undang-Undang", "10", 1995, None, "UU 10/1995"),
+    # a scan's letters for digits in the year of an older law's text
+    ("Undang-Undang Nomor 13 Tahun 2OO3", "Undang-Undang", "13", 2003, None, "UU 13/2003"),
+    ("Undang-Undang Nomor 24 Tahun 2oll", "Undang-Undang", "24", 2011, None, "UU 24/2011"),
     ("Peraturan Presiden Nomor 158 Tahun 2024", "Peraturan Presiden", "158", 2024, None, "Perpres 158/2024"),
     ("Peraturan Daerah Kabupaten Magelang Nomor 8 Tahun 2010", "Peraturan Daerah", "8", 2010, "Kabupaten Magelang",
      "Perda Kabupaten Magelang 8/2010"),

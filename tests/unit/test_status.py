@@ -109,6 +109,48 @@ def test_the_same_instruction_in_a_document_that_amends_nothing_is_no_edge():
     assert _edges(NEW, _chunk("px-3-2024", "Pasal 3", text)) == []
 
 
+# An omnibus law: its title amends nothing, its chapters amend one law after another (as UU 11/2020 Pasal 81 amends
+# UU 13/2003 and Pasal 82 the next law), each opening with "Beberapa ketentuan dalam <law> … diubah sebagai berikut:";
+# its scan writes years with letters ("Tahun 2OO3") and glues the verb to a number ("Nomor 4279diubah").
+OMNIBUS = _doc("uu-11-2020", "Undang-Undang Nomor 11 Tahun 2020 tentang Cipta Kerja", "2020-11-02", "2020-11-02",
+               "UU 11/2020")
+LABOUR = _doc("uu-13-2003", "Undang-Undang Nomor 13 Tahun 2003 tentang Ketenagakerjaan", None, "2003-03-25",
+              "UU 13/2003")
+SECURITY = _doc("uu-40-2004", "Undang-Undang Nomor 40 Tahun 2004 tentang Sistem Jaminan Sosial Nasional", None,
+                "2004-10-19", "UU 40/2004")
+
+
+def test_an_omnibus_law_ends_the_pasal_it_changes_or_deletes_in_each_law_it_amends():
+    docs = [OMNIBUS, LABOUR, SECURITY]
+    chunks = [
+        _chunk("uu-11-2020", "Pasal 81", "Pasal 81\nBeberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2OO3 tentang "
+               "Ketenagakerjaan (Lembaran Negara Republik Indonesia Tahun 2OO3 Nomor 39, Tambahan Lembaran Negara "
+               "Republik Indonesia Nomor 4279diubah sebagai berikut:\n1. Ketentuan Pasal 13 diubah sehingga berbunyi "
+               "sebagai berikut: Pasal 13 (1) Pelatihan kerja diselenggarakan oleh lembaga pelatihan kerja."),
+        _chunk("uu-11-2020", "Pasal 81 angka 52", "52. Pasal 161 dihapus. Pasal 162 dihapus. Ketentuan Pasal 185 "
+               "diubah sehingga berbunyi sebagai berikut: Pasal 185 (1) Barang siapa melanggar ketentuan sebagaimana "
+               "dimaksud dalam Pasal 42 ayat (2) dikenai sanksi pidana. Bagian Ketiga Pasal 82 Beberapa ketentuan "
+               "dalam Undang-Undang Nomor 40 Tahun 2OO4 tentang Sistem Jaminan Sosial Nasional diubah sebagai "
+               "berikut: 1. Ketentuan Pasal 18 diubah sehingga berbunyi sebagai berikut:"),
+        # a law whose name the scan garbled: its instructions are attributed to no law, not to the one before it
+        _chunk("uu-11-2020", "Pasal 83", "Pasal 83 Beberapa ketentuan dalam Undang-Undang Norrnor duapuluh tentang "
+               "Badan Penyelenggara diubah sebagai berikut: 1. Ketentuan Pasal 9 diubah sehingga berbunyi:"),
+    ]
+    refs = [r for c in chunks for r in _refs(c, docs)]
+    edges = status.edges_of(chunks, refs, {d.doc_id: d for d in docs})
+    assert [(e.kind, e.target_doc, e.target_pasal, e.date, e.quote) for e in edges] == [
+        ("amends", "uu-13-2003", "13", "2020-11-02", "Ketentuan Pasal 13 diubah"),
+        ("amends", "uu-13-2003", "161", "2020-11-02", "Pasal 161 dihapus"),
+        ("amends", "uu-13-2003", "162", "2020-11-02", "Pasal 162 dihapus"),
+        ("amends", "uu-13-2003", "185", "2020-11-02", "Ketentuan Pasal 185 diubah"),
+        ("amends", "uu-40-2004", "18", "2020-11-02", "Ketentuan Pasal 18 diubah")]
+    labour = DocumentStatus.of(LABOUR, edges)
+    assert status.standing(labour, "2024-01-01", pasal="162").state == "ended"
+    assert status.standing(labour, "2019-01-01", pasal="162").state == "in_force"  # before the omnibus law
+    assert status.standing(labour, "2024-01-01", pasal="156").state == "in_force"  # a Pasal it did not touch
+    assert status.standing(labour, "2024-01-01").state == "in_force"               # nor the law as a whole
+
+
 def _edge(kind="revokes", date="2025-04-01", issued="2025-03-01", pasal=None) -> StatusEdge:
     return StatusEdge(kind, "new", "new:9", "NEW › Pasal 9", "… dicabut dan dinyatakan tidak berlaku", "OLD", "old",
                       pasal, date, issued)
