@@ -139,8 +139,14 @@ class ContextBuilder:
         reranked = order_versions(reranked, self.settings.reranker.authority_values)
         timings["rerank"] = _ms(t)
         top = reranked[: self.settings.retrieval.context_size * widen]
-        # the passages that define the asked term are read wherever the reranker put them
-        defining = tuple(c for c in reranked[len(top):] if c.defines)[:MAX_DEFINITIONS]
+        # the passages that define the asked term are read wherever the reranker put them: the best-ranked one of each
+        # defining document the context does not hold yet, so the reader sees the regulations' definitions side by side
+        held = {c.chunk.doc_id for c in top if c.defines}
+        defining: list[Candidate] = []
+        for c in reranked[len(top):]:
+            if c.defines and c.chunk.doc_id not in held and len(defining) < MAX_DEFINITIONS:
+                held.add(c.chunk.doc_id)
+                defining.append(c)
         top = (*top, *defining)
         links = await self.chunks.references([c.chunk.chunk_id for c in top]) if top else {}
         referenced = await self._follow_references(top, links, {c.chunk.chunk_id: c for c in reranked})

@@ -93,6 +93,7 @@ def unmentioned_text(terms: Sequence[str], lang: str) -> str:
 
 
 UNMENTIONED = "unmentioned"  # Confidence.capped_by: the question names something no record mentions
+OTHER_DEFINITIONS = "other_definitions"  # Confidence.capped_by: regulations the answer does not quote define the term too
 
 
 def _as_written(question: str, term: str) -> str:
@@ -254,11 +255,13 @@ def stated_citation(claim: VerifiedClaim):
 
 
 def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
-                   lang: str) -> list[Conflict]:
+                   lang: str, definers: Sequence[Candidate] = ()) -> list[Conflict]:
     """Supported claims drawn from two or more regulations, for a question that names none: each
     regulation answers it (a term defined in several, a duty set by several), so the answer says so
     and shows each with its regulation instead of letting the first stand for all. Only the
-    claims' own provisions count (a citation a claim follows by cross-reference does not)."""
+    claims' own provisions count (a citation a claim follows by cross-reference does not). For a question
+    asking what a term means, `definers` (the candidates that define it, best first) count too: every
+    regulation of the collection that defines the term is named, quoted in the answer or not."""
     by_doc: dict[str, list[int]] = {}
     for i, c in enumerate(claims):
         if c.status != "supported" or not c.citations:
@@ -267,27 +270,40 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
         if chunk is None or not _REGULATION_UNIT.match(chunk.location):
             continue
         by_doc.setdefault(chunk.doc_id, []).append(i)
-    if len(by_doc) < 2:
+    term = asked_term(question)
+    unquoted: dict[str, Candidate] = {}  # a regulation that defines the asked term, quoted by no claim
+    for c in definers if term and by_doc else ():
+        if c.defines and c.chunk.doc_id not in by_doc:
+            unquoted.setdefault(c.chunk.doc_id, c)
+    n = len(by_doc) + len(unquoted)
+    if n < 2:
         return []
     # newest first, each with its date: a later regulation may replace an earlier one, and the reader
-    # decides which is in force from what the regulations say (the collection records no revocations)
+    # decides which is in force from what the regulations say (the status graph says it where it can)
     firsts = sorted((idx[0] for idx in by_doc.values()),
                     key=lambda i: chunks[claims[i].citations[0].chunk_id].published or "", reverse=True)
 
-    def side(i: int) -> str:
-        published = chunks[claims[i].citations[0].chunk_id].published
-        return (stated_citation(claims[i]).path or claims[i].citations[0].document or "") + (f" ({published})"
-                                                                                             if published else "")
-    where = "; ".join(side(i) for i in firsts)
-    term = asked_term(question)
-    n = len(by_doc)
+    def dated(path: str, published: str | None) -> str:
+        return path + (f" ({published})" if published else "")
+    sides = [dated(stated_citation(claims[i]).path or claims[i].citations[0].document or "",
+                   chunks[claims[i].citations[0].chunk_id].published) for i in firsts]
+    others = sorted(unquoted.values(), key=lambda c: c.chunk.published or "", reverse=True)
+    sides += [dated(cite_path(c.chunk, c.defines), c.chunk.published) for c in others]
+    where = "; ".join(sides)
     if term:
         detail = (f"«{term}» didefinisikan dalam {n} peraturan: {where}" if lang == "id"
                   else f"«{term}» is defined in {n} regulations: {where}")
+        if others:
+            detail += (f" — jawaban ini mengutip {len(by_doc)}; periksa definisi peraturan yang mengatur perkara Anda."
+                       if lang == "id" else
+                       f" — this answer quotes {len(by_doc)}; check the definition of the regulation that governs "
+                       "your case.")
     else:
         detail = f"Dijawab oleh {n} peraturan: {where}" if lang == "id" else f"Answered by {n} regulations: {where}"
-    chunk_ids = tuple(dict.fromkeys(x.chunk_id for i in firsts for x in claims[i].citations))
-    return [Conflict(kind="ambiguous", detail=detail, claims=tuple(firsts), chunk_ids=chunk_ids)]
+    chunk_ids = tuple(dict.fromkeys([*(x.chunk_id for i in firsts for x in claims[i].citations),
+                                     *(c.chunk.chunk_id for c in others)]))
+    return [Conflict(kind="ambiguous", detail=detail, claims=tuple(firsts), chunk_ids=chunk_ids,
+                     unquoted=len(others))]
 
 
 def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400, terms: Sequence[Term] = (),
@@ -318,6 +334,23 @@ def dated_claim(c: VerifiedClaim, chunks: Mapping[str, Chunk], statuses: Mapping
     if not day or cite is None:
         return c
     return status.dated(c, cite, chunks.get(cite.chunk_id), statuses, day, confidence)
+
+
+def other_definitions_capped(claims: Sequence[VerifiedClaim], conflicts: Sequence[Conflict], chunks: Mapping[str, Chunk],
+                             confidence: ConfidenceSettings) -> list[VerifiedClaim]:
+    """Where regulations the answer does not quote define the asked term too (an "ambiguous" conflict's `unquoted`),
+    the supported claims kept out of the top band: one regulation's definition, among several, is not the answer to a
+    question that names none."""
+    if not any(cf.kind == "ambiguous" and cf.unquoted for cf in conflicts):
+        return list(claims)
+    return [status.capped(c, confidence, is_provision_chunk(chunks, c), OTHER_DEFINITIONS) if c.status == "supported"
+            else c for c in claims]
+
+
+def _ranked(attempt) -> list[Candidate]:
+    """An attempt's candidates in the reranker's order, the rest after."""
+    order = {cid: k for k, cid in enumerate(attempt.reranked)}
+    return sorted(attempt.candidates, key=lambda c: order.get(c.chunk.chunk_id, len(order)))
 
 
 def unmentioned_terms(question: str, first_queries: Sequence) -> tuple[str, ...]:
@@ -363,7 +396,11 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     # a question that names its regulation is not ambiguous; records whose figures disagree are already shown
     # side by side, each with its regulation
     if not any(doc_id for _, doc_id in named) and not conflicts:
-        conflicts += tuple(find_ambiguity(claims, chunks, question, lang))
+        definers = [c for p in parts for c in _ranked(p.attempts[p.outcome.attempt_used] if p.outcome.answered
+                                                      else p.attempts[-1]) if c.defines]
+        conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers))
+        if confidence is not None:
+            claims = other_definitions_capped(claims, conflicts, chunks, confidence)
     outcomes = tuple(p.outcome for p in parts)
     retried = any(len(p.attempts) > 1 for p in parts)
     refused = [p for p in parts if not p.outcome.answered]

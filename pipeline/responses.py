@@ -66,7 +66,7 @@ class ConfidenceBreakdown(_Out):
     weights: dict[str, float]
     raw: float
     cap: float | None
-    capped_by: Literal["no_verdict", "answerability", "not_in_force", "unmentioned"] | None = None
+    capped_by: Literal["no_verdict", "answerability", "not_in_force", "unmentioned", "other_definitions"] | None = None
 
 
 class StatusEdgeOut(_Out):
@@ -155,6 +155,7 @@ class ConflictOut(_Out):
     chunk_ids: list[str]
     applies: int | None = None              # the claim in force on the answer's date, where the status graph decides
     decided_by: StatusEdgeOut | None = None  # the provision that ended the other side, where one did
+    unquoted: int = 0  # the asked term's other definers: regulations that define it, named in `detail`, that no claim quotes
 
 
 class PartOut(_Out):

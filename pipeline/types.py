@@ -404,6 +404,7 @@ class Conflict:
     chunk_ids: tuple[str, ...]
     applies: int | None = None  # the claim in force on the answer's date, where the status graph decides it
     decided_by: StatusEdge | None = None  # the provision that decides it (ends the other side)
+    unquoted: int = 0  # "ambiguous", a term asked: regulations that define it but no claim quotes (each named in detail)
 
 
 @dataclass(frozen=True)

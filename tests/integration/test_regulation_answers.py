@@ -109,3 +109,51 @@ def test_a_list_item_is_answered_with_its_lead_in_and_cited_to_the_huruf(corpus)
     assert top.text.startswith("Pengawasan penggunaan TKA dilaksanakan oleh: [...] b. pejabat imigrasi")
     assert top.citations[-1].path == "PP 91/2031 › Pasal 2 › ayat (1) › huruf b"
     assert top.verdict.label == "entailed"
+
+
+# Six regulations (fictional) define TKA; the answer quotes at most `max_claims` (4) of them, so at least two are
+# defined but not quoted.
+_MORE = [("pp-93-2031", "Peraturan Pemerintah Nomor 93 Tahun 2031 tentang Pelatihan Kerja", "PP 93/2031",
+          "warga negara asing yang mengikuti pelatihan kerja di Indonesia"),
+         ("pp-94-2031", "Peraturan Pemerintah Nomor 94 Tahun 2031 tentang Pengupahan", "PP 94/2031",
+          "warga negara asing yang menerima upah dari pemberi kerja di Indonesia"),
+         ("pp-95-2031", "Peraturan Pemerintah Nomor 95 Tahun 2031 tentang Jaminan Sosial", "PP 95/2031",
+          "warga negara asing peserta jaminan sosial yang bekerja paling singkat 6 (enam) bulan di Indonesia"),
+         ("pp-96-2031", "Peraturan Pemerintah Nomor 96 Tahun 2031 tentang Perizinan", "PP 96/2031",
+          "warga negara asing yang memegang izin kerja di Indonesia")]
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory, profile):
+    src = tmp_path_factory.mktemp("six-regs")
+    (src / "pp-91-2031.md").write_text(FIRST, encoding="utf-8")
+    (src / "uu-92-2031.md").write_text(SECOND, encoding="utf-8")
+    for doc_id, title, cite, meaning in _MORE:
+        (src / f"{doc_id}.md").write_text(
+            f"---\ntitle: {title} (fiktif, untuk pengujian)\ncite_as: {cite}\n---\n{title.upper()}\n\nPasal 1\n"
+            f"Dalam Peraturan Pemerintah ini yang dimaksud dengan:\n1. Tenaga Kerja Asing yang selanjutnya disingkat "
+            f"TKA adalah {meaning}.\n2. Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang "
+            f"ketenagakerjaan.\n\n{_FILLER}\n", encoding="utf-8")
+    corpus = Corpus(tmp_path_factory.mktemp("six-regs-data"), profile, embedder=FakeHashEmbedder())
+    report = corpus.ingest([src])
+    assert not report.errors and report.total_documents == 6
+    yield corpus
+    corpus.close()
+
+
+def test_every_regulation_that_defines_the_term_is_named_quoted_or_not(crowded):
+    result, trace = _ask(crowded, "Apa yang dimaksud dengan TKA?")
+    assert result.outcome == "answer"
+    shown = [c for c in result.claims if c.status == "supported"]
+    quoted = {c.citations[0].doc_id for c in shown}
+    (ambiguous,) = [k for k in result.conflicts if k.kind == "ambiguous"]
+    assert "«tka» didefinisikan dalam 6 peraturan" in ambiguous.detail
+    for cite in ("PP 91/2031", "UU 92/2031", "PP 93/2031", "PP 94/2031", "PP 95/2031", "PP 96/2031"):
+        assert f"{cite} › Pasal 1 › angka" in ambiguous.detail  # each with the entry that defines it
+    assert 1 <= len(quoted) <= 4 and ambiguous.unquoted == 6 - len(quoted) >= 2
+    # the definitions the answer quotes are named first, with the claims that quote them
+    assert {result.claims[i].citations[0].doc_id for i in ambiguous.claims} == quoted
+    # asked of one regulation: that regulation's definition, no ambiguity (the cap itself: tests/unit/test_decision.py)
+    named, _ = _ask(crowded, "Menurut PP 94/2031, apa yang dimaksud dengan TKA?")
+    assert {c.citations[0].doc_id for c in named.claims if c.status == "supported"} == {"pp-94-2031"}
+    assert not [k for k in named.conflicts if k.kind == "ambiguous"]

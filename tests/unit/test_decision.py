@@ -1,12 +1,15 @@
 """Sufficiency, conflicts and the per-part decision."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from pipeline.config import Route
-from pipeline.decision import (MISSING_EVIDENCE, NO_CANDIDATES, NO_SUPPORTED_CLAIMS, AttemptSummary, decide_part,
-                               find_conflicts, stated_citation, sufficiency)
-from pipeline.types import Chunk, CitationCheck, Confidence, Sufficiency, VerifiedClaim
+from pipeline.config import ConfidenceSettings, Route
+from pipeline.decision import (MISSING_EVIDENCE, NO_CANDIDATES, NO_SUPPORTED_CLAIMS, OTHER_DEFINITIONS, AttemptSummary,
+                               decide_part, find_ambiguity, find_conflicts, other_definitions_capped, stated_citation,
+                               sufficiency)
+from pipeline.types import Candidate, Chunk, CitationCheck, Confidence, Span, Sufficiency, VerifiedClaim
 
 pytestmark = pytest.mark.unit
 
@@ -145,3 +148,43 @@ def test_the_stated_citation_is_the_innermost_quote_of_what_the_claim_says_not_o
     # a claim in other words than its quotes (an LLM's): its first citation
     assert stated_citation(VerifiedClaim(text="Pejabat imigrasi mengawasi.", status="supported",
                                          citations=cites)).path == "PP › Pasal 2 › ayat (1)"
+
+
+# --- a term several regulations define ----------------------------------------------------------------------------
+
+def _definition(doc: str, published: str) -> tuple[Chunk, CitationCheck]:
+    text = "Pasal 1\n1. Iuran adalah sejumlah uang yang dibayar secara teratur."
+    c = Chunk(chunk_id=f"{doc}:1", doc_id=doc, title=doc, location="Pasal 1", text=text, lang="id", unit=f"{doc}#1",
+              ordinal=0, start=0, end=len(text), spans=(Span("Pasal 1 angka 1", 8, len(text)),), published=published,
+              path=f"{doc.upper()} › BAB I")
+    return c, CitationCheck(c.chunk_id, text[8:], doc, "Pasal 1 angka 1", True, doc_id=doc,
+                            path=f"{doc.upper()} › BAB I › Pasal 1 › angka 1")
+
+
+def test_every_regulation_that_defines_the_asked_term_is_named_and_the_answer_that_quotes_one_is_not_tinggi():
+    (ua, cite_a), (pp, _), (ub, _) = (_definition("uu-24-2011", "2011-11-25"), _definition("pp-44-2015", "2015-06-30"),
+                                      _definition("uu-40-2004", "2004-10-19"))
+    conf = Confidence(1.0, 0.95, 0.95, {"judge": 0.45, "retrieval": 0.35, "generator": 0.2}, 0.97, None, 0.97, "TINGGI")
+    claim = VerifiedClaim(cite_a.quote, "supported", (cite_a,), confidence=conf)
+    chunks = {c.chunk_id: c for c in (ua, pp, ub)}
+    definers = [Candidate(ua, defines="Pasal 1 angka 1"), Candidate(ub, defines="Pasal 1 angka 1"),
+                Candidate(pp, defines="Pasal 1 angka 1"), Candidate(ua, rerank_score=0.1)]
+    (amb,) = find_ambiguity([claim], chunks, "Apa yang dimaksud dengan iuran?", "id", definers)
+    # the quoted one first, the others newest first, each at its entry and dated
+    assert amb.detail == ("«iuran» didefinisikan dalam 3 peraturan: UU-24-2011 › BAB I › Pasal 1 › angka 1 (2011-11-25); "
+                          "PP-44-2015 › BAB I › Pasal 1 › angka 1 (2015-06-30); UU-40-2004 › BAB I › Pasal 1 › angka 1 "
+                          "(2004-10-19) — jawaban ini mengutip 1; periksa definisi peraturan yang mengatur perkara Anda.")
+    assert (amb.claims, amb.unquoted) == ((0,), 2) and amb.chunk_ids == ("uu-24-2011:1", "pp-44-2015:1", "uu-40-2004:1")
+    settings = ConfidenceSettings()
+    (capped,) = other_definitions_capped([claim], [amb], chunks, settings)
+    assert capped.confidence.band != "TINGGI" and capped.confidence.capped_by == OTHER_DEFINITIONS
+    assert capped.confidence.value < settings.top(True) and capped.citations == claim.citations
+    # defined by one regulation only, or every definer quoted: no conflict, nothing capped
+    assert find_ambiguity([claim], chunks, "Apa yang dimaksud dengan iuran?", "id", definers[:1]) == []
+    (whole,) = find_ambiguity([claim, replace(claim, citations=(replace(cite_a, chunk_id="pp-44-2015:1"),)),
+                               replace(claim, citations=(replace(cite_a, chunk_id="uu-40-2004:1"),))],
+                              chunks, "Apa yang dimaksud dengan iuran?", "en", definers)
+    assert whole.unquoted == 0 and "is defined in 3 regulations" in whole.detail and "quotes" not in whole.detail
+    assert other_definitions_capped([claim], [whole], chunks, settings) == [claim]
+    # a question that is not about a term's meaning does not count the definers
+    assert find_ambiguity([claim], chunks, "Berapa iuran jaminan kesehatan?", "id", definers) == []
