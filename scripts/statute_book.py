@@ -10,6 +10,9 @@ Beside each law goes a sidecar (`uu-11-2020.md.meta.yaml`) with the identity the
 states: an Undang-Undang, its number and year, enacted by the DPR and the President, official. A
 scanned heading is often illegible ("NOMOR 11 TAHUN 2O2O"), and a law saksi cannot name ("UU
 11/2020") can neither be cited by name nor be found as the law that amends or revokes another.
+Where saksi reads no title from the text (161 of the 1,535: a converter's header or a repeated preamble before
+the heading), the sidecar gives the one the law's heading states ("CIPTA KERJA", found with the archive's number and
+year), else "Undang-Undang Nomor N Tahun Y": never a subject the text does not state.
 
     python scripts/statute_book.py data/statute-book            # all 1,535 laws
     python scripts/statute_book.py data/statute-book --limit 50 # the first 50, by year then number
@@ -21,6 +24,7 @@ questions' regulations implement come first by default.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -57,7 +61,14 @@ def lay_out(archive: Path, out: Path, limit: int | None = None, first: tuple[str
             data = tar.extractfile(member).read()
             path = out / f"{doc_id}.md"
             _write_if_changed(path, data)
-            _write_if_changed(path.with_name(path.name + ".meta.yaml"), sidecar(member.name).encode())
+            meta = path.with_name(path.name + ".meta.yaml")
+            identity = sidecar(member.name)
+            had = meta.read_text(encoding="utf-8") if meta.exists() else ""
+            if not had.startswith(identity) or had == identity:  # new, changed, or its title not yet looked at
+                meta.write_text(identity, encoding="utf-8")
+                # saksi reads no title: the one the heading states, else the law's number and year
+                title = heading_title(data.decode("utf-8", "replace"), member.name) if _unnamed(path) else None
+                meta.write_text(sidecar(member.name, title) if title else identity + _TITLE_READ, encoding="utf-8")
             written.append(path)
     rank = {name: k for k, name in enumerate(first)}
     ordered = sorted(written, key=lambda p: (rank.get(p.stem, len(rank)),))  # stable: the rest by year, number
@@ -65,12 +76,41 @@ def lay_out(archive: Path, out: Path, limit: int | None = None, first: tuple[str
     return ordered
 
 
-def sidecar(member: str) -> str:
-    """The identity of the law at `uu/<year>/<number>.md`, as saksi's sidecar YAML (pipeline/ingest/metadata.py)."""
+def sidecar(member: str, title: str | None = None) -> str:
+    """The identity of the law at `uu/<year>/<number>.md`, as saksi's sidecar YAML (pipeline/ingest/metadata.py);
+    `title` where saksi cannot read one from the text."""
     m = _MEMBER.match(member)
     return (f"# from the archive's path ({member} in mblonyox/data-peraturan): the scanned heading may be illegible\n"
             f"doc_type: Undang-Undang\nissuer: Dewan Perwakilan Rakyat dan Presiden Republik Indonesia\n"
-            f"number: \"{m[2].lower()}\"\nyear: {int(m[1])}\nauthority: official\n")
+            f"number: \"{m[2].lower()}\"\nyear: {int(m[1])}\nauthority: official\n"
+            + (f"title: {json.dumps(title, ensure_ascii=False)}\n" if title else ""))
+
+
+_TITLE_READ = "# title: as saksi reads it from the heading\n"
+# "UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 1 TAHUN 2009 TENTANG PENERBANGAN DENGAN RAHMAT …", wherever a converter's
+# header or a repeated preamble put it before the heading
+_HEADING = re.compile(r"UNDANG[-\s]*UNDANG(?:\s+REPUBLIK\s+INDONESIA)?\s+NOMOR\s+(?P<num>[0-9OoIl]+)\s+TAHUN\s+"
+                      r"(?P<year>[0-9OoIl]{4})\s+TENTANG\s+(?P<title>[^a-z]{3,600}?)\s*(?=DENGAN\s+RAHMAT|PRESIDEN\s+"
+                      r"REPUBLIK|Menimbang|MENIMBANG|\n|$)")
+
+
+def heading_title(text: str, member: str) -> str:
+    """The title the law's own heading states (its number and year must be the archive's), as written; else
+    "Undang-Undang Nomor N Tahun Y", its identity and nothing more."""
+    m = _MEMBER.match(member)
+    digits = str.maketrans("OoIl", "0011")
+    for h in _HEADING.finditer(text[:6000]):
+        if h["num"].translate(digits) == m[2] and h["year"].translate(digits) == m[1]:
+            return " ".join(h["title"].split()).rstrip(" ,.;:")
+    return f"Undang-Undang Nomor {m[2].lower()} Tahun {int(m[1])}"
+
+
+def _unnamed(path: Path) -> bool:
+    """Whether saksi names the law after its file (it reads no title from the text)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from pipeline.ingest.source import read_source
+
+    return read_source(path).meta.provenance.get("title") == "filename"
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:

@@ -66,6 +66,29 @@ def test_each_law_is_named_by_its_place_in_the_archive_when_its_heading_is_illeg
     assert illegible.document.authority == "official" and illegible.meta.provenance["number"] == "sidecar"
     legible = read_source(out / "uu-13-2003.md")
     assert legible.document.cite_as == "UU 13/2003" and legible.document.doc_id == "uu-13-2003"
+    # a heading saksi does not find (after "Menimbang") still names the law: its title as the heading writes it
+    assert illegible.document.title == "CIPTA KERJA" and illegible.meta.provenance["title"] == "sidecar"
+    assert legible.document.title == "KETENAGAKERJAAN" and legible.meta.provenance["title"] == "document"
+
+
+def test_a_law_without_a_readable_heading_is_titled_by_its_identity_and_nothing_more(tmp_path):
+    from pipeline.ingest.source import read_source
+
+    archive = _archive(tmp_path / "uu.tar.xz", {
+        # a converter's header before the heading, and a heading naming another law first
+        "uu/1983/1.md": "_UU No 1 th 1983_ Compiled by: Yayasan. Mengingat Undang-Undang Nomor 4 Tahun 1960 tentang "
+                        "Perairan; UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 1 TAHUN 1983 TENTANG PENGESAHAN PERJANJIAN "
+                        "ANTARA REPUBLIK INDONESIA DAN MALAYSIA\nDENGAN RAHMAT TUHAN YANG MAHA ESA\n\nPasal 1\nIsi.\n",
+        "uu/1949/1.md": "a. bahwa hingga sekarang pendapatan dikecualikan dari pajak;\n\nPasal 1\nIsi.\n"})
+    out = tmp_path / "laws"
+    assert _run(str(out), "--archive", str(archive)).returncode == 0
+    assert read_source(out / "uu-1-1983.md").document.title == \
+        "PENGESAHAN PERJANJIAN ANTARA REPUBLIK INDONESIA DAN MALAYSIA"
+    assert read_source(out / "uu-1-1949.md").document.title == "Undang-Undang Nomor 1 Tahun 1949"
+    # looked at once: a second run rewrites nothing
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.glob("*.yaml")}
+    assert _run(str(out), "--archive", str(archive)).returncode == 0
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.glob("*.yaml")} == before
 
 
 def test_limit_and_a_missing_archive(tmp_path):
