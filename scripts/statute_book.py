@@ -10,7 +10,7 @@ Beside each law goes a sidecar (`uu-11-2020.md.meta.yaml`) with the identity the
 states: an Undang-Undang, its number and year, enacted by the DPR and the President, official. A
 scanned heading is often illegible ("NOMOR 11 TAHUN 2O2O"), and a law saksi cannot name ("UU
 11/2020") can neither be cited by name nor be found as the law that amends or revokes another.
-Where saksi reads no title from the text (161 of the 1,535: a converter's header or a repeated preamble before
+Where saksi reads no title from the text (160 of the 1,535: a converter's header or a repeated preamble before
 the heading), the sidecar gives the one the law's heading states ("CIPTA KERJA", found with the archive's number and
 year), else "Undang-Undang Nomor N Tahun Y": never a subject the text does not state.
 
