@@ -35,12 +35,14 @@ _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinya
 # part of a document only: "ketentuan (yang mengatur) mengenai … dalam …", "sepanjang mengatur …"
 _PART = re.compile(r"\bketentuan\s+(?:yang\s+mengatur\s+)?(?:mengenai|tentang)\b|\bsepanjang\b"
                    r"|\bprovisions?\s+(?:on|concerning)\b", re.IGNORECASE)
-# an amending regulation's opening: "Beberapa ketentuan dalam <document> diubah", "Ketentuan dalam <document> diubah";
-# "… diubah sebagai berikut:" opens a list of amendments in any document, as an omnibus law does once per law it
-# amends (UU 11/2020 Pasal 81: "Beberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2003 … diubah sebagai
-# berikut:"). A scan may glue the verb to the number before it ("Nomor 42791diubah").
-_AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)(?:\b|(?<=\d))diubah\b"
-                              r"(?P<list>\s+(?:menjadi\s+)?sebagai\s+berikut)?", re.IGNORECASE | re.DOTALL)
+# an amending regulation's opening: "Beberapa ketentuan dalam <document> diubah", "Ketentuan dalam <document> diubah"
+_AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)\bdiubah\b", re.IGNORECASE | re.DOTALL)
+# in any document, an opening of a list of amendments, as an omnibus law has once per law it amends (UU 11/2020
+# Pasal 81: "Beberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2003 … diubah sebagai berikut:"), the law named
+# first; "… sebagaimana telah diubah dengan <another law>, diubah sebagai berikut" names the amended law's amendments
+# after it. A scan may glue the verb to the number before it ("Nomor 42791diubah").
+_AMENDS_LIST = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)(?:\b|(?<=\d))diubah\s+(?:menjadi\s+)?sebagai\s+"
+                          r"berikut\b", re.IGNORECASE | re.DOTALL)
 _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGNORECASE)
 # one instruction of it: "Ketentuan ayat (1) Pasal 14 diubah", "Ketentuan Pasal 5 diubah", "Pasal 7 dihapus"
 _INSTRUCTION = re.compile(r"\b(?:Ketentuan\s+(?:(?:huruf|angka|ayat)\s+[^.;:]{0,120}?\s)?)?Pasal\s+(?P<pasal>\d+[A-Z]?)"
@@ -99,15 +101,18 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
         # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction after it,
         # until the next such opening names another document (an omnibus law amends many, one after another)
         openings = []
-        for m in _AMENDS_DOCUMENT.finditer(chunk.text):
-            if not (amending or m["list"]):
-                continue
+        for m in (_AMENDS_DOCUMENT if amending else _AMENDS_LIST).finditer(chunk.text):
             inside = [r for r in refs if m.start("body") <= r.reference["start"] < m.end("body")
                       and not r.reference["pasal"]]
-            if inside or not amending:
-                # in an omnibus law, an opening whose document cannot be read (a scan's garbled name) still ends the
-                # previous law's list; an amending regulation amends one document, named in its first opening
-                openings.append((m.end(), inside[0] if inside else None))
+            if amending:  # an amending regulation amends one document, named in its first opening
+                if inside and amended is None and not openings:
+                    openings.append((m.end(), inside[0]))
+                continue
+            # in an omnibus law the amended law opens the list; one whose name the scan garbled ("dalam Undang Nomor
+            # 23 Tahun 2014 … sebagaimana telah diubah dengan Undang-Undang Nomor 9 Tahun 2015") is no law of this
+            # collection, and still ends the previous law's list
+            first = inside[0] if inside and inside[0].reference["start"] - m.start("body") <= 3 else None
+            openings.append((m.end(), first))
         instructions = [(m.start(), m) for m in _INSTRUCTION.finditer(chunk.text)]
         for _, item in sorted(openings + instructions, key=lambda x: x[0]):
             if not isinstance(item, re.Match):

@@ -132,7 +132,11 @@ def test_an_omnibus_law_ends_the_pasal_it_changes_or_deletes_in_each_law_it_amen
                "dimaksud dalam Pasal 42 ayat (2) dikenai sanksi pidana. Bagian Ketiga Pasal 82 Beberapa ketentuan "
                "dalam Undang-Undang Nomor 40 Tahun 2OO4 tentang Sistem Jaminan Sosial Nasional diubah sebagai "
                "berikut: 1. Ketentuan Pasal 18 diubah sehingga berbunyi sebagai berikut:"),
-        # a law whose name the scan garbled: its instructions are attributed to no law, not to the one before it
+        # a law whose name the scan garbled: its instructions are attributed to no law, not to the one before it,
+        # nor to the law that amended it before ("sebagaimana telah diubah dengan …")
+        _chunk("uu-11-2020", "Pasal 176", "Pasal 176 Beberapa ketentuan dalam Undang Nomor 40 Tahun 2004 tentang "
+               "Sistem Jaminan Sosial Nasional sebagaimana telah diubah dengan Undang-Undang Nomor 13 Tahun 2003, "
+               "diubah sebagai berikut: 1. Ketentuan Pasal 250 diubah sehingga berbunyi:"),
         _chunk("uu-11-2020", "Pasal 83", "Pasal 83 Beberapa ketentuan dalam Undang-Undang Norrnor duapuluh tentang "
                "Badan Penyelenggara diubah sebagai berikut: 1. Ketentuan Pasal 9 diubah sehingga berbunyi:"),
     ]
