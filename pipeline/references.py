@@ -83,7 +83,8 @@ def _structure_label(pasal: str | None, ayat: str | None, huruf: str | None, ang
 
 # --- patterns --------------------------------------------------------------------------
 
-_UU = r"Undang(?:\s*-\s*|\s+)?Undang"  # pdftotext glues "UndangUndang" at line breaks
+# pdftotext glues "UndangUndang" at line breaks; laws before ~2004 write "Undang-undang", and scans "Undang undang"
+_UU = r"Undang(?:\s*-\s*|\s+)?[Uu]ndang"
 _YEAR = (r"(?:(?:/[A-Za-z][\w.-]*)*/(?P<y1>(?:19|20)\d\d)(?!\d))?"  # 98/PMK.010/2025
          rf"(?:\s+(?:Tahun|of|[Yy]ear)\s+(?P<y2>{SCANNED_YEAR}))?")
 _NUMBER = r"\s+(?:Nomor|No\.|Number)\s*:?\s*(?P<num>\d+[A-Z]?)" + _YEAR

@@ -82,22 +82,35 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
     edges: list[StatusEdge] = []
     amended: ReferenceRow | None = None  # the document an amending regulation ("Perubahan atas …") amends
     amending = doc is not None and _AMENDING_TITLE.search(doc.title or "") is not None
+    # the instruments a Pasal too long for one chunk names before its formula: "Pada saat … ini mulai berlaku, maka:
+    # 1. … 15. Undang-undang Nomor 28 Tahun 2000 …, dinyatakan tidak berlaku lagi" (UU 13/2003 Pasal 192, in two)
+    earlier: list[ReferenceRow] = []
+    unit = None
     for chunk in chunks:
         refs = sorted(by_chunk.get(chunk.chunk_id, []), key=lambda r: r.reference["start"])
+        if chunk.unit != unit:
+            earlier, unit = [], chunk.unit
         # revocations
         last = 0
         for m in _REVOKES.finditer(chunk.text):
             lo = max(last, _span_start(chunk, m.start()))
-            named = [r for r in refs if lo <= r.reference["start"] and r.reference["end"] <= m.start()]
+            here = [r for r in refs if lo <= r.reference["start"] and r.reference["end"] <= m.start()]
+            # the provision began in an earlier chunk of its Pasal: its list goes on from there
+            carried = earlier if lo == 0 and not chunk.text.startswith(("Pasal", "Article")) else []
+            named = carried + here
             last = m.end()
+            earlier = []
             if not named:
                 continue  # "pemberian pembebasan … ini dicabut dan dinyatakan tidak berlaku": no instrument named
             quote = chunk.text[lo:m.end()].strip()
-            part = _PART.search(chunk.text, lo, named[0].reference["start"]) is not None
+            part = _PART.search(chunk.text, lo, here[0].reference["start"] if here else m.start()) is not None
             for r in named:
                 ref = r.reference
                 kind: EdgeKind = "revokes" if ref["pasal"] or not part else "revokes_part"
                 edges.append(_edge(kind, chunk, quote, r, ref["pasal"], date, issued))
+        # what the provision running off this chunk's end names after the last formula goes on in the next chunk
+        tail = max(last, _span_start(chunk, len(chunk.text) - 1)) if chunk.text else last
+        earlier += [r for r in refs if r.reference["start"] >= tail]
         # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction after it,
         # until the next such opening names another document (an omnibus law amends many, one after another)
         openings = []

@@ -137,6 +137,9 @@ def test_every_pasal_of_a_list_belongs_to_the_document_after_it():
     ("Peraturan Menteri Keuangan Nomor 124 Tahun 2024", "Peraturan Menteri Keuangan", "124", 2024, None,
      "PMK 124/2024"),
     ("Undang-Undang Nomor 10 Tahun 1995", "Undang-Undang", "10", 1995, None, "UU 10/1995"),
+    # an older law's spelling, and its scan's
+    ("Undang-undang Nomor 25 Tahun 1997", "Undang-Undang", "25", 1997, None, "UU 25/1997"),
+    ("Undang undang Nomor 14 Tahun 1969", "Undang-Undang", "14", 1969, None, "UU 14/1969"),
     # a scan's letters for digits in the year of an older law's text
     ("Undang-Undang Nomor 13 Tahun 2OO3", "Undang-Undang", "13", 2003, None, "UU 13/2003"),
     ("Undang-Undang Nomor 24 Tahun 2oll", "Undang-Undang", "24", 2011, None, "UU 24/2011"),

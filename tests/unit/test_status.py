@@ -70,6 +70,33 @@ def test_a_revocation_of_two_listed_instruments_ends_both_with_the_ayat_as_its_r
     assert e.quote in chunk.text and e.quote.startswith("(1) Pada saat") and e.quote.endswith("tidak berlaku")
 
 
+def test_a_revocation_list_too_long_for_one_chunk_ends_every_law_it_names_and_not_the_pasal_before():
+    # UU 13/2003 Pasal 192 in two chunks: items 1-10, then 11-15 and the formula; laws before ~2004 write
+    # "Undang-undang"; Pasal 191 (another unit) names a law it does not revoke
+    docs = [LABOUR, _doc("uu-3-1958", "Undang-Undang Nomor 3 Tahun 1958 tentang Penempatan Tenaga Asing"),
+            _doc("uu-25-1997", "Undang-Undang Nomor 25 Tahun 1997 tentang Ketenagakerjaan"),
+            _doc("uu-21-2000", "Undang-Undang Nomor 21 Tahun 2000 tentang Serikat Pekerja")]
+    before = _chunk("uu-13-2003", "Pasal 191", "Pasal 191\nSemua peraturan pelaksanaan Undang-undang Nomor 21 Tahun "
+                    "2000 tetap berlaku.")
+    first = _chunk("uu-13-2003", "Pasal 192 angka 1–10", "Pasal 192\nPada saat mulai berlakunya Undang undang ini, "
+                   "maka :\n1. Ordonansi tentang Pengerahan Orang Indonesia;\n9. Undang-undang Nomor 3 Tahun 1958 "
+                   "tentang Penempatan Tenaga Asing;\n10. Undang-undang Nomor 8 Tahun 1961 tentang Wajib Kerja Sarjana;")
+    second = _chunk("uu-13-2003", "Pasal 192 angka 11–15", "13. Undang-undang Nomor 25 Tahun 1997 tentang "
+                    "Ketenagakerjaan;\n15. Undang-undang Nomor 28 Tahun 2000 tentang Penetapan, dinyatakan tidak "
+                    "berlaku lagi.")
+    first, second = (replace(c, unit="uu-13-2003#Pasal 192") for c in (first, second))
+    before = replace(before, unit="uu-13-2003#Pasal 191")
+    chunks = [before, first, second]
+    refs = [r for c in chunks for r in _refs(c, docs)]
+    edges = status.edges_of(chunks, refs, {d.doc_id: d for d in docs})
+    assert [(e.kind, e.target_doc, e.target_label, e.source_chunk) for e in edges] == [
+        ("revokes", "uu-3-1958", "UU 3/1958", second.chunk_id),
+        ("revokes", None, "UU 8/1961", second.chunk_id),
+        ("revokes", "uu-25-1997", "UU 25/1997", second.chunk_id),
+        ("revokes", None, "UU 28/2000", second.chunk_id)]
+    assert edges[0].quote in second.text and edges[0].quote.endswith("dinyatakan tidak berlaku")
+
+
 def test_a_revocation_that_names_no_instrument_is_no_edge():
     text = ("Pasal 4\nApabila ketentuan tidak dipenuhi, maka pemberian pembebasan bea masuk ini dicabut dan "
             "dinyatakan tidak berlaku lagi.")
