@@ -116,7 +116,13 @@ def main() -> int:
 
     questions = [json.loads(line)["question"] for line in args.questions.read_text(encoding="utf-8").splitlines()
                  if line.strip()][: args.limit]
-    places = {"small": _place(args.small), "large": _place(args.large)}
+    from pipeline.errors import SaksiError
+
+    try:
+        places = {"small": _place(args.small), "large": _place(args.large)}
+    except SaksiError as e:  # no such data directory or collection
+        print(f"answer_scale: {e}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as tmp, MilvusTestServer(Path(tmp) / "milvus") as server:
         copies = {}
         for name, where in places.items():

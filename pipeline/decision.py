@@ -347,6 +347,11 @@ def other_definitions_capped(claims: Sequence[VerifiedClaim], conflicts: Sequenc
             else c for c in claims]
 
 
+def _used(part: PartTrace):
+    """The attempt a part's outcome rests on: the one that answered, else the last."""
+    return part.attempts[part.outcome.attempt_used] if part.outcome.answered else part.attempts[-1]
+
+
 def _ranked(attempt) -> list[Candidate]:
     """An attempt's candidates in the reranker's order, the rest after."""
     order = {cid: k for k, cid in enumerate(attempt.reranked)}
@@ -386,7 +391,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         for a in p.attempts:
             chunks.update({c.chunk.chunk_id: c.chunk for c in a.candidates})
     for p in parts:
-        used = p.attempts[p.outcome.attempt_used] if p.outcome.answered else p.attempts[-1]
+        used = _used(p)
         statuses = {d.doc_id: d for d in used.status}
         every.update(statuses)
         claims.extend(dated_claim(c, chunks, statuses, day, confidence) for c in used.claims)
@@ -396,8 +401,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     # a question that names its regulation is not ambiguous; records whose figures disagree are already shown
     # side by side, each with its regulation
     if not any(doc_id for _, doc_id in named) and not conflicts:
-        definers = [c for p in parts for c in _ranked(p.attempts[p.outcome.attempt_used] if p.outcome.answered
-                                                      else p.attempts[-1]) if c.defines]
+        definers = [c for p in parts for c in _ranked(_used(p)) if c.defines]
         conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers))
         if confidence is not None:
             claims = other_definitions_capped(claims, conflicts, chunks, confidence)

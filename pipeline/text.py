@@ -304,6 +304,11 @@ SCANNED_YEAR = r"(?:19|2[0Oo])[0-9OoIl]{2}(?!\d)"
 _OCR_DIGITS = str.maketrans("OoIiLl", "001111")
 
 
+def scanned_digits(text: str) -> str:
+    """Digits as a scan wrote them, as digits ("2O2O" -> "2020", "2oll" -> "2011")."""
+    return text.translate(_OCR_DIGITS)
+
+
 def scanned_year(text: str) -> int:
     """The year a SCANNED_YEAR match stands for ("2O2O" -> 2020)."""
-    return int(text.translate(_OCR_DIGITS))
+    return int(scanned_digits(text))

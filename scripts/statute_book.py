@@ -31,6 +31,9 @@ import sys
 import tarfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pipeline.text import SCANNED_YEAR, scanned_digits  # noqa: E402
+
 SHARED_DATA = Path(os.environ.get("SAKSI_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 ARCHIVE = SHARED_DATA / "peraturan" / "uu.tar.xz"
 # the parents and siblings of the legal_qa dev regulations (PP 34/2021, PP 35/2021, PP 44/2015,
@@ -90,7 +93,7 @@ _TITLE_READ = "# title: as saksi reads it from the heading\n"
 # "UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 1 TAHUN 2009 TENTANG PENERBANGAN DENGAN RAHMAT …", wherever a converter's
 # header or a repeated preamble put it before the heading
 _HEADING = re.compile(r"UNDANG[-\s]*UNDANG(?:\s+REPUBLIK\s+INDONESIA)?\s+NOMOR\s+(?P<num>[0-9OoIl]+)\s+TAHUN\s+"
-                      r"(?P<year>[0-9OoIl]{4})\s+TENTANG\s+(?P<title>[^a-z]{3,600}?)\s*(?=DENGAN\s+RAHMAT|PRESIDEN\s+"
+                      rf"(?P<year>{SCANNED_YEAR})\s+TENTANG\s+(?P<title>[^a-z]{{3,600}}?)\s*(?=DENGAN\s+RAHMAT|PRESIDEN\s+"
                       r"REPUBLIK|Menimbang|MENIMBANG|\n|$)")
 
 
@@ -98,17 +101,15 @@ def heading_title(text: str, member: str) -> str:
     """The title the law's own heading states (its number and year must be the archive's), as written; else
     "Undang-Undang Nomor N Tahun Y", its identity and nothing more."""
     m = _MEMBER.match(member)
-    digits = str.maketrans("OoIl", "0011")
     for h in _HEADING.finditer(text[:6000]):
-        if h["num"].translate(digits) == m[2] and h["year"].translate(digits) == m[1]:
+        if scanned_digits(h["num"]) == m[2] and scanned_digits(h["year"]) == m[1]:
             return " ".join(h["title"].split()).rstrip(" ,.;:")
     return f"Undang-Undang Nomor {m[2].lower()} Tahun {int(m[1])}"
 
 
 def _unnamed(path: Path) -> bool:
     """Whether saksi names the law after its file (it reads no title from the text)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from pipeline.ingest.source import read_source
+    from pipeline.ingest.source import read_source  # the ingest's own reading, loaded only when a sidecar is written
 
     return read_source(path).meta.provenance.get("title") == "filename"
 
