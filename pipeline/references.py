@@ -83,8 +83,9 @@ def _structure_label(pasal: str | None, ayat: str | None, huruf: str | None, ang
 
 # --- patterns --------------------------------------------------------------------------
 
-# pdftotext glues "UndangUndang" at line breaks; laws before ~2004 write "Undang-undang", and scans "Undang undang"
-_UU = r"Undang(?:\s*-\s*|\s+)?[Uu]ndang"
+# pdftotext glues "UndangUndang" at line breaks; laws before ~2004 write "Undang-undang", scans "Undang undang" and may
+# lose the first capital ("undang-Undang Nomor 18 Tahun lggg" in UU 2/2017's revocation of UU 18/1999)
+_UU = r"[Uu]ndang(?:\s*-\s*|\s+)?[Uu]ndang"
 _YEAR = (r"(?:(?:/[A-Za-z][\w.-]*)*/(?P<y1>(?:19|20)\d\d)(?!\d))?"  # 98/PMK.010/2025
          rf"(?:\s+(?:Tahun|of|[Yy]ear)\s+(?P<y2>{SCANNED_YEAR}))?")
 _NUMBER = r"\s+(?:Nomor|No\.|Number)\s*:?\s*(?P<num>\d+[A-Z]?)" + _YEAR

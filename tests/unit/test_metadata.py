@@ -195,8 +195,10 @@ def test_a_law_is_dated_by_its_signature_through_the_scan_s_letters_for_digits()
     meta = parse_metadata(text)
     assert (meta.doc_type, meta.number, meta.year, meta.cite_as) == ("Undang-Undang", "11", 2020, "UU 11/2020")
     assert (meta.published, meta.promulgated, meta.effective) == ("2020-11-02", "2020-11-02", "2020-11-02")
+    assert parse_metadata("Disahkan di Jakarta pada tanggal 7 Mei lggg\n").published == "1999-05-07"
     # a word that merely looks like a year is not one
     assert parse_metadata("Disahkan di Jakarta pada tanggal 2 November 2Oxx\n").published is None
+    assert parse_metadata("Disahkan di Jakarta pada tanggal 2 November lugu\n").published is None
 
 
 def test_only_the_first_enactment_line_counts():
