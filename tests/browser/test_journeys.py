@@ -64,8 +64,15 @@ def focus_is_visible(page: Page) -> bool:
                && getComputedStyle(a).outlineStyle !== 'none'; }""")
 
 
+def settled(page: Page) -> None:
+    """Wait two frames: a page's `autofocus` is applied at a rendering update after load, so a Tab pressed before it
+    can be followed by the field taking the focus, and the next Tab leaving the page."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
+
+
 def tab_to(page: Page, selector: str, limit: int = 20) -> None:
     """Press Tab until `selector` has the focus, checking at every stop that the focus shows."""
+    settled(page)
     for _ in range(limit):
         if page.evaluate("s => document.activeElement && document.activeElement.matches(s)", selector):
             return
@@ -282,7 +289,8 @@ def test_a_keyboard_only_pass_signs_in_asks_and_lands_on_the_answer(page: Page, 
     shown = page.goto(f"{site.url}/")
     page.wait_for_url("**/ui/signin**")  # no key yet: the sign-in form
     assert shown is not None and shown.ok, f"the sign-in form answered {shown and shown.status}"
-    # from here on, only the keyboard
+    # from here on, only the keyboard; the key field has the focus on arrival
+    expect(page.locator("#key")).to_be_focused()
     tab_to(page, "#key")
     assert focus_is_visible(page)
     page.keyboard.type(site.reader)
