@@ -34,7 +34,9 @@ regulation, with the share of the left-out law's questions it would answer from 
 bench/legal_neighbours.py builds): each regulation's questions there by the fit on the other regulations of
 RUN_DIR and LEAVE_OUT_RUN_DIR (the neighbours never enter a fit), and every question by the weights
 configs/lite.yaml holds now, so a refit is judged where other regulations compete for the answer, beside the
-default it would replace.
+default it would replace. With `--fit-neighbours` the neighbours' questions enter the fits too (still leave one
+regulation out: a regulation's questions, alone and among neighbours, are scored by a fit on the other regulations'
+questions of all three runs), so the weights learn what agreement is worth where other laws compete.
 """
 from __future__ import annotations
 
@@ -203,7 +205,7 @@ def _answer(q: dict, w: "np.ndarray", neural: bool, chapter: bool) -> tuple[floa
 
 
 def _agreement(points: list[dict], absent: list[dict], neural: bool = False, chapter: bool = False,
-               neighbours: list[dict] | None = None) -> None:
+               neighbours: list[dict] | None = None, fit_neighbours: bool = False) -> None:
     """Held-out figures of the agreement confidence, each regulation scored by a fit on the others (and, given the
     same questions asked among neighbours, those too); then the fit on all of them (what configs/lite.yaml's
     generator.agreement holds) and, among neighbours, the configured weights beside it."""
@@ -219,8 +221,9 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False, cha
               f"precision {sum(q['hit'] for q in marked) / max(1, len(marked)):.3f}; "
               f"{sum(1 for q in _fitted(absent, True) if q['chapter'])} of the left-out law's questions")
     scored = []
+    fitted_on = points + absent + (neighbours or [] if fit_neighbours else [])
     for law in sorted({q["law"] for q in points}):
-        train = [q for q in points + absent if not same_law(q["law"], law)]
+        train = [q for q in fitted_on if not same_law(q["law"], law)]
         w = _agreement_fit(train, neural, chapter)
         mine = [q for q in points if same_law(q["law"], law)]
         gone = [q for q in absent if same_law(q["law"], law)]
@@ -238,8 +241,8 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False, cha
               f"{sum(q['hit'] for q in got) / max(1, len(got)):.3f};  {wrong}/{n_absent}"
               + (f";  among neighbours {len(among):>4} ({len(among) / len(neighbours):6.1%})  "
                  f"{sum(q['hit'] for q in among) / max(1, len(among)):.3f}" if neighbours else ""))
-    w = _agreement_fit(points + absent, neural, chapter)
-    print(f"  fitted on all: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
+    w = _agreement_fit(fitted_on, neural, chapter)
+    print(f"  fitted on all{' (with the neighbours)' if fit_neighbours else ''}: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
           + (f"neural: {w[3]:.3f}, " if neural else "") + (f"chapter: {w[-2]:.3f}, " if chapter else "")
           + f"intercept: {w[-1]:.3f}}}")
     if neighbours:
@@ -271,7 +274,12 @@ def main() -> int:
                          "a further term (both runs made with generator.chapter set, so their traces mark it)")
     ap.add_argument("--neighbours", type=Path, metavar="NEIGHBOURS_RUN_DIR",
                     help="with --agreement: also score the same questions asked among neighbours (see above)")
+    ap.add_argument("--fit-neighbours", action="store_true",
+                    help="with --neighbours: their questions enter the fits too (see above)")
     args = ap.parse_args()
+    if args.fit_neighbours and not args.neighbours:
+        print("regulation_thresholds: --fit-neighbours fits on the --neighbours run: it needs one", file=sys.stderr)
+        return 2
     if args.neighbours and not args.agreement:
         print("regulation_thresholds: --neighbours scores the agreement fit: it needs --agreement", file=sys.stderr)
         return 2
@@ -309,7 +317,8 @@ def main() -> int:
             print("regulation_thresholds: --chapter, but no trace marks a chapter's candidate (run the eval with "
                   "generator.chapter set)", file=sys.stderr)
             return 2
-        _agreement(points, absent, args.neural, args.chapter, _points(args.neighbours) if args.neighbours else None)
+        _agreement(points, absent, args.neural, args.chapter, _points(args.neighbours) if args.neighbours else None,
+                   args.fit_neighbours)
     if args.out:
         args.out.write_text(json.dumps({"run": str(args.run), "target": args.target, "curve": curve,
                                         "answer_threshold": answer, "tinggi_boundary": bands}, indent=1) + "\n")
