@@ -19,7 +19,8 @@ Lanes, each through saksi's own index classes (pipeline/index/):
   against exact search (numpy, the same vectors) is a lower bound for real embeddings.
 
 Each size is reached by adding to the same index (1k, then up to 10k, …); at each size: the time to
-add and index the new passages (for the server: insert, flush, wait for the index), p50/p95 of
+add and index the new passages (for the server: insert, flush, wait until the query node serves them from
+sealed, indexed segments: tests/milvus_server.wait_served), p50/p95 of
 `search` over the queries, recall@k against exact search (dense lanes), and memory: bm25 the growth
 of this process and the index on disk; the server the resident set of its processes; Lite (it
 runs inside this process) its file on disk. Lite is asked twice at each size, each time from a
@@ -46,6 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -192,8 +194,7 @@ def bench_dense(kind: str, sizes: list[int], queries: int, say, budget: float, q
                     index.upsert([f"c{i}" for i in range(k, k + len(part))], ["d"] * len(part), part)
                     all_vectors = np.concatenate([all_vectors, part])
                 if server:
-                    index._client.flush(index.collection)
-                    _wait_indexed(index, n)
+                    wait_served(index._client, index.collection, n)
                 grow = time.perf_counter() - started
                 have = n
                 exact = [set(np.argpartition(-(all_vectors @ vec), DENSE_K)[:DENSE_K].tolist()) for vec in q]
@@ -231,10 +232,12 @@ def bench_dense(kind: str, sizes: list[int], queries: int, say, budget: float, q
                 server.stop()
 
 
-def bench_real(kinds: list[str], cache: Path, queries: int, say, query_budget: float) -> dict:
+def bench_real(kinds: list[str], cache: Path, queries: int, say, query_budget: float,
+               ef_more: Sequence[int] = ()) -> dict:
     """The dense lanes on REAL vectors: every passage vector an ingest left in a data directory's embedding cache
     (embeddings.sqlite3: the statute book, as far as it is embedded), asked with the legal_qa dev questions embedded
-    by the lite embedder. Recall@k against exact search on the same vectors."""
+    by the lite embedder. Recall@k against exact search on the same vectors; the server's index also searched with
+    each `ef_more` (--ef)."""
     import sqlite3
 
     from pipeline.backends import make_embedder
@@ -260,19 +263,32 @@ def bench_real(kinds: list[str], cache: Path, queries: int, say, query_budget: f
                     part = vectors[k:k + 2000]
                     index.upsert([f"c{i}" for i in range(k, k + len(part))], ["d"] * len(part), part)
                 if server:
-                    index._client.flush(index.collection)
-                    _wait_indexed(index, len(vectors))
+                    wait_served(index._client, index.collection, len(vectors))
                 else:
                     index.close()
                     index = MilvusDenseIndex(uri, vectors.shape[1], collection="real")
-                out[kind] = {"add_and_index_s": round(time.perf_counter() - started, 2),
+                out[kind] = {"add_and_index_s": round(time.perf_counter() - started, 2), "ef": index.ef_search,
                              **_ask(index, q, exact, query_budget)}
                 say(f"real vectors, {kind}: {out[kind]}")
+                if server and ef_more:  # the same index searched with a larger ef (the HNSW candidate list)
+                    configured = index.ef_search
+                    out[kind]["ef_more"] = []
+                    for ef in ef_more:
+                        index.ef_search = ef
+                        out[kind]["ef_more"].append({"ef": ef, **_ask(index, q, exact, query_budget)})
+                        say(f"real vectors, {kind}, ef {ef}: {out[kind]['ef_more'][-1]}")
+                    index.ef_search = configured
                 index.close()
             finally:
                 if server:
                     server.stop()
     return out
+
+
+def wait_served(client, collection: str, rows: int) -> float:
+    from tests.milvus_server import wait_served as served
+
+    return served(client, collection, rows)
 
 
 def _dense_home(kind: str, tmp: Path):
@@ -310,16 +326,6 @@ def _index_type(index) -> str:
         return f"unknown ({type(e).__name__})"
 
 
-def _wait_indexed(index, n: int, timeout: float = 3600) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        names = index._client.list_indexes(index.collection)
-        desc = index._client.describe_index(index.collection, names[0])
-        if int(desc.get("indexed_rows", 0)) >= n and int(desc.get("pending_index_rows", 0)) == 0:
-            return
-        time.sleep(0.5)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="1000,10000,50000,68332,250000,1000000")
@@ -331,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(e.g. data/collections/statute-book/embeddings.sqlite3)")
     p.add_argument("--query-budget", type=float, default=90.0,
                    help="seconds of queries per size and state (at least 5 queries; the count is recorded)")
+    p.add_argument("--ef", default="", help="with --real-vectors: also search the server's index with these ef "
+                                              "values (e.g. 256,512; saksi searches with max(128, k))")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "search_scale.json")
     args = p.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(",") if s)
@@ -344,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     lanes = [x for x in args.lanes.split(",") if x]
     if args.real_vectors:
         result["real"] = bench_real([x for x in lanes if x != "bm25"] or ["lite"], args.real_vectors, args.queries,
-                                    say, args.query_budget)
+                                    say, args.query_budget, [int(x) for x in args.ef.split(",") if x])
         args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     for lane in lanes if args.sizes else []:
         started = time.perf_counter()
