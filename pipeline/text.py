@@ -297,12 +297,13 @@ def fold_lookalikes(text: str) -> str:
     return _MIXED_WORD.sub(fold, text)
 
 
-# A year as a scan reads it: OCR of older laws turns 0 into O, 1 into l, L or I, 9 into g, 5 into s or S and 2 into Z
-# ("2 November 2O2O", "Nomor 13 Tahun 2OO3", "Tahun 2Oll", "Tahun lggg", "Tahun L945", "Tahun 194S", "Tahun 2OlZ"). It
-# must start as a year of this statute book does (19.., 20..); used only where a year is expected (after "Tahun", in a
-# closing's date); `scanned_year` gives the number back.
-SCANNED_YEAR = r"(?:[1lIL][9g]|2[0Oo])[0-9OoIiLlgsSzZ]{2}(?!\d)"
-_OCR_DIGITS = str.maketrans("OoIiLlgsSzZ", "00111195522")
+# A year as a scan reads it: OCR of older laws turns 0 into O, 1 into l, L or I, 9 into g and 5 into s or S
+# ("2 November 2O2O", "Nomor 13 Tahun 2OO3", "Tahun 2Oll", "Tahun lggg", "Tahun L945", "Tahun 194S"). It must start as
+# a year of this statute book does (19.., 20..); used only where a year is expected (after "Tahun", in a closing's
+# date); `scanned_year` gives the number back. Not Z: the scans write 2 and 7 alike as Z (UU 2/2017 is signed
+# "12 Januari 2OlZ"), so a year with a Z is not read.
+SCANNED_YEAR = r"(?:[1lIL][9g]|2[0Oo])[0-9OoIiLlgsS]{2}(?!\d)"
+_OCR_DIGITS = str.maketrans("OoIiLlgsS", "001111955")
 
 
 def scanned_digits(text: str) -> str:

@@ -199,6 +199,8 @@ def test_a_law_is_dated_by_its_signature_through_the_scan_s_letters_for_digits()
     # a word that merely looks like a year is not one
     assert parse_metadata("Disahkan di Jakarta pada tanggal 2 November 2Oxx\n").published is None
     assert parse_metadata("Disahkan di Jakarta pada tanggal 2 November lugu\n").published is None
+    # Z stands for 2 or for 7 in these scans (UU 2/2017 is signed "12 Januari 2OlZ"): such a year is not read
+    assert parse_metadata("Disahkan di Jakarta pada tanggal 12 Januari 2OlZ\n").published is None
 
 
 def test_only_the_first_enactment_line_counts():

@@ -144,7 +144,7 @@ def test_every_pasal_of_a_list_belongs_to_the_document_after_it():
     ("Undang-Undang Nomor 13 Tahun 2OO3", "Undang-Undang", "13", 2003, None, "UU 13/2003"),
     ("Undang-Undang Nomor 24 Tahun 2oll", "Undang-Undang", "24", 2011, None, "UU 24/2011"),
     ("undang-Undang Nomor 18 Tahun lggg", "Undang-Undang", "18", 1999, None, "UU 18/1999"),
-    ("Undang-Undang Nomor 12 Tahun 2OlZ", "Undang-Undang", "12", 2012, None, "UU 12/2012"),
+    ("Undang-Undang Nomor 5 Tahun 194S", "Undang-Undang", "5", 1945, None, "UU 5/1945"),
     ("Undang-Undang Nomor 6 Tahun L994", "Undang-Undang", "6", 1994, None, "UU 6/1994"),
     ("Peraturan Presiden Nomor 158 Tahun 2024", "Peraturan Presiden", "158", 2024, None, "Perpres 158/2024"),
     ("Peraturan Daerah Kabupaten Magelang Nomor 8 Tahun 2010", "Peraturan Daerah", "8", 2010, "Kabupaten Magelang",
