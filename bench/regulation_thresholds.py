@@ -221,7 +221,7 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False, cha
               f"precision {sum(q['hit'] for q in marked) / max(1, len(marked)):.3f}; "
               f"{sum(1 for q in _fitted(absent, True) if q['chapter'])} of the left-out law's questions")
     scored = []
-    fitted_on = points + absent + (neighbours or [] if fit_neighbours else [])
+    fitted_on = points + absent + ((neighbours or []) if fit_neighbours else [])
     for law in sorted({q["law"] for q in points}):
         train = [q for q in fitted_on if not same_law(q["law"], law)]
         w = _agreement_fit(train, neural, chapter)
@@ -242,7 +242,8 @@ def _agreement(points: list[dict], absent: list[dict], neural: bool = False, cha
               + (f";  among neighbours {len(among):>4} ({len(among) / len(neighbours):6.1%})  "
                  f"{sum(q['hit'] for q in among) / max(1, len(among)):.3f}" if neighbours else ""))
     w = _agreement_fit(fitted_on, neural, chapter)
-    print(f"  fitted on all{' (with the neighbours)' if fit_neighbours else ''}: agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
+    print(f"  fitted on all{' (with the neighbours)' if fit_neighbours else ''}: "
+          f"agreement: {{logit: {w[0]:.3f}, agree: {w[1]:.3f}, consensus: {w[2]:.3f}, "
           + (f"neural: {w[3]:.3f}, " if neural else "") + (f"chapter: {w[-2]:.3f}, " if chapter else "")
           + f"intercept: {w[-1]:.3f}}}")
     if neighbours:

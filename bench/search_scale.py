@@ -53,6 +53,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from tests.milvus_server import wait_served  # noqa: E402  (stdlib only: no server is started by importing it)
 SHARED = Path(os.environ.get("SAKSI_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DIM = 384
 DENSE_K = LEXICAL_K = 30  # configs/lite.yaml
@@ -283,12 +284,6 @@ def bench_real(kinds: list[str], cache: Path, queries: int, say, query_budget: f
                 if server:
                     server.stop()
     return out
-
-
-def wait_served(client, collection: str, rows: int) -> float:
-    from tests.milvus_server import wait_served as served
-
-    return served(client, collection, rows)
 
 
 def _dense_home(kind: str, tmp: Path):

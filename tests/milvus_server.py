@@ -146,4 +146,3 @@ def wait_served(client, collection: str, rows: int, timeout: float = 900.0) -> f
             return time.monotonic() - started
         time.sleep(1.0)
     raise TimeoutError(f"{collection}: {rows} rows not served from indexed segments within {timeout:.0f} s")
-
