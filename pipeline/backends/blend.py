@@ -19,6 +19,27 @@ def _clamp(x: float) -> float:
     return max(0.0, min(1.0, x))
 
 
+def _freshness(candidates: Sequence[Candidate]) -> list[float]:
+    """1 for the newest date among the candidates, 0 for the oldest, linear between (all 1 when
+    they share one date). An undated record of a known source reads the median of the dated ones:
+    ranked as the oldest it lost to every dated rival, though its date is unknown, not old (a
+    statute book's laws carry dates the regulations beside them may lack). A record of `unknown`
+    authority stays at 0: an upload from a key that may assert nothing has its date withheld
+    (Ingestor._stamp), and a neutral date would buy it what the withheld one could not. None
+    dated: all 0."""
+    days = [dt.date.fromisoformat(c.chunk.published).toordinal() if c.chunk.published else None
+            for c in candidates]
+    known = sorted(d for d in days if d is not None)
+    if not known:
+        return [0.0] * len(days)
+    span = known[-1] - known[0]
+    dated = [1.0 - (known[-1] - d) / span if span else 1.0 for d in known]
+    n = len(dated)
+    median = dated[n // 2] if n % 2 else (dated[n // 2 - 1] + dated[n // 2]) / 2
+    return [_clamp(1.0 - (known[-1] - d) / span if span else 1.0) if d is not None
+            else 0.0 if c.chunk.authority == "unknown" else median for c, d in zip(candidates, days)]
+
+
 class RerankBlend:
     def __init__(self, settings: RerankerSettings, analyzer: QueryAnalyzer, rrf_k: int, lanes: int = 2):
         self.settings = settings
@@ -27,20 +48,14 @@ class RerankBlend:
 
     def components(self, query: QueryPlan, candidates: Sequence[Candidate]) -> list[dict[str, float]]:
         """Per candidate, in [0, 1]: term coverage, dense cosine past the floor, fused rank,
-        authority of its source, and freshness among the candidates' publication dates."""
+        authority of its source, and freshness among the candidates' publication dates (a record
+        without a date is neither the newest nor the oldest: it reads the dated candidates' median)."""
         s = self.settings
-        dates = [c.chunk.published for c in candidates if c.chunk.published]
-        newest = max(dates, default=None)
-        oldest = min(dates, default=None)
-        span = (dt.date.fromisoformat(newest) - dt.date.fromisoformat(oldest)).days if dates else 0
+        freshness = _freshness(candidates)
         out = []
-        for c in candidates:
+        for c, fresh in zip(candidates, freshness):
             ch = c.chunk
             tokens = self.analyzer.all_tokens(f"{ch.title} {ch.location} {ch.heading} {ch.text}")
-            if ch.published and span > 0:
-                fresh = 1.0 - (dt.date.fromisoformat(newest) - dt.date.fromisoformat(ch.published)).days / span
-            else:
-                fresh = 1.0 if ch.published else 0.0
             out.append({
                 "coverage": coverage(query.terms, tokens),
                 "dense": _clamp(((c.dense_score or 0.0) - s.dense_floor) / (1 - s.dense_floor)),

@@ -225,3 +225,27 @@ def test_versions_are_ordered_by_authority_then_freshness_and_both_kept():
     # the group keeps its places (1st, 2nd, 4th); within it: official before media, newer before older
     assert [c.chunk.chunk_id for c in out] == ["new", "old", "x", "blog"]
     assert order_versions([old, other]) == [old, other]  # nothing to reorder without a marked pair
+
+
+# --------------------------------------------------------------------------- freshness in the rerank blend
+
+
+def test_an_undated_record_reads_the_dated_candidates_median_freshness_unless_its_source_is_unknown():
+    from pipeline.backends.blend import _freshness
+
+    def dated(cid, published, authority="official"):
+        c = _cand(cid, f"doc-{cid}", TEXT_A, 0.5)
+        return replace(c, chunk=replace(c.chunk, published=published, authority=authority))
+
+    laws = [dated("a", "2000-01-01"), dated("b", "2010-01-01"), dated("c", "2020-01-01")]
+    span = 20 * 365 + 5  # days from 2000-01-01 to 2020-01-01
+    assert _freshness(laws) == pytest.approx([0.0, 1 - (3652 / span), 1.0])
+    # a regulation whose text carries no date was ranked as the oldest of all; it now reads the middle
+    got = _freshness([*laws, dated("pp", None)])
+    assert got[3] == pytest.approx(got[1]) and 0.0 < got[3] < 1.0
+    # an even count: the mean of the two middle ones
+    assert _freshness([laws[0], laws[2], dated("pp", None)])[2] == pytest.approx(0.5)
+    # an upload whose date was withheld (a key that may assert nothing) gains no date by the back door
+    assert _freshness([*laws, dated("up", None, authority="unknown")])[3] == 0.0
+    assert _freshness([dated("x", None), dated("y", None)]) == [0.0, 0.0]  # nothing dated: nothing to compare
+    assert _freshness([dated("x", "2021-05-05"), dated("y", "2021-05-05")]) == [1.0, 1.0]
