@@ -79,8 +79,11 @@ def test_a_definition_question_reads_every_definition_of_the_term(corpus):
     first = trace.parts[0].attempts[0]
     defining = {c.chunk.doc_id: c.defines for c in first.candidates if c.defines}
     assert defining == {"pp-91-2031": "Pasal 1 angka 1", "uu-92-2031": "Pasal 1 angka 2"}
-    # read by the generator wherever the reranker put them among the passages that mention TKA
-    assert {c.chunk.chunk_id for c in first.candidates if c.defines} <= set(first.context)
+    # read by the generator, ranked ahead of the passages that only mention TKA (in the reranker's order)
+    ids = {c.chunk.chunk_id for c in first.candidates if c.defines}
+    assert ids <= set(first.context) and set(first.reranked[:len(ids)]) == ids
+    scores = {c.chunk.chunk_id: c.rerank_score for c in first.candidates}
+    assert [scores[i] for i in first.reranked[:len(ids)]] == sorted((scores[i] for i in ids), reverse=True)
 
 
 def test_a_term_defined_in_two_regulations_is_shown_from_both(corpus):
