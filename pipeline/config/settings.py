@@ -16,8 +16,9 @@ class RetrievalSettings(_Strict):
     lexical_k: int = Field(30, ge=1)
     rrf_k: int = Field(60, ge=1)
     top_k: int = Field(30, ge=1, description="fused candidates kept before rerank")
-    per_source_cap: int = Field(8, ge=1, description="most candidates from one document (a document the question "
-                                "names is not capped: its passages are what the question asks about)")
+    per_source_cap: int = Field(30, ge=1, description="most candidates from one document (a document the question "
+                                "names is not capped: its passages are what the question asks about); the cap marks "
+                                "candidates past it, it brings no other document in")
     dedup_jaccard: float = Field(0.9, gt=0, le=1, description="word-shingle overlap that counts as a near-duplicate")
     context_size: int = Field(6, ge=1, description="reranked chunks handed to the generator")
     follow_references: int = Field(2, ge=0, description="passages the context's cross-references point at, added "

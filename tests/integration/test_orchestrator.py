@@ -254,13 +254,21 @@ def _changed_gate_live_and_replayed(corpus, change_settings=None, change_code=No
     return decision_of(live), replayed
 
 
+def _alike(replayed, live) -> bool:
+    """The same outcome, and the same fate for every claim the replay read: the live path, refused, retries with a
+    search twice as deep, and its decision lists the retry's claims (one more passage's here); the recorded trace holds
+    only the first attempt."""
+    ours, theirs = _fates(replayed), _fates(live)
+    return ours[:2] == theirs[:2] and bool(ours[2]) and ours[2] == tuple(c for c in theirs[2] if c in ours[2])
+
+
 def test_a_changed_gate_setting_changes_replay_and_the_live_path_alike(fake_corpus):
     """Issue 28: one verify step (`pipeline.verification.verify_attempt`) with the trace's typed settings: a stricter
     operating point (confidence.min_supported) demotes the same claims live and in replay."""
     strict = fake_corpus.profile.settings.confidence.model_copy(update={"min_supported": 0.99})
     live, replayed = _changed_gate_live_and_replayed(fake_corpus, {"confidence": strict})
     assert live.outcome == "refusal" and not replayed.same  # the recorded answer no longer stands …
-    assert _fates(replayed.replayed) == _fates(live)  # … and replay reaches the live decision
+    assert _alike(replayed.replayed, live)  # … and replay reaches the live decision
 
 
 def _fates(decision) -> tuple:
@@ -280,7 +288,7 @@ def test_a_changed_gate_changes_replay_and_the_live_path_alike(fake_corpus, monk
         monkeypatch.setattr(gates, "figures_without_basis", lambda text, quotes: extract_figures("99.999.999"))
 
     live, replayed = _changed_gate_live_and_replayed(fake_corpus, change_code=change)
-    assert live.outcome == "refusal" and _fates(replayed.replayed) == _fates(live) and not replayed.same
+    assert live.outcome == "refusal" and _alike(replayed.replayed, live) and not replayed.same
     assert all(any(r.startswith("number_without_basis") for r in c[4]) for c in live.claims)
 
 
