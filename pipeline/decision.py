@@ -7,7 +7,7 @@ both call `sufficiency`, `AttemptSummary.of`, `decide_part` and `conclude`, noth
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
@@ -31,6 +31,7 @@ NO_CANDIDATES = "no_candidates"
 NO_SUPPORTED_CLAIMS = "no_supported_claims"
 MISSING_EVIDENCE = "missing_evidence"
 TIMEOUT = "timeout"
+ONLY_HISTORY = "only_history"  # every supported claim states a provision not in force on the answer's date
 
 DOCUMENT_NOT_IN_CORPUS = "document_not_in_corpus"  # not a refusal reason of its own: said alongside one
 
@@ -43,6 +44,11 @@ _REASONS = {
                           "en": "No claim could be supported by quotes from the records found."},
     MISSING_EVIDENCE: {"id": "Bukti yang diperlukan tidak ditemukan: {missing}.",
                        "en": "Required evidence was not found: {missing}."},
+    ONLY_HISTORY: {"id": "Tidak ada ketentuan yang berlaku pada tanggal jawaban yang menjawab pertanyaan ini: yang "
+                         "ditemukan hanya riwayat (dicabut, diubah, atau belum berlaku), ditampilkan sebagai riwayat "
+                         "beserta ketentuan yang menentukannya.",
+                   "en": "No provision in force on the answer's date answers this: what was found is history (revoked, "
+                         "amended or not yet in force), shown as history with the provision that decides it."},
     TIMEOUT: {"id": "Batas waktu terlampaui sebelum jawaban dapat diverifikasi; tidak ada yang ditampilkan.",
               "en": "The time limit passed before an answer could be verified; nothing is shown."},
     "generator_failed": {"id": "Generator gagal menjawab; tidak ada yang ditampilkan.",
@@ -358,6 +364,14 @@ def _ranked(attempt) -> list[Candidate]:
     return sorted(attempt.candidates, key=lambda c: order.get(c.chunk.chunk_id, len(order)))
 
 
+def _only_history(claims: Sequence[VerifiedClaim], part: int) -> bool:
+    """Whether the part has supported claims and every one states a provision ended or not yet in force on the
+    answer's date (standing `ended` or `not_yet`; `unknown` is not history: it is shown, said to be unknown)."""
+    supported = [c for c in claims if c.part == part and c.status == "supported"]
+    return bool(supported) and all(c.standing is not None and c.standing.state in ("ended", "not_yet")
+                                   for c in supported)
+
+
 def unmentioned_terms(question: str, first_queries: Sequence) -> tuple[str, ...]:
     """The question's own terms (each part's first query) that no record mentions in any form, as the question
     writes them."""
@@ -405,9 +419,14 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers))
         if confidence is not None:
             claims = other_definitions_capped(claims, conflicts, chunks, confidence)
-    outcomes = tuple(p.outcome for p in parts)
+    # contract 12: a provision that a later one ended, or one not yet in force, is never shown as the answer. A part
+    # whose every supported claim is such history is refused; its claims stay, shown as history with their receipts
+    # and the provision that decides their standing
+    history = {p.index for p in parts if p.outcome.answered and _only_history(claims, p.index)}
+    outcomes = tuple(replace(p.outcome, answered=False, reason=ONLY_HISTORY) if p.index in history else p.outcome
+                     for p in parts)
     retried = any(len(p.attempts) > 1 for p in parts)
-    refused = [p for p in parts if not p.outcome.answered]
+    refused = [(p, o) for p, o in zip(parts, outcomes) if not o.answered]
     dated = as_of and AsOf(as_of["date"], as_of["from"], as_of.get("words"))
     documents = status.cited_documents(claims, every, day)
     # the question's own terms (each part's first query) that no record mentions in any form
@@ -418,18 +437,18 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         line = direct_answer(claims, {p.index: p.route.required for p in parts}, lang, day)
         return Result("answer", question, lang, tuple(claims), outcomes, conflicts, retried=retried, trace_id=trace_id,
                       not_in_corpus=absent, as_of=dated, direct=line, documents=documents, unmentioned=unmentioned)
-    missing = tuple(dict.fromkeys(m for p in refused for m in p.outcome.missing_categories))
+    missing = tuple(dict.fromkeys(m for _, o in refused for m in o.missing_categories))
     asked = frozenset(doc_id for _, doc_id in named if doc_id)
     reasons, nearest = [], []
-    for p in refused:
+    for p, o in refused:
         last = p.attempts[-1]
         by_id = {c.chunk.chunk_id: c for c in last.candidates}
         ranked = dict.fromkeys([*last.reranked, *last.referenced])  # referenced ones after every reranked one
         near = nearest_records([by_id[i] for i in ranked if i in by_id], n_nearest, terms=p.attempts[0].query.terms,
                                tokens=tokens, asked=asked)
         nearest.extend(near)
-        text = reason_text(p.outcome.reason or "", lang, p.outcome.missing_categories)
-        if p.outcome.reason == NO_SUPPORTED_CLAIMS and near:
+        text = reason_text(o.reason or "", lang, o.missing_categories)
+        if o.reason == NO_SUPPORTED_CLAIMS and near:
             text += " " + nearest_text(near, lang)
         reasons.append(text if len(parts) == 1 else f"({p.index + 1}) {p.question}: {text}")
     if absent:
@@ -437,7 +456,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     if unmentioned:
         reasons.append(unmentioned_text(unmentioned, lang))
     return Result("refusal", question, lang, tuple(claims), outcomes, conflicts,
-                  reason_code=refused[0].outcome.reason, reason=" ".join(reasons), missing_categories=missing,
+                  reason_code=refused[0][1].reason, reason=" ".join(reasons), missing_categories=missing,
                   nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent, as_of=dated,
                   documents=documents, unmentioned=unmentioned)
 

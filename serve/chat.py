@@ -30,7 +30,7 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.corpus import DEFAULT_COLLECTION
-from pipeline.decision import category_words
+from pipeline.decision import ONLY_HISTORY, category_words
 from pipeline.followup import Standalone, standalone
 from pipeline.keys import COLLECTION_NAME, ApiKey
 from pipeline.responses import Claim
@@ -232,13 +232,20 @@ def refusal_text(answer: dict, lang: str) -> str:
     return "\n\n".join(out)
 
 
+def _history_shown(answer: dict) -> bool:
+    """A refusal whose supported claims are shown, as the stream releases them: every part answered, or refused
+    only because what it found is history on the answer's date (decision.ONLY_HISTORY)."""
+    return any(c["status"] == "supported" for c in answer["claims"]) and all(
+        p["answered"] or p["reason"] == ONLY_HISTORY for p in answer["parts"])
+
+
 def markdown(answer: dict, asked: Standalone, base_url: str, collection: str) -> tuple[str, list[dict]]:
     """The whole answer as Markdown, and its receipts (numbered sources)."""
     lang = answer["lang"]
     W = words(lang)
     receipts = Receipts(base_url, collection, answer["trace_id"])
     head = [f"> {W['asked']}: *{asked.question}*"] if asked.rewritten else []
-    if answer["outcome"] != "answer":
+    if answer["outcome"] != "answer" and not _history_shown(answer):
         return "\n\n".join([*head, refusal_text(answer, lang)]) + demoted_section(
             [c for c in answer["claims"] if c["status"] != "supported"], lang), []
     lines, first_source = [], []
@@ -248,6 +255,11 @@ def markdown(answer: dict, asked: Standalone, base_url: str, collection: str) ->
             first_source.append(marks[0])
             lines.append(claim_line(c, marks, lang))
     body = [*head]
+    if answer["outcome"] != "answer":  # history only: the claims, each with its standing, then why none answers
+        body += ["\n\n".join(lines), refusal_text(answer, lang),
+                 f"**{W['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in receipts.sources)]
+        return "\n\n".join(body) + demoted_section([c for c in answer["claims"] if c["status"] != "supported"],
+                                                   lang), receipts.sources
     if answer.get("direct_answer"):
         body.append(direct_line(answer, first_source))
     body.append("\n\n".join(lines))

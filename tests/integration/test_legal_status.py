@@ -96,6 +96,52 @@ def test_answers_as_of_three_dates_lead_with_the_rule_in_force(chain, on, rate, 
     assert asyncio.run(replay(trace, query_analyzer(chain.profile))).same
 
 
+LEVY = "Peraturan Menteri Contoh Nomor 4 Tahun 2018 tentang Pungutan Contoh"
+PORT = "Berapa tarif pungutan contoh atas bongkar muat di pelabuhan contoh?"
+
+
+@pytest.fixture(scope="module")
+def revoked(tmp_path_factory, profile):
+    """A regulation (a 3% levy) that a later one revokes from 1 March 2023 without restating anything of it."""
+    src = tmp_path_factory.mktemp("revoked-src")
+    (src / "px-4-2018.md").write_text(
+        _front("px-4-2018", LEVY, "PX 4/2018", "2018-02-01", "2018-03-01")
+        + "Pasal 3\n(1) Tarif pungutan contoh atas bongkar muat di pelabuhan contoh adalah sebesar 3% (tiga persen) "
+        "dari nilai jasa.\n\n(2) Pungutan contoh sebagaimana dimaksud pada ayat (1) disetor ke kas negara.\n\n"
+        "Pasal 4\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Maret 2018.\n", encoding="utf-8")
+    (src / "px-5-2023.md").write_text(
+        _front("px-5-2023", "Peraturan Menteri Contoh Nomor 5 Tahun 2023 tentang Penataan Pelabuhan Contoh",
+               "PX 5/2023", "2023-02-01", "2023-03-01")
+        + "Pasal 1\nPelabuhan contoh dikelola oleh badan usaha pelabuhan.\n\n"
+        + f"Pasal 2\n(1) Pada saat Peraturan Menteri ini mulai berlaku, {LEVY} dicabut dan dinyatakan tidak "
+        "berlaku.\n\n(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 Maret 2023.\n", encoding="utf-8")
+    corpus = Corpus(tmp_path_factory.mktemp("revoked"), profile)
+    corpus.ingest([src])
+    yield corpus
+    corpus.close()
+
+
+def test_a_rule_found_only_as_history_is_not_shown_as_the_answer(revoked):
+    """Contract 12: what a later regulation revoked is never the answer for a date after that. The only rule found
+    is history on the date asked: a refusal that says so, its claim kept with its receipt and the provision that
+    ended it."""
+    result, trace = asyncio.run(revoked.orchestrator().run(PORT, as_of=dt.date(2026, 1, 1)))
+    assert result.outcome == "refusal" and result.reason_code == "only_history" and result.direct is None
+    assert "riwayat" in result.reason
+    (old,) = [c for c in result.claims if c.status == "supported"]
+    assert "3%" in old.text and old.standing.state == "ended" and old.confidence.band != "TINGGI"
+    assert old.standing.edge.source_path == "PX 5/2023 › Pasal 2 › ayat (1)" and old.standing.until == "2023-03-01"
+    assert asyncio.run(replay(trace, query_analyzer(revoked.profile))).same
+    # the day before the revocation took effect the same rule is the answer, in force
+    before, _ = asyncio.run(revoked.orchestrator().run(PORT, as_of=dt.date(2023, 2, 28)))
+    assert before.outcome == "answer" and before.direct is not None
+    assert next(c for c in before.claims if c.status == "supported").standing.state == "in_force"
+    # before it took effect it is not yet in force: not the answer either
+    early, _ = asyncio.run(revoked.orchestrator().run(PORT, as_of=dt.date(2017, 6, 1)))
+    assert early.outcome == "refusal" and early.reason_code == "only_history"
+    assert {c.standing.state for c in early.claims if c.status == "supported"} == {"not_yet"}
+
+
 def test_the_revoked_rate_is_history_today_and_the_answer_for_a_year_it_was_in_force(lite_corpus):
     today, _ = asyncio.run(lite_corpus.orchestrator().run(RENT))
     supported = [c for c in today.claims if c.status == "supported"]

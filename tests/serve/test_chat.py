@@ -105,6 +105,24 @@ def test_a_refusal_reads_as_a_refusal_with_its_nearest_records(served):
     assert body["saksi"]["answer"]["outcome"] == "refusal"
 
 
+def test_what_is_found_only_as_history_is_shown_as_history_and_refused_streamed_or_not(served):
+    """Contract 12 (issue 30): asked as of 2021, before either rent regulation took effect, every rule found is not
+    yet in force: a refusal (`only_history`) that still shows each claim with its standing and receipts, the same
+    claims in the whole answer and in the stream."""
+    client, tokens, _ = served
+    body = chat(client, tokens, ANSWERED, as_of="2021-01-01").json()
+    answer, content = body["saksi"]["answer"], body["choices"][0]["message"]["content"]
+    assert answer["outcome"] == "refusal" and answer["reason_code"] == "only_history"
+    supported = [c for c in answer["claims"] if c["status"] == "supported"]
+    assert supported and all(c["standing"]["state"] == "not_yet" for c in supported)
+    assert "riwayat" in content and "belum berlaku" in content and "**Sumber**" in content and body["citations"]
+    assert content.index(" ".join(supported[0]["text"].split())) < content.index("riwayat")  # the claims, then why
+    streamed = chunks(chat(client, tokens, ANSWERED, as_of="2021-01-01", stream=True))
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in streamed if c.get("choices"))
+    assert all(" ".join(c["text"].split()) in text for c in supported) and "riwayat" in text
+    assert streamed[-1]["saksi"]["answer"]["reason_code"] == "only_history"
+
+
 def test_a_key_cannot_ask_a_collection_it_may_not_read_and_an_unknown_model_is_a_404(served):
     client, tokens, _ = served
     r = chat(client, tokens, ANSWERED, model="saksi:gudang")
