@@ -12,7 +12,8 @@ Lanes, each through saksi's own index classes (pipeline/index/):
   lite     `MilvusDenseIndex` on a Milvus Lite file (the embedded default), `search` at dense_k.
   server   `MilvusDenseIndex` on a Milvus server (2.3 standalone, started here from the `milvus`
            package, as tests/milvus_server.py does), the index saksi creates: HNSW, M=16,
-           efConstruction=200, searched with ef=max(128, k).
+           efConstruction=200, searched with ef=max(EF_SEARCH, k) (pipeline/index/dense.py: 512 since
+           issue 30, 128 before; each row records it).
   Vectors for both dense lanes are SYNTHETIC at every size: random unit vectors of the lite
   embedder's dimension (384). Embedding the statute book takes hours on this machine; random
   vectors are the hard case for an approximate index (no clusters to exploit), so recall@k measured
@@ -199,7 +200,7 @@ def bench_dense(kind: str, sizes: list[int], queries: int, say, budget: float, q
                 grow = time.perf_counter() - started
                 have = n
                 exact = [set(np.argpartition(-(all_vectors @ vec), DENSE_K)[:DENSE_K].tolist()) for vec in q]
-                row = {"passages": n, "synthetic": True, "add_and_index_s": round(grow, 2)}
+                row = {"passages": n, "synthetic": True, "add_and_index_s": round(grow, 2), "ef": index.ef_search}
                 if server:
                     row.update(_ask(index, q, exact, query_budget))
                     row["rss_mb"] = round(_rss(pids) / 2**20, 1)
@@ -333,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--query-budget", type=float, default=90.0,
                    help="seconds of queries per size and state (at least 5 queries; the count is recorded)")
     p.add_argument("--ef", default="", help="with --real-vectors: also search the server's index with these ef "
-                                              "values (e.g. 256,512; saksi searches with max(128, k))")
+                                              "values (e.g. 256,1024; saksi searches with max(EF_SEARCH, k))")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "search_scale.json")
     args = p.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(",") if s)
