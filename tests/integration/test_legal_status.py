@@ -3,6 +3,7 @@ answers as of a date (contract 12: in force, or said to be history)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import subprocess
@@ -37,32 +38,40 @@ ORIGINAL = "Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Bea Meterai Cont
 AMENDMENT = f"Peraturan Menteri Contoh Nomor 2 Tahun 2022 tentang Perubahan atas {ORIGINAL}"
 
 
+@contextlib.contextmanager
+def _ingested(tmp_path_factory, profile, name: str, files: dict[str, str]):
+    """The regulations `files` ({doc id: text}) ingested through the profile into a data directory of their own."""
+    src = tmp_path_factory.mktemp(f"{name}-src")
+    for doc_id, text in files.items():
+        (src / f"{doc_id}.md").write_text(text, encoding="utf-8")
+    corpus = Corpus(tmp_path_factory.mktemp(name), profile)
+    try:
+        corpus.ingest([src])
+        yield corpus
+    finally:
+        corpus.close()
+
+
 @pytest.fixture(scope="module")
 def chain(tmp_path_factory, profile):
     """An original regulation (5%), an amendment of its Pasal 5 (7% from 2022), and a regulation that revokes both
     (9% from 1 April 2024), ingested through the real lite profile."""
-    src = tmp_path_factory.mktemp("chain-src")
-    (src / "px-1-2020.md").write_text(
-        _front("px-1-2020", ORIGINAL, "PX 1/2020", "2020-06-01", "2020-07-01")
+    with _ingested(tmp_path_factory, profile, "chain", {
+        "px-1-2020": _front("px-1-2020", ORIGINAL, "PX 1/2020", "2020-06-01", "2020-07-01")
         + "Pasal 5\n" + RATE.format(rate="5% (lima persen)")
-        + "Pasal 6\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Juli 2020.\n", encoding="utf-8")
-    (src / "px-2-2022.md").write_text(
-        _front("px-2-2022", AMENDMENT, "PX 2/2022", "2021-12-01", "2022-01-01")
+        + "Pasal 6\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Juli 2020.\n",
+        "px-2-2022": _front("px-2-2022", AMENDMENT, "PX 2/2022", "2021-12-01", "2022-01-01")
         + f"Pasal I\nBeberapa ketentuan dalam {ORIGINAL} diubah sebagai berikut:\n\n"
         "1. Ketentuan ayat (1) Pasal 5 diubah, sehingga Pasal 5 berbunyi sebagai berikut:\n\n"
         + "Pasal 5\n" + RATE.format(rate="7% (tujuh persen)")
-        + "Pasal II\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Januari 2022.\n", encoding="utf-8")
-    (src / "px-3-2024.md").write_text(
-        _front("px-3-2024", "Peraturan Menteri Contoh Nomor 3 Tahun 2024 tentang Bea Meterai Contoh", "PX 3/2024",
-               "2024-03-01", "2024-04-01")
+        + "Pasal II\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Januari 2022.\n",
+        "px-3-2024": _front("px-3-2024", "Peraturan Menteri Contoh Nomor 3 Tahun 2024 tentang Bea Meterai Contoh",
+                            "PX 3/2024", "2024-03-01", "2024-04-01")
         + "Pasal 2\n" + RATE.format(rate="9% (sembilan persen)")
         + f"Pasal 8\n(1) Pada saat Peraturan Menteri ini mulai berlaku, {ORIGINAL} sebagaimana telah diubah dengan "
         f"{AMENDMENT}, dicabut dan dinyatakan tidak berlaku.\n\n"
-        "(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 April 2024.\n", encoding="utf-8")
-    corpus = Corpus(tmp_path_factory.mktemp("chain"), profile)
-    corpus.ingest([src])
-    yield corpus
-    corpus.close()
+        "(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 April 2024.\n"}) as corpus:
+        yield corpus
 
 
 def test_the_chain_s_status_edges_each_carry_their_receipt(chain):
@@ -103,22 +112,17 @@ PORT = "Berapa tarif pungutan contoh atas bongkar muat di pelabuhan contoh?"
 @pytest.fixture(scope="module")
 def revoked(tmp_path_factory, profile):
     """A regulation (a 3% levy) that a later one revokes from 1 March 2023 without restating anything of it."""
-    src = tmp_path_factory.mktemp("revoked-src")
-    (src / "px-4-2018.md").write_text(
-        _front("px-4-2018", LEVY, "PX 4/2018", "2018-02-01", "2018-03-01")
+    with _ingested(tmp_path_factory, profile, "revoked", {
+        "px-4-2018": _front("px-4-2018", LEVY, "PX 4/2018", "2018-02-01", "2018-03-01")
         + "Pasal 3\n(1) Tarif pungutan contoh atas bongkar muat di pelabuhan contoh adalah sebesar 3% (tiga persen) "
         "dari nilai jasa.\n\n(2) Pungutan contoh sebagaimana dimaksud pada ayat (1) disetor ke kas negara.\n\n"
-        "Pasal 4\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Maret 2018.\n", encoding="utf-8")
-    (src / "px-5-2023.md").write_text(
-        _front("px-5-2023", "Peraturan Menteri Contoh Nomor 5 Tahun 2023 tentang Penataan Pelabuhan Contoh",
-               "PX 5/2023", "2023-02-01", "2023-03-01")
+        "Pasal 4\nPeraturan Menteri ini mulai berlaku pada tanggal 1 Maret 2018.\n",
+        "px-5-2023": _front("px-5-2023", "Peraturan Menteri Contoh Nomor 5 Tahun 2023 tentang Penataan Pelabuhan "
+                            "Contoh", "PX 5/2023", "2023-02-01", "2023-03-01")
         + "Pasal 1\nPelabuhan contoh dikelola oleh badan usaha pelabuhan.\n\n"
         + f"Pasal 2\n(1) Pada saat Peraturan Menteri ini mulai berlaku, {LEVY} dicabut dan dinyatakan tidak "
-        "berlaku.\n\n(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 Maret 2023.\n", encoding="utf-8")
-    corpus = Corpus(tmp_path_factory.mktemp("revoked"), profile)
-    corpus.ingest([src])
-    yield corpus
-    corpus.close()
+        "berlaku.\n\n(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 Maret 2023.\n"}) as corpus:
+        yield corpus
 
 
 def test_a_rule_found_only_as_history_is_not_shown_as_the_answer(revoked):
