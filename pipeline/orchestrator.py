@@ -130,7 +130,7 @@ class Orchestrator:
         s = self.settings
         release = None
         if emit is not None:
-            release = Release(emit, question, routes, dated["date"], s.confidence)
+            release = Release(emit, question, routes, dated["date"], s.confidence, scope.named)
             emit("analysis", {"question": question, "lang": lang, "parts": [p.text for p in asked], "as_of": dated,
                               "named": [label for label, _ in scope.named]})
         parts = await asyncio.gather(*(self._part(i, p, r, q_lang, scope, release)
@@ -223,7 +223,7 @@ class Orchestrator:
         # the call as the orchestrator waits for it: served, `context_call` - `context` is the hop's cost
         ctx = replace(ctx, timings_ms={**ctx.timings_ms, "context_call": _ms(t)})
         if release is not None:
-            release.context(part_index, n, ctx.plan, ctx.chunks, ctx.status, len(ctx.context))
+            release.context(part_index, n, ctx.plan, ctx.chunks, ctx.status, len(ctx.context), ctx.candidates)
         attempt = await self._generate_and_verify(n, ctx.plan, request.route, part_index, ctx, release)
         if release is not None:
             release.settled(part_index, n, attempt.trace.claims)

@@ -13,7 +13,8 @@ once that decision cannot withhold it:
   claim whose provision is not in force on the answer's date goes after every claim in force (history is never shown
   as the answer), so those are released last, when every part is settled;
 - it is shown in its **final form**: with its provision's standing on the answer's date and the caps the decision
-  puts on it (`decision.dated_claim`, `decision.unmentioned_capped`), the functions `decision.conclude` applies.
+  puts on it (`decision.dated_claim`, `decision.several_definitions_capped`, `decision.unmentioned_capped`), the
+  functions `decision.conclude` applies.
 
 A claim its gates demote is told at once (`demoted`), never as the answer. `finish` checks the released claims
 against the decided answer, position by position; a difference is a defect, logged and reported, never hidden.
@@ -28,8 +29,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .config import ConfidenceSettings, Route
-from .decision import dated_claim, named_unmentioned, sufficiency, unmentioned_capped, unmentioned_terms
-from .types import Chunk, DocumentStatus, QueryPlan, Result, VerifiedClaim
+from .decision import (dated_claim, named_unmentioned, several_definers, several_definitions_capped, sufficiency,
+                       unmentioned_capped, unmentioned_terms)
+from .types import Candidate, Chunk, DocumentStatus, QueryPlan, Result, VerifiedClaim
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +50,14 @@ class _Part:
     settled: bool = False    # every claim of the attempt has been gated
     committed: bool = False  # the attempt's supported claims satisfy the route: its part answers with them
     history: list[VerifiedClaim] = field(default_factory=list)  # supported, not in force: shown last
+    several: bool = False    # a term several documents of the attempt's candidates define (decision.several_definers)
 
 
 class Release:
     def __init__(self, emit: Emit, question: str, routes: Sequence[Route], day: str | None,
-                 confidence: ConfidenceSettings | None):
+                 confidence: ConfidenceSettings | None, named: Sequence[tuple[str, str | None]] = ()):
         self.emit, self.question, self.day, self.confidence = emit, question, day, confidence
+        self.named = tuple(named)  # the documents the question names (label, doc id or None)
         self.parts = [_Part(r) for r in routes]
         self.released: list[VerifiedClaim] = []
         self._chunks: dict[str, Chunk] = {}
@@ -61,10 +65,12 @@ class Release:
         self._history_out = False
 
     def context(self, part: int, attempt: int, plan: QueryPlan, chunks: Mapping[str, Chunk],
-                statuses: Sequence[DocumentStatus], records: int) -> None:
-        """An attempt's context is in: its claims start afresh (a retry's replace the failed attempt's, never shown)."""
+                statuses: Sequence[DocumentStatus], records: int, candidates: Sequence[Candidate] = ()) -> None:
+        """An attempt's context is in: its claims start afresh (a retry's replace the failed attempt's, never shown).
+        `candidates`: the attempt's, whose `defines` say whether several documents define an asked term."""
         p = self.parts[part]
         p.attempt, p.chunks, p.statuses = attempt, dict(chunks), {d.doc_id: d for d in statuses}
+        p.several = several_definers(self.question, self.named, candidates)
         p.gated, p.cursor, p.settled, p.committed, p.history = {}, 0, False, False, []
         self._chunks.update(chunks)
         if attempt == 0:
@@ -104,6 +110,8 @@ class Release:
 
     def _shown(self, p: _Part, c: VerifiedClaim) -> VerifiedClaim:
         shown = dated_claim(c, self._chunks, p.statuses, self.day, self.confidence)
+        if p.several:
+            shown = several_definitions_capped(shown, self._chunks, self.confidence)
         return unmentioned_capped(shown, self._chunks, self.confidence) if self._capped else shown
 
     def _flush(self) -> None:

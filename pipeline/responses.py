@@ -66,7 +66,8 @@ class ConfidenceBreakdown(_Out):
     weights: dict[str, float]
     raw: float
     cap: float | None
-    capped_by: Literal["no_verdict", "answerability", "not_in_force", "unmentioned", "other_definitions"] | None = None
+    capped_by: Literal["no_verdict", "answerability", "not_in_force", "unmentioned", "other_definitions",
+                       "several_definitions"] | None = None
 
 
 class StatusEdgeOut(_Out):

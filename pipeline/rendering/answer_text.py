@@ -22,6 +22,8 @@ LABELS = {
                  "not_in_force": "dibatasi karena tidak berlaku pada tanggal itu",
                  "unmentioned": "dibatasi: pertanyaan menyebut hal yang tidak ada di sumber mana pun",
                  "other_definitions": "dibatasi: peraturan lain yang tidak dikutip juga mendefinisikan istilah ini",
+                 "several_definitions": "dibatasi: beberapa peraturan mendefinisikan istilah ini dan pertanyaan tidak "
+                                        "menyebut satu pun",
                  None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
@@ -46,6 +48,7 @@ LABELS = {
                  "no_verdict": "capped without a verdict", "not_in_force": "capped: not in force on that date",
                  "unmentioned": "capped: the question names something no record mentions",
                  "other_definitions": "capped: regulations the answer does not quote define this term too",
+                 "several_definitions": "capped: several regulations define this term and the question names none",
                  None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},

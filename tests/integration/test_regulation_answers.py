@@ -144,6 +144,27 @@ def crowded(tmp_path_factory, profile):
     corpus.close()
 
 
+def test_a_term_several_regulations_define_is_never_tinggi_whole_or_streamed(crowded, monkeypatch):
+    """Six regulations define TKA and the question names none: no claim reaches the top band
+    (`several_definitions`), and the stream releases each claim in that form from the start. The bands are lowered
+    here so that the fake embedder's claims would otherwise be TINGGI."""
+    s = crowded.profile.settings
+    low = s.confidence.model_copy(update={"high": 0.3, "high_regulation": 0.3, "medium": 0.2, "no_verdict_cap": 0.29})
+    monkeypatch.setattr(crowded, "profile", crowded.profile.model_copy(
+        update={"settings": s.model_copy(update={"confidence": low})}))
+    heard = []
+    result, trace = asyncio.run(crowded.orchestrator(write_traces=False).run(
+        "Apa yang dimaksud dengan TKA?", emit=lambda kind, data: heard.append((kind, data))))
+    shown = [c for c in result.claims if c.status == "supported"]
+    assert result.outcome == "answer" and shown
+    assert all(c.confidence.band != "TINGGI" and c.confidence.capped_by == "several_definitions" for c in shown)
+    assert [d["claim"] for k, d in heard if k == "claim"] == shown  # released as decided
+    assert [d for k, d in heard if k == "decided"] == [{"withdrawn": []}]
+    named, _ = asyncio.run(crowded.orchestrator(write_traces=False).run(
+        "Menurut PP 94/2031, apa yang dimaksud dengan TKA?"))
+    assert any(c.confidence.band == "TINGGI" for c in named.claims if c.status == "supported")
+
+
 def test_every_regulation_that_defines_the_term_is_named_quoted_or_not(crowded):
     result, trace = _ask(crowded, "Apa yang dimaksud dengan TKA?")
     assert result.outcome == "answer"

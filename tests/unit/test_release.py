@@ -3,6 +3,7 @@ attempt satisfies the route and every part does, and comes in the answer's order
 documents in tests/integration/test_streaming.py)."""
 from __future__ import annotations
 
+from dataclasses import replace
 
 from pipeline.config import Route
 from pipeline.release import Release
@@ -89,3 +90,32 @@ def test_every_part_must_commit_before_any_claim_is_shown():
     assert heard.released() == ["klaim c"]  # part 1's claim waits for every claim of part 0
     r.settled(0, 0, [claim("c")])
     assert heard.released() == ["klaim c", "klaim b"]
+
+
+def test_a_definition_several_documents_define_is_released_in_its_final_band_from_the_start():
+    """A question asking what a term means, naming no document, whose term two documents of the attempt's candidates
+    define: every claim is released already kept out of TINGGI (`several_definitions`), as the decided answer shows
+    it (decision.several_definitions_capped); one defining document, or a question that names its regulation: as
+    gated."""
+    from pipeline.config import ConfidenceSettings
+    from pipeline.types import Candidate, Confidence
+
+    asked = "Apa yang dimaksud dengan TKA?"
+    confidence = ConfidenceSettings()
+    high = Confidence(1.0, 0.95, 0.95, {"judge": 0.45, "retrieval": 0.35, "generator": 0.2}, 0.97, None, 0.97, "TINGGI")
+    definers = [Candidate(replace(chunk("a"), doc_id="pp-1"), defines="Pasal 1 angka 1"),
+                Candidate(replace(chunk("b"), doc_id="uu-2"), defines="Pasal 1 angka 3"), Candidate(chunk("c"))]
+    defining = replace(claim("a"), confidence=high)
+
+    def shown(candidates, named=()):
+        heard = Heard()
+        r = Release(heard, asked, [Route(name="definition", required=())], None, confidence, named)
+        r.context(0, 0, PLAN, CHUNKS, (), 3, candidates)
+        gate(r, 0, 0, defining)
+        (got,) = [d["claim"] for k, d in heard.events if k == "claim"]
+        return got.confidence
+
+    several = shown(definers)
+    assert several.band != "TINGGI" and several.capped_by == "several_definitions"
+    assert shown(definers[:1] + definers[2:]).band == "TINGGI"  # one document defines it
+    assert shown(definers, named=(("PP 1/2031", "pp-1"),)).band == "TINGGI"  # the question names its regulation
