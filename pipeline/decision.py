@@ -429,8 +429,9 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         statuses = {d.doc_id: d for d in used.status}
         every.update(statuses)
         several = several_definers(question, named, used.candidates)
-        claims.extend(several_definitions_capped(dated, chunks, confidence) if several else dated
-                      for dated in (dated_claim(c, chunks, statuses, day, confidence) for c in used.claims))
+        for c in used.claims:
+            dated = dated_claim(c, chunks, statuses, day, confidence)
+            claims.append(several_definitions_capped(dated, chunks, confidence) if several else dated)
     # stable: supported first (those in force on the answer's date before those that are not), in generator order
     claims = status.in_force_first(claims)
     conflicts = tuple(status.decide(c, claims, lang) for c in find_conflicts(claims, chunks, tokens, min_overlap))

@@ -255,15 +255,13 @@ def markdown(answer: dict, asked: Standalone, base_url: str, collection: str) ->
             first_source.append(marks[0])
             lines.append(claim_line(c, marks, lang))
     body = [*head]
-    if answer["outcome"] != "answer":  # history only: the claims, each with its standing, then why none answers
-        body += ["\n\n".join(lines), refusal_text(answer, lang),
-                 f"**{W['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in receipts.sources)]
-        return "\n\n".join(body) + demoted_section([c for c in answer["claims"] if c["status"] != "supported"],
-                                                   lang), receipts.sources
     if answer.get("direct_answer"):
         body.append(direct_line(answer, first_source))
     body.append("\n\n".join(lines))
-    if answer.get("conflicts"):
+    answered = answer["outcome"] == "answer"
+    if not answered:  # history only: the claims, each with its standing, then why none of them answers
+        body.append(refusal_text(answer, lang))
+    if answered and answer.get("conflicts"):
         body.append("\n".join(f"**{W['conflicts']}:** {c['detail']}" for c in answer["conflicts"]))
     body.append(f"**{W['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in receipts.sources))
     text = "\n\n".join(body) + demoted_section([c for c in answer["claims"] if c["status"] != "supported"], lang)

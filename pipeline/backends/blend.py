@@ -7,6 +7,7 @@ Each candidate keeps every component and every normalised weight in `rerank_comp
 from __future__ import annotations
 
 import datetime as dt
+import statistics
 from dataclasses import replace
 from typing import Sequence
 
@@ -29,15 +30,17 @@ def _freshness(candidates: Sequence[Candidate]) -> list[float]:
     dated: all 0."""
     days = [dt.date.fromisoformat(c.chunk.published).toordinal() if c.chunk.published else None
             for c in candidates]
-    known = sorted(d for d in days if d is not None)
+    known = [d for d in days if d is not None]
     if not known:
         return [0.0] * len(days)
-    span = known[-1] - known[0]
-    dated = [1.0 - (known[-1] - d) / span if span else 1.0 for d in known]
-    n = len(dated)
-    median = dated[n // 2] if n % 2 else (dated[n // 2 - 1] + dated[n // 2]) / 2
-    return [_clamp(1.0 - (known[-1] - d) / span if span else 1.0) if d is not None
-            else 0.0 if c.chunk.authority == "unknown" else median for c, d in zip(candidates, days)]
+    newest = max(known)
+    span = newest - min(known)
+
+    def fresh(day: int) -> float:
+        return 1.0 - (newest - day) / span if span else 1.0
+    median = statistics.median(fresh(d) for d in known)
+    return [fresh(d) if d is not None else 0.0 if c.chunk.authority == "unknown" else median
+            for c, d in zip(candidates, days)]
 
 
 class RerankBlend:
