@@ -13,8 +13,11 @@ passage it reads:
   (the glossary's "dispute settlement" -> "penyelesaian sengketa"), or spelt by one of its abbreviations ("TKA" for
   "Tenaga Kerja Asing", "JKK" for "Jaminan Kecelakaan Kerja");
 - the title, with the document's title (which a question names as "dalam penyelenggaraan program JKK dan
-  JKM"), states at least `share` (generator.chapter) of what the question asks, by weight; words that only say "the provisions
-  on" (ketentuan, aturan, mekanisme, …) are not counted against it.
+  JKM"), states at least `share` (generator.chapter) of the terms the question asks, each counted once; words that only
+  say "the provisions on" (ketentuan, aturan, mekanisme, …) are not counted against it. Not by the terms' weights:
+  those are the collection's (how rare a word is in it) and change as it grows — "PKWT" weighs 2.8 among four
+  regulations and 8.3 in the statute book, where "Apa saja yang perlu dimuat dalam PKWT?" would read as a question
+  about the whole PKWT chapter (issue 30) — while what a question asks does not.
 
 The reader's mined chapter questions (reader/mining.py) take their chapters from here too (`heading_title`,
 `askable`), so training and the generator's chapter reading (backends/lite.py) agree on what a chapter is.
@@ -90,8 +93,8 @@ def _spelt(acronym: str, words: Sequence[str]) -> set[int]:
 @dataclass(frozen=True)
 class ChapterMatch:
     """How a chapter's title meets a question: `said` — every content word of the title is in the question (or
-    spelt by one of its abbreviations); `share` — the weighted share of the question's terms (frame words aside) that
-    the title and the document's title state."""
+    spelt by one of its abbreviations); `share` — the share of the question's terms (frame words aside, each counted
+    once) that the title and the document's title state."""
 
     said: bool
     share: float
@@ -119,11 +122,7 @@ def match(question: str, terms: Iterable[Term], title: str, document: str,
                for i, w in enumerate(t_words) if w.lower() not in _FUNCTION)
     stated = tokens(f"{title} {document}")
     d_words = _WORD.findall(f"{title} {document}")
-    total = hit = 0.0
-    for t in terms:
-        if t.term.lower() in FRAME:
-            continue
-        total += t.weight
-        if t.matched_by(stated) or (t.term.upper() in acronyms and _spelt(t.term.upper(), d_words)):
-            hit += t.weight
-    return ChapterMatch(said, hit / total if total > 0 else 0.0)
+    asked = [t for t in terms if t.term.lower() not in FRAME]
+    hit = sum(t.matched_by(stated) or (t.term.upper() in acronyms and bool(_spelt(t.term.upper(), d_words)))
+              for t in asked)
+    return ChapterMatch(said, hit / len(asked) if asked else 0.0)

@@ -165,9 +165,9 @@ class ChapterSettings(_Strict):
     abbreviation), and the title with the document's title states at least `share` of what it asks. The best
     candidate of such a passage of each document gains generator.agreement's `chapter` term."""
 
-    share: float = Field(0.7, gt=0, le=1, description="weighted share of the question's terms (words that only say "
-                                                       "'the provisions on' aside) the chapter's and the document's "
-                                                       "titles must state")
+    share: float = Field(0.65, gt=0, le=1, description="share of the question's terms (each counted once; words "
+                                                        "that only say 'the provisions on' aside) the chapter's and "
+                                                        "the document's titles must state")
 
 
 class CrossEncoderSettings(_Strict):

@@ -91,3 +91,20 @@ def test_an_english_question_names_an_indonesian_chapter_through_the_glossary(qa
     m = _match(qa, "What are the rules on dispute settlement?", "penyelesaian sengketa")
     assert m.said and m.share == pytest.approx(1.0)
     assert not _match(qa, "What are the rules on complaints?", "penyelesaian sengketa").said
+
+
+def test_the_share_counts_the_questions_terms_not_the_collections_weights(qa):
+    """"PKWT" weighs 2.8 among four regulations and 8.3 in the statute book (the collection's idf): the question
+    asks about what a PKWT must contain all the same, not about the PKWT chapter as a whole."""
+    from dataclasses import replace
+
+    question = "Apa saja yang perlu dimuat dalam PKWT?"
+    terms = qa.term_groups(qa.normalise(question), qa.language(question))
+    shares = []
+    for pkwt, dimuat in ((2.8, 3.2), (8.3, 3.3)):
+        weighed = [replace(t, weight=pkwt if t.term == "pkwt" else dimuat) for t in terms]
+        m = chapters.match(question, weighed, "perjanjian kerja waktu tertentu", "PERJANJIAN KERJA WAKTU TERTENTU",
+                           qa.all_tokens)
+        assert m.said
+        shares.append(m.share)
+    assert shares[0] == shares[1] == pytest.approx(0.5)
