@@ -10,12 +10,18 @@ The context builder looks the asked term up among the collection's definitions (
 is read even when a hundred passages mention the term), the reader checks that a candidate
 defines the very term asked (not a longer one that contains it, "Disiplin PNS" for "PNS"),
 and the decision shows every regulation that defines it. One module, so the three agree.
+
+Laws restate each other's definitions ("Pemberi Kerja adalah orang perseorangan, pengusaha, badan
+hukum, atau badan-badan lainnya …" in UU 40/2004, UU 24/2011 and PP 44/2015 alike): `restated`
+tells one definition written twice from two that say different things, so the reader can show
+first the meaning most of the collection's definers share (`restatement_order`).
 """
 from __future__ import annotations
 
 import re
 import unicodedata
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Iterable, Sequence
 
 from .analysis import ocr_initial
@@ -144,4 +150,86 @@ def entries_in(text: str, spans: Iterable) -> list[tuple[str, Entry]]:
         e = entry_of(body)
         if e:
             out.append((label, e))
+    return out
+
+
+# the end of an entry's sentence: what follows is the next entry or a scan's noise ("… pemerintahan. jr 3 Sg")
+_SENTENCE_END = re.compile(r"[.;](?:\s|$)")
+
+
+def definiens(text: str) -> str | None:
+    """What an entry says its term is: the words after its copula, to the end of its sentence, as `term_key` compares
+    them ("4. Pemberi Kerja adalah orang pribadi dan badan, …." -> "orang pribadi dan badan …"); None where the text
+    states no definition at its start."""
+    m = ENTRY.match(text)
+    if not m:
+        return None
+    rest = text[m.end():]
+    end = _SENTENCE_END.search(rest)
+    return term_key(rest[:end.start()] if end else rest) or None
+
+
+def _spelling(a: str, b: str) -> bool:
+    """Two words one spelling apart ("memperkerjakan", "mempekerjakan"): long, no digits, nearly the same letters."""
+    return (min(len(a), len(b)) >= 6 and not any(ch.isdigit() for ch in a + b)
+            and SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.9)
+
+
+def _acronym(short: Sequence[str], long: Sequence[str]) -> bool:
+    """One word that is the initials of the other side's words ("asn", "aparatur sipil negara")."""
+    return len(short) == 1 and len(long) >= 2 and short[0] == "".join(w[0] for w in long)
+
+
+def _reduplicated(words: Sequence[str], inserted: Sequence[str], at: int) -> bool:
+    """Words one side has and the other not, each repeating the word beside it ("badan badan lainnya", the
+    plural "badan-badan", against "badan lainnya")."""
+    return all(w in (words[at - 1] if at > 0 else None, words[at + len(inserted)] if at + len(inserted) < len(words)
+                     else None) for w in inserted)
+
+
+def restated(a: str, b: str) -> bool:
+    """Whether two definientia (`definiens`) say the same thing: word for word once each is read as `term_key`
+    reads it, but for a word one spelling apart, a reduplicated plural, or an acronym for the words it stands for.
+    Any other word added, dropped or changed (a number, a negation, "dan/atau Pemerintah") is another definition."""
+    wa, wb = a.split(), b.split()
+    if not wa or not wb:
+        return False
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+        x, y = wa[i1:i2], wb[j1:j2]
+        if op == "equal":
+            continue
+        if op == "delete" and _reduplicated(wa, x, i1):
+            continue
+        if op == "insert" and _reduplicated(wb, y, j1):
+            continue
+        if op == "replace" and ((len(x) == len(y) == 1 and _spelling(x[0], y[0])) or _acronym(x, y) or _acronym(y, x)):
+            continue
+        return False
+    return True
+
+
+def restatement_order(said: Sequence[str | None], rank: Sequence[int] | None = None) -> list[int]:
+    """An order for definitions of one term, each document's (`said`: their definientia in the given order, None
+    for a text that is no such definition). The definitions are grouped by restatement and each meaning is shown once
+    before any is shown twice: first each group's first member (by `rank`, lower first; default the given order), the
+    meaning the most documents state first (ties: the group whose first member comes first in the given order), then
+    the groups' other members in the same order, so a cap on the claims drops a restatement before a meaning. Texts
+    that are no such definition keep their places. For a question that asks what a term means and names no document,
+    the meaning the statute book shares comes before one regulation's own (a tax rule's "pemberi kerja")."""
+    groups: list[list[int]] = []
+    for i, d in enumerate(said):
+        if d is None:
+            continue
+        for g in groups:
+            if restated(said[g[0]], d):
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    groups = [sorted(g, key=lambda i: (rank[i] if rank is not None else i, i))
+              for g in sorted(groups, key=lambda g: (-len(g), g[0]))]
+    ordered = [g[0] for g in groups] + [i for g in groups for i in g[1:]]
+    out = list(range(len(said)))
+    for slot, i in zip((i for i, d in enumerate(said) if d is not None), ordered):
+        out[slot] = i
     return out

@@ -25,7 +25,7 @@ from ..analysis import QueryAnalyzer
 from ..audit import LOCAL_KEY
 from ..claims import MAX_CITATIONS
 from ..config import GeneratorSettings, RerankerSettings
-from ..definitions import asked_term, unasked_entry
+from ..definitions import asked_term, defines, definiens, entry_of, restatement_order, unasked_entry
 from ..categories import CategoryTagger
 from ..text import normalise
 from ..answer_reader import FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
@@ -370,6 +370,7 @@ class ExtractiveGenerator:
         for r in eligible:
             (rest if ctx[r.candidate.item].document in seen_docs else firsts).append(r)
             seen_docs.add(ctx[r.candidate.item].document)
+        firsts = _restatements_ordered(request.question, firsts)
         claims, per_chunk, claimed = [], {}, set()
         for r in firsts + rest:
             c, refs, cov, prob = r.candidate, r.referenced, r.coverage, r.probability
@@ -411,6 +412,28 @@ class ExtractiveGenerator:
                                      rounded(r.similarity), rounded(r.neural), r.chapter)
                        for r in scored[: self.RECORDED])
         return claims, round(best, 4), record
+
+
+def _restatements_ordered(question: str, firsts: list[Scored]) -> list[Scored]:
+    """Each document's best claim (`firsts`, best first), for a question that asks what a term means, with the
+    documents' definitions of it in `definitions.restatement_order`: the meaning most of them state first; among the
+    documents stating it in the same words, the reranker's order (the context's: it weighs the document, its
+    authority and freshness), not the reader's (identical words read alike but for where they stand)."""
+    meaning = asked_term(question)
+    if meaning is None:
+        return firsts
+    said = [_definiens(r.candidate, meaning) for r in firsts]
+    return [firsts[i] for i in restatement_order(said, [r.candidate.item for r in firsts])]
+
+
+def _definiens(c: AnswerCandidate, asked: str) -> str | None:
+    """What the candidate says the asked term is, where one of its lines is the entry defining it
+    (definitions.definiens); else None."""
+    for quote in c.quotes:
+        for line in quote.split("\n"):
+            if defines(entry_of(line.strip()), asked):
+                return definiens(line.strip())
+    return None
 
 
 class VerbatimJudge:

@@ -4,7 +4,8 @@ reader, gates and decision (the fake embedder keeps ingest fast; everything else
 Two fictional regulations (written for this test) both define TKA and mention it everywhere:
 a definition question reads both definitions wherever retrieval ranked them, and shows both,
 each with its regulation; a list question is answered by the item with its lead-in, cited to
-the huruf.
+the huruf. Where regulations restate one definition and another defines the term otherwise, the
+restated meaning is shown first.
 """
 from __future__ import annotations
 
@@ -181,3 +182,54 @@ def test_every_regulation_that_defines_the_term_is_named_quoted_or_not(crowded):
     named, _ = _ask(crowded, "Menurut PP 94/2031, apa yang dimaksud dengan TKA?")
     assert {c.citations[0].doc_id for c in named.claims if c.status == "supported"} == {"pp-94-2031"}
     assert not [k for k in named.conflicts if k.kind == "ambiguous"]
+
+
+# Three regulations (fictional) define "Pemberi Kerja": a law and a PP in the same words (the PP's scan writes
+# "badan-badan"), a tax rule otherwise. The reader reads the tax rule's entry best.
+_EMPLOYER = ("orang perseorangan, pengusaha, badan hukum, atau badan lainnya yang mempekerjakan tenaga kerja atau "
+             "penyelenggara negara yang mempekerjakan pegawai negeri dengan membayar gaji, upah, atau imbalan dalam "
+             "bentuk lainnya.")
+_EMPLOYERS = {
+    "pmk-71-2031": ("Peraturan Menteri Keuangan Nomor 71 Tahun 2031 tentang Pajak Penghasilan Pegawai", "PMK 71/2031",
+                    "Peraturan Menteri ini", "orang pribadi dan badan yang membayar gaji, upah, honorarium, tunjangan, "
+                    "dan pembayaran lain sebagai imbalan sehubungan dengan pekerjaan."),
+    "uu-72-2031": ("Undang-Undang Nomor 72 Tahun 2031 tentang Jaminan Sosial", "UU 72/2031", "Undang-Undang ini",
+                   _EMPLOYER),
+    "pp-73-2031": ("Peraturan Pemerintah Nomor 73 Tahun 2031 tentang Jaminan Kecelakaan Kerja", "PP 73/2031",
+                   "Peraturan Pemerintah ini", _EMPLOYER.replace("badan lainnya", "badan-badan lainnya")),
+}
+
+
+@pytest.fixture(scope="module")
+def employers(tmp_path_factory, profile):
+    src = tmp_path_factory.mktemp("employers")
+    filler = "\n".join(f"Pasal {n}\n(1) Pemberi Kerja wajib mendaftarkan pekerjanya ke-{n} kepada Badan.\n(2) "
+                       f"Pendaftaran sebagaimana dimaksud pada ayat (1) dilakukan paling lambat 30 hari."
+                       for n in range(2, 10))
+    for doc_id, (title, cite, itself, meaning) in _EMPLOYERS.items():
+        (src / f"{doc_id}.md").write_text(
+            f"---\ntitle: {title} (fiktif, untuk pengujian)\ncite_as: {cite}\n---\n{title.upper()}\n\nPasal 1\n"
+            f"Dalam {itself} yang dimaksud dengan:\n1. Pekerja adalah setiap orang yang bekerja dengan menerima upah.\n"
+            f"2. Pemberi Kerja adalah {meaning}\n\n{filler}\n", encoding="utf-8")
+    corpus = Corpus(tmp_path_factory.mktemp("employers-data"), profile, embedder=FakeHashEmbedder())
+    report = corpus.ingest([src])
+    assert not report.errors and report.total_documents == 3
+    yield corpus
+    corpus.close()
+
+
+def test_the_definition_several_regulations_restate_is_shown_first_whole_or_streamed(employers, monkeypatch):
+    """The meaning two regulations state in the same words comes before the one regulation's own, though the reader
+    reads the tax rule's entry best (as the reader's own order shows); then each other meaning, then the restatement:
+    every definition is still shown."""
+    heard = []
+    result, _ = asyncio.run(employers.orchestrator(write_traces=False).run(
+        "Apa yang dimaksud dengan pemberi kerja?", emit=lambda kind, data: heard.append((kind, data))))
+    shown = [c for c in result.claims if c.status == "supported"]
+    assert result.outcome == "answer"
+    assert [c.citations[0].doc_id for c in shown] == ["uu-72-2031", "pmk-71-2031", "pp-73-2031"]
+    assert [d["claim"] for k, d in heard if k == "claim"] == shown  # the stream shows them in that order too
+    import pipeline.backends.lite as lite
+    monkeypatch.setattr(lite, "restatement_order", lambda said, rank=None: list(range(len(said))))
+    reader_order, _ = _ask(employers, "Apa yang dimaksud dengan pemberi kerja?")
+    assert reader_order.claims[0].citations[0].doc_id == "pmk-71-2031"

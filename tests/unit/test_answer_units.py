@@ -261,3 +261,54 @@ def test_the_definition_route_and_the_asked_term_read_a_bare_what_is_alike(quest
     from pipeline.config import load_profile
 
     assert (load_profile("lite").routes.route(question).name == "definition") == (asked_term(question) is not None)
+
+
+# Three laws restate one definition of "Pemberi Kerja" (UU 40/2004, UU 24/2011 and PP 44/2015 write it so, as
+# scanned: "badan-badan", "memperkerjakan"); a tax rule and an older law define it otherwise.
+_EMPLOYER = ("orang perseorangan, pengusaha, badan hukum, atau badan lainnya yang mempekerjakan tenaga kerja atau "
+             "penyelenggara negara yang mempekerjakan pegawai negeri dengan membayar gaji, upah, atau imbalan dalam "
+             "bentuk lainnya.")
+
+
+@pytest.mark.parametrize("a, b, same", [
+    (f"9. Pemberi Kerja adalah {_EMPLOYER}",
+     "3. Pemberi Kerja adalah " + _EMPLOYER.replace("badan lainnya", "badan-badan lainnya")
+     .replace("yang mempekerjakan pegawai", "yang memperkerjakan pegawai"), True),
+    # an acronym for the words it stands for, and a scan's noise after the sentence's end
+    ("3. PNS adalah warga negara Indonesia yang diangkat sebagai Pegawai ASN secara tetap.",
+     "1. PNS adalah warga negara Indonesia yang diangkat sebagai Pegawai Aparatur Sipil Negara secara tetap. jr 3 Sg",
+     True),
+    # one word dropped ("Pegawai"), one clause dropped, one word changed, one number changed, a negation added
+    ("3. PNS adalah warga negara Indonesia yang diangkat sebagai Pegawai ASN secara tetap.",
+     "2. PNS adalah warga negara Indonesia yang diangkat sebagai Aparatur Sipil Negara secara tetap.", False),
+    ("6. Iuran adalah sejumlah uang yang dibayar secara teratur oleh Peserta, Pemberi Kerja, dan/atau Pemerintah.",
+     "8. luran adalah sejumlah uang yang dibayar secara teratur oleh Peserta dan/atau Pemberi Kerja.", False),
+    ("Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan.",
+     "Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang keuangan.", False),
+    ("Anak adalah seseorang yang belum berusia 18 (delapan belas) tahun.",
+     "Anak adalah seseorang yang belum berusia 21 (dua puluh satu) tahun.", False),
+    ("Penduduk adalah orang yang bertempat tinggal di Indonesia.",
+     "Penduduk adalah orang yang tidak bertempat tinggal di Indonesia.", False),
+])
+def test_a_definition_restated_in_other_spelling_is_one_definition(a, b, same):
+    from pipeline.definitions import definiens, restated
+
+    assert restated(definiens(a), definiens(b)) is same
+    assert restated(definiens(b), definiens(a)) is same
+
+
+def test_the_meaning_most_definers_share_comes_first():
+    from pipeline.definitions import definiens, restatement_order
+
+    tax = definiens("4. Pemberi Kerja adalah orang pribadi dan badan yang membayar gaji, upah, honorarium.")
+    older = definiens("4. Pemberi kerja adalah orang perseorangan, pengusaha, badan hukum, atau badan-badan lainnya "
+                      "yang mempekerjakan tenaga kerja dengan membayar upah atau imbalan dalam bentuk lain.")
+    shared = definiens(f"9. Pemberi Kerja adalah {_EMPLOYER}")
+    restating = definiens("3. Pemberi Kerja adalah " + _EMPLOYER.replace("badan lainnya", "badan-badan lainnya"))
+    # the reader's order: the tax rule's, a sentence that is no definition, the older law's, the two restating ones
+    said = [tax, None, older, shared, restating]
+    # the shared meaning first, then each other meaning once, then the restatement; None keeps its place
+    assert restatement_order(said) == [3, 1, 0, 2, 4]
+    assert restatement_order(said, rank=[0, 1, 2, 9, 5]) == [4, 1, 0, 2, 3]  # within the pair, by rank
+    assert restatement_order([tax, older]) == [0, 1]  # no meaning shared: the order given
+    assert restatement_order([]) == []
