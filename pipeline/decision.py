@@ -99,7 +99,7 @@ def unmentioned_text(terms: Sequence[str], lang: str) -> str:
 
 
 UNMENTIONED = "unmentioned"  # Confidence.capped_by: the question names something no record mentions
-OTHER_DEFINITIONS = "other_definitions"  # Confidence.capped_by: regulations the answer does not quote define the term too
+OTHER_DEFINITIONS = "other_definitions"  # Confidence.capped_by: a term one regulation defines, the claim from another
 SEVERAL_DEFINITIONS = "several_definitions"  # Confidence.capped_by: a term two or more regulations define, none named
 
 
@@ -343,34 +343,31 @@ def dated_claim(c: VerifiedClaim, chunks: Mapping[str, Chunk], statuses: Mapping
     return status.dated(c, cite, chunks.get(cite.chunk_id), statuses, day, confidence)
 
 
-def other_definitions_capped(claims: Sequence[VerifiedClaim], conflicts: Sequence[Conflict], chunks: Mapping[str, Chunk],
-                             confidence: ConfidenceSettings) -> list[VerifiedClaim]:
-    """Where regulations the answer does not quote define the asked term too (an "ambiguous" conflict's `unquoted`),
-    the supported claims kept out of the top band: one regulation's definition, among several, is not the answer to a
-    question that names none."""
-    if not any(cf.kind == "ambiguous" and cf.unquoted for cf in conflicts):
-        return list(claims)
-    return [status.capped(c, confidence, is_provision_chunk(chunks, c), OTHER_DEFINITIONS) if c.status == "supported"
-            else c for c in claims]
+def definers_of(question: str, named: Sequence[tuple[str, str | None]], candidates: Sequence[Candidate]) -> frozenset[str]:
+    """The documents among `candidates` (an attempt's) that define the term the question asks the meaning of
+    (`defines`), where it names no document of the collection; empty for any other question."""
+    if not asked_term(question) or any(doc_id for _, doc_id in named):
+        return frozenset()
+    return frozenset(c.chunk.doc_id for c in candidates if c.defines)
 
 
-def several_definers(question: str, named: Sequence[tuple[str, str | None]], candidates: Sequence[Candidate]) -> bool:
-    """Whether the question asks what a term means, names no document of the collection, and two or more documents
-    among `candidates` (an attempt's) define the term (`defines`): then whichever definition is quoted first is one
-    of several answers, not the answer."""
-    return (bool(asked_term(question)) and not any(doc_id for _, doc_id in named)
-            and len({c.chunk.doc_id for c in candidates if c.defines}) >= 2)
-
-
-def several_definitions_capped(c: VerifiedClaim, chunks: Mapping[str, Chunk],
-                               confidence: ConfidenceSettings | None) -> VerifiedClaim:
-    """A supported claim of such a part (`several_definers`) kept out of the top band. Decided from the attempt's
+def definitions_capped(c: VerifiedClaim, definers: frozenset[str], chunks: Mapping[str, Chunk],
+                       confidence: ConfidenceSettings | None) -> VerifiedClaim:
+    """A supported claim of a part asking what a term means (`definers`: its attempt's, `definers_of`) kept out of
+    the top band where one definition is not the answer: two or more documents define the term
+    (`several_definitions`: whichever is quoted first is one of several answers), or one does and the claim's own
+    document is another (`other_definitions`: it does not say what the term means there). Decided from the attempt's
     own candidates, so the streamed answer shows the claim in this form from the start (pipeline/release.py). On the
     legal_qa dev split, definition answers with a TINGGI claim were at the gold Pasal 21 times of 21 where one
     document defined the term, 1 of 3 where several did (both corpora, issue 30)."""
-    if confidence is None or c.status != "supported":
+    if confidence is None or c.status != "supported" or not definers:
         return c
-    return status.capped(c, confidence, is_provision_chunk(chunks, c), SEVERAL_DEFINITIONS)
+    if len(definers) >= 2:
+        return status.capped(c, confidence, is_provision_chunk(chunks, c), SEVERAL_DEFINITIONS)
+    own = chunks.get(c.citations[0].chunk_id) if c.citations else None
+    if own is not None and own.doc_id not in definers:
+        return status.capped(c, confidence, is_provision_chunk(chunks, c), OTHER_DEFINITIONS)
+    return c
 
 
 def _used(part: PartTrace):
@@ -428,10 +425,9 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
         used = _used(p)
         statuses = {d.doc_id: d for d in used.status}
         every.update(statuses)
-        several = several_definers(question, named, used.candidates)
-        for c in used.claims:
-            dated = dated_claim(c, chunks, statuses, day, confidence)
-            claims.append(several_definitions_capped(dated, chunks, confidence) if several else dated)
+        defining = definers_of(question, named, used.candidates)
+        claims += [definitions_capped(dated_claim(c, chunks, statuses, day, confidence), defining, chunks, confidence)
+                   for c in used.claims]
     # stable: supported first (those in force on the answer's date before those that are not), in generator order
     claims = status.in_force_first(claims)
     conflicts = tuple(status.decide(c, claims, lang) for c in find_conflicts(claims, chunks, tokens, min_overlap))
@@ -440,8 +436,6 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     if not any(doc_id for _, doc_id in named) and not conflicts:
         definers = [c for p in parts for c in _ranked(_used(p)) if c.defines]
         conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers))
-        if confidence is not None:
-            claims = other_definitions_capped(claims, conflicts, chunks, confidence)
     # contract 12: a provision that a later one ended, or one not yet in force, is never shown as the answer. A part
     # whose every supported claim is such history is refused; its claims stay, shown as history with their receipts
     # and the provision that decides their standing

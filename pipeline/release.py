@@ -13,7 +13,7 @@ once that decision cannot withhold it:
   claim whose provision is not in force on the answer's date goes after every claim in force (history is never shown
   as the answer), so those are released last, when every part is settled;
 - it is shown in its **final form**: with its provision's standing on the answer's date and the caps the decision
-  puts on it (`decision.dated_claim`, `decision.several_definitions_capped`, `decision.unmentioned_capped`), the
+  puts on it (`decision.dated_claim`, `decision.definitions_capped`, `decision.unmentioned_capped`), the
   functions `decision.conclude` applies.
 
 A claim its gates demote is told at once (`demoted`), never as the answer. `finish` checks the released claims
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .config import ConfidenceSettings, Route
-from .decision import (dated_claim, named_unmentioned, several_definers, several_definitions_capped, sufficiency,
-                       unmentioned_capped, unmentioned_terms)
+from .decision import (dated_claim, definers_of, definitions_capped, named_unmentioned, sufficiency, unmentioned_capped,
+                       unmentioned_terms)
 from .types import Candidate, Chunk, DocumentStatus, QueryPlan, Result, VerifiedClaim
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class _Part:
     settled: bool = False    # every claim of the attempt has been gated
     committed: bool = False  # the attempt's supported claims satisfy the route: its part answers with them
     history: list[VerifiedClaim] = field(default_factory=list)  # supported, not in force: shown last
-    several: bool = False    # a term several documents of the attempt's candidates define (decision.several_definers)
+    definers: frozenset[str] = frozenset()  # the documents among the attempt's candidates defining an asked term
 
 
 class Release:
@@ -67,10 +67,10 @@ class Release:
     def context(self, part: int, attempt: int, plan: QueryPlan, chunks: Mapping[str, Chunk],
                 statuses: Sequence[DocumentStatus], records: int, candidates: Sequence[Candidate] = ()) -> None:
         """An attempt's context is in: its claims start afresh (a retry's replace the failed attempt's, never shown).
-        `candidates`: the attempt's, whose `defines` say whether several documents define an asked term."""
+        `candidates`: the attempt's, whose `defines` say which documents define an asked term."""
         p = self.parts[part]
         p.attempt, p.chunks, p.statuses = attempt, dict(chunks), {d.doc_id: d for d in statuses}
-        p.several = several_definers(self.question, self.named, candidates)
+        p.definers = definers_of(self.question, self.named, candidates)
         p.gated, p.cursor, p.settled, p.committed, p.history = {}, 0, False, False, []
         self._chunks.update(chunks)
         if attempt == 0:
@@ -109,9 +109,8 @@ class Release:
         self._flush()
 
     def _shown(self, p: _Part, c: VerifiedClaim) -> VerifiedClaim:
-        shown = dated_claim(c, self._chunks, p.statuses, self.day, self.confidence)
-        if p.several:
-            shown = several_definitions_capped(shown, self._chunks, self.confidence)
+        shown = definitions_capped(dated_claim(c, self._chunks, p.statuses, self.day, self.confidence), p.definers,
+                                   self._chunks, self.confidence)
         return unmentioned_capped(shown, self._chunks, self.confidence) if self._capped else shown
 
     def _flush(self) -> None:

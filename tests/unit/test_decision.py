@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.config import ConfidenceSettings, Route
 from pipeline.decision import (MISSING_EVIDENCE, NO_CANDIDATES, NO_SUPPORTED_CLAIMS, OTHER_DEFINITIONS, AttemptSummary,
-                               decide_part, find_ambiguity, find_conflicts, other_definitions_capped, stated_citation,
+                               decide_part, find_ambiguity, find_conflicts, definitions_capped, stated_citation,
                                sufficiency)
 from pipeline.types import Candidate, Chunk, CitationCheck, Confidence, Span, Sufficiency, VerifiedClaim
 
@@ -176,15 +176,17 @@ def test_every_regulation_that_defines_the_asked_term_is_named_and_the_answer_th
                           "(2004-10-19) — jawaban ini mengutip 1; periksa definisi peraturan yang mengatur perkara Anda.")
     assert (amb.claims, amb.unquoted) == ((0,), 2) and amb.chunk_ids == ("uu-24-2011:1", "pp-44-2015:1", "uu-40-2004:1")
     settings = ConfidenceSettings()
-    (capped,) = other_definitions_capped([claim], [amb], chunks, settings)
+    # one document defines the term and the claim is another's: not the answer (several definers: test_release.py)
+    capped = definitions_capped(claim, frozenset({"pp-44-2015"}), chunks, settings)
     assert capped.confidence.band != "TINGGI" and capped.confidence.capped_by == OTHER_DEFINITIONS
     assert capped.confidence.value < settings.top(True) and capped.citations == claim.citations
+    assert definitions_capped(claim, frozenset({"uu-24-2011"}), chunks, settings) == claim  # the definer's own
+    assert definitions_capped(claim, frozenset(), chunks, settings) == claim  # no term asked, or a document named
     # defined by one regulation only, or every definer quoted: no conflict, nothing capped
     assert find_ambiguity([claim], chunks, "Apa yang dimaksud dengan iuran?", "id", definers[:1]) == []
     (whole,) = find_ambiguity([claim, replace(claim, citations=(replace(cite_a, chunk_id="pp-44-2015:1"),)),
                                replace(claim, citations=(replace(cite_a, chunk_id="uu-40-2004:1"),))],
                               chunks, "Apa yang dimaksud dengan iuran?", "en", definers)
     assert whole.unquoted == 0 and "is defined in 3 regulations" in whole.detail and "quotes" not in whole.detail
-    assert other_definitions_capped([claim], [whole], chunks, settings) == [claim]
     # a question that is not about a term's meaning does not count the definers
     assert find_ambiguity([claim], chunks, "Berapa iuran jaminan kesehatan?", "id", definers) == []

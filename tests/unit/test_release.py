@@ -95,7 +95,8 @@ def test_every_part_must_commit_before_any_claim_is_shown():
 def test_a_definition_several_documents_define_is_released_in_its_final_band_from_the_start():
     """A question asking what a term means, naming no document, whose term two documents of the attempt's candidates
     define: every claim is released already kept out of TINGGI (`several_definitions`), as the decided answer shows
-    it (decision.several_definitions_capped); one defining document, or a question that names its regulation: as
+    it (decision.definitions_capped); so is a claim of another document where one document defines it
+    (`other_definitions`); the one defining document's own claim, or a question that names its regulation: as
     gated."""
     from pipeline.config import ConfidenceSettings
     from pipeline.types import Candidate, Confidence
@@ -117,5 +118,8 @@ def test_a_definition_several_documents_define_is_released_in_its_final_band_fro
 
     several = shown(definers)
     assert several.band != "TINGGI" and several.capped_by == "several_definitions"
-    assert shown(definers[:1] + definers[2:]).band == "TINGGI"  # one document defines it
+    own = [Candidate(chunk("a"), defines="Pasal 1 angka 1"), Candidate(chunk("c"))]  # the claim's own document
+    assert shown(own).band == "TINGGI"  # one document defines it: its definition is the answer
+    other = shown(definers[:1] + definers[2:])  # one document defines it, the claim is another's
+    assert other.band != "TINGGI" and other.capped_by == "other_definitions"
     assert shown(definers, named=(("PP 1/2031", "pp-1"),)).band == "TINGGI"  # the question names its regulation
