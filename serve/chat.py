@@ -373,10 +373,10 @@ class ChatCompletions:
                 tail.append(direct_line(answer, first_source))
             if answer.get("conflicts"):
                 tail.append("\n".join(f"**{W['conflicts']}:** {c['detail']}" for c in answer["conflicts"]))
-            if receipts.sources:
-                tail.append(f"**{W['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in receipts.sources))
         else:
             tail.append(refusal_text(answer, lang))
+        if receipts.sources:  # an answer's, or a history-only refusal's: its claims were shown, as in `markdown`
+            tail.append(f"**{W['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in receipts.sources))
         demoted = [c for c in answer["claims"] if c["status"] != "supported"]
         text = ("\n\n" if sent or asked.rewritten else "") + "\n\n".join(tail) + demoted_section(demoted, lang)
         yield self._chunk({"content": text})

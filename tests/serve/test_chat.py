@@ -120,7 +120,8 @@ def test_what_is_found_only_as_history_is_shown_as_history_and_refused_streamed_
     streamed = chunks(chat(client, tokens, ANSWERED, as_of="2021-01-01", stream=True))
     text = "".join(c["choices"][0]["delta"].get("content") or "" for c in streamed if c.get("choices"))
     assert all(" ".join(c["text"].split()) in text for c in supported) and "riwayat" in text
-    assert streamed[-1]["saksi"]["answer"]["reason_code"] == "only_history"
+    assert text.index("riwayat") < text.index("**Sumber**")  # the claims, why, then their sources, as whole
+    assert streamed[-1]["saksi"]["answer"]["reason_code"] == "only_history" and streamed[-1]["citations"]
 
 
 def test_a_key_cannot_ask_a_collection_it_may_not_read_and_an_unknown_model_is_a_404(served):
