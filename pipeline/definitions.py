@@ -170,8 +170,9 @@ def definiens(text: str) -> str | None:
 
 
 def _spelling(a: str, b: str) -> bool:
-    """Two words one spelling apart ("memperkerjakan", "mempekerjakan"): long, no digits, nearly the same letters."""
-    return (min(len(a), len(b)) >= 6 and not any(ch.isdigit() for ch in a + b)
+    """Two words one spelling apart ("memperkerjakan", "mempekerjakan"): long, no digits, nearly the same letters,
+    at most one letter longer (an affix is a word of its own: "pemerintah", "pemerintahan")."""
+    return (min(len(a), len(b)) >= 6 and abs(len(a) - len(b)) <= 1 and not any(ch.isdigit() for ch in a + b)
             and SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.9)
 
 

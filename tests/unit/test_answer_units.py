@@ -289,6 +289,9 @@ _EMPLOYER = ("orang perseorangan, pengusaha, badan hukum, atau badan lainnya yan
      "Anak adalah seseorang yang belum berusia 21 (dua puluh satu) tahun.", False),
     ("Penduduk adalah orang yang bertempat tinggal di Indonesia.",
      "Penduduk adalah orang yang tidak bertempat tinggal di Indonesia.", False),
+    # an affix makes another word, not a spelling slip
+    ("Urusan adalah urusan pemerintahan di bidang keuangan.", "Urusan adalah urusan pemerintah di bidang keuangan.",
+     False),
 ])
 def test_a_definition_restated_in_other_spelling_is_one_definition(a, b, same):
     from pipeline.definitions import definiens, restated
