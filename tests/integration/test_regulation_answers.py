@@ -59,14 +59,26 @@ Dalam Undang-Undang ini yang dimaksud dengan:
 """
 
 
+def _ingested(tmp_path_factory, profile, name: str, texts: dict[str, str]) -> Corpus:
+    """A collection of the given regulations (file stem -> text), ingested whole with the fake embedder."""
+    src = tmp_path_factory.mktemp(name)
+    for stem, text in texts.items():
+        (src / f"{stem}.md").write_text(text, encoding="utf-8")
+    corpus = Corpus(tmp_path_factory.mktemp(f"{name}-data"), profile, embedder=FakeHashEmbedder())
+    report = corpus.ingest([src])
+    assert not report.errors and report.total_documents == len(texts)
+    return corpus
+
+
+def _regulation(title: str, cite: str, itself: str, entries: str, body: str) -> str:
+    """A fictional regulation's text: its heading, Pasal 1's definitions (`entries`, one a line) and `body`."""
+    return (f"---\ntitle: {title} (fiktif, untuk pengujian)\ncite_as: {cite}\n---\n{title.upper()}\n\nPasal 1\n"
+            f"Dalam {itself} yang dimaksud dengan:\n{entries}\n\n{body}\n")
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, profile):
-    src = tmp_path_factory.mktemp("two-regs")
-    (src / "pp-91-2031.md").write_text(FIRST, encoding="utf-8")
-    (src / "uu-92-2031.md").write_text(SECOND, encoding="utf-8")
-    corpus = Corpus(tmp_path_factory.mktemp("two-regs-data"), profile, embedder=FakeHashEmbedder())
-    report = corpus.ingest([src])
-    assert not report.errors and report.total_documents == 2
+    corpus = _ingested(tmp_path_factory, profile, "two-regs", {"pp-91-2031": FIRST, "uu-92-2031": SECOND})
     yield corpus
     corpus.close()
 
@@ -129,18 +141,13 @@ _MORE = [("pp-93-2031", "Peraturan Pemerintah Nomor 93 Tahun 2031 tentang Pelati
 
 @pytest.fixture(scope="module")
 def crowded(tmp_path_factory, profile):
-    src = tmp_path_factory.mktemp("six-regs")
-    (src / "pp-91-2031.md").write_text(FIRST, encoding="utf-8")
-    (src / "uu-92-2031.md").write_text(SECOND, encoding="utf-8")
+    texts = {"pp-91-2031": FIRST, "uu-92-2031": SECOND}
     for doc_id, title, cite, meaning in _MORE:
-        (src / f"{doc_id}.md").write_text(
-            f"---\ntitle: {title} (fiktif, untuk pengujian)\ncite_as: {cite}\n---\n{title.upper()}\n\nPasal 1\n"
-            f"Dalam Peraturan Pemerintah ini yang dimaksud dengan:\n1. Tenaga Kerja Asing yang selanjutnya disingkat "
-            f"TKA adalah {meaning}.\n2. Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang "
-            f"ketenagakerjaan.\n\n{_FILLER}\n", encoding="utf-8")
-    corpus = Corpus(tmp_path_factory.mktemp("six-regs-data"), profile, embedder=FakeHashEmbedder())
-    report = corpus.ingest([src])
-    assert not report.errors and report.total_documents == 6
+        texts[doc_id] = _regulation(
+            title, cite, "Peraturan Pemerintah ini",
+            f"1. Tenaga Kerja Asing yang selanjutnya disingkat TKA adalah {meaning}.\n2. Menteri adalah menteri yang "
+            f"menyelenggarakan urusan pemerintahan di bidang ketenagakerjaan.", _FILLER)
+    corpus = _ingested(tmp_path_factory, profile, "six-regs", texts)
     yield corpus
     corpus.close()
 
@@ -202,18 +209,13 @@ _EMPLOYERS = {
 
 @pytest.fixture(scope="module")
 def employers(tmp_path_factory, profile):
-    src = tmp_path_factory.mktemp("employers")
     filler = "\n".join(f"Pasal {n}\n(1) Pemberi Kerja wajib mendaftarkan pekerjanya ke-{n} kepada Badan.\n(2) "
                        f"Pendaftaran sebagaimana dimaksud pada ayat (1) dilakukan paling lambat 30 hari."
                        for n in range(2, 10))
-    for doc_id, (title, cite, itself, meaning) in _EMPLOYERS.items():
-        (src / f"{doc_id}.md").write_text(
-            f"---\ntitle: {title} (fiktif, untuk pengujian)\ncite_as: {cite}\n---\n{title.upper()}\n\nPasal 1\n"
-            f"Dalam {itself} yang dimaksud dengan:\n1. Pekerja adalah setiap orang yang bekerja dengan menerima upah.\n"
-            f"2. Pemberi Kerja adalah {meaning}\n\n{filler}\n", encoding="utf-8")
-    corpus = Corpus(tmp_path_factory.mktemp("employers-data"), profile, embedder=FakeHashEmbedder())
-    report = corpus.ingest([src])
-    assert not report.errors and report.total_documents == 3
+    corpus = _ingested(tmp_path_factory, profile, "employers", {
+        doc_id: _regulation(title, cite, itself, "1. Pekerja adalah setiap orang yang bekerja dengan menerima upah.\n"
+                                                 f"2. Pemberi Kerja adalah {meaning}", filler)
+        for doc_id, (title, cite, itself, meaning) in _EMPLOYERS.items()})
     yield corpus
     corpus.close()
 
