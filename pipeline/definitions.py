@@ -190,7 +190,8 @@ def _reduplicated(words: Sequence[str], inserted: Sequence[str], at: int) -> boo
 
 def restated(a: str, b: str) -> bool:
     """Whether two definientia (`definiens`) say the same thing: word for word once each is read as `term_key`
-    reads it, but for a word one spelling apart, a reduplicated plural, or an acronym for the words it stands for.
+    reads it, but for a word one spelling apart, a word a scan split in two, a reduplicated plural, or an acronym for
+    the words it stands for.
     Any other word added, dropped or changed (a number, a negation, "dan/atau Pemerintah") is another definition."""
     wa, wb = a.split(), b.split()
     if not wa or not wb:
@@ -203,7 +204,8 @@ def restated(a: str, b: str) -> bool:
             continue
         if op == "insert" and _reduplicated(wb, y, j1):
             continue
-        if op == "replace" and ((len(x) == len(y) == 1 and _spelling(x[0], y[0])) or _acronym(x, y) or _acronym(y, x)):
+        if op == "replace" and ((len(x) == len(y) == 1 and _spelling(x[0], y[0])) or _acronym(x, y) or _acronym(y, x)
+                                or "".join(x) == "".join(y)):  # a word a scan split ("indone sia")
             continue
         return False
     return True

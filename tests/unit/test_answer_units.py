@@ -278,6 +278,10 @@ _EMPLOYER = ("orang perseorangan, pengusaha, badan hukum, atau badan lainnya yan
     ("3. PNS adalah warga negara Indonesia yang diangkat sebagai Pegawai ASN secara tetap.",
      "1. PNS adalah warga negara Indonesia yang diangkat sebagai Pegawai Aparatur Sipil Negara secara tetap. jr 3 Sg",
      True),
+    # a word a scan split in two (UU 1/2022 as scanned)
+    ("Pemerintahan Daerah adalah penyelenggaraan urusan pemerintahan dalam sistem Negara Kesatuan Republik Indonesia.",
+     "Pemerintahan Daerah adalah penyelenggaraan urusan pemerintahan dalam sistem Negara Kesatuan Republik Indone sia.",
+     True),
     # one word dropped ("Pegawai"), one clause dropped, one word changed, one number changed, a negation added
     ("3. PNS adalah warga negara Indonesia yang diangkat sebagai Pegawai ASN secara tetap.",
      "2. PNS adalah warga negara Indonesia yang diangkat sebagai Aparatur Sipil Negara secara tetap.", False),
