@@ -21,7 +21,8 @@ LABELS = {
         "caps": {"answerability": "dibatasi peluang kutipan menjawab pertanyaan", "no_verdict": "dibatasi tanpa putusan",
                  "not_in_force": "dibatasi karena tidak berlaku pada tanggal itu",
                  "unmentioned": "dibatasi: pertanyaan menyebut hal yang tidak ada di sumber mana pun",
-                 "other_definitions": "dibatasi: peraturan lain yang tidak dikutip juga mendefinisikan istilah ini",
+                 "other_definitions": "dibatasi: istilah ini didefinisikan oleh peraturan lain, bukan yang dikutip "
+                                      "klaim ini",
                  "several_definitions": "dibatasi: beberapa peraturan mendefinisikan istilah ini dan pertanyaan tidak "
                                         "menyebut satu pun",
                  None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
@@ -47,7 +48,7 @@ LABELS = {
         "caps": {"answerability": "capped at the chance the quote answers the question",
                  "no_verdict": "capped without a verdict", "not_in_force": "capped: not in force on that date",
                  "unmentioned": "capped: the question names something no record mentions",
-                 "other_definitions": "capped: regulations the answer does not quote define this term too",
+                 "other_definitions": "capped: another regulation defines this term, not the one this claim quotes",
                  "several_definitions": "capped: several regulations define this term and the question names none",
                  None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
