@@ -22,7 +22,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from .analysis import ocr_initial
 
@@ -106,7 +106,21 @@ def unasked_entry(asked: str | None, location: str, pieces: Sequence[str]) -> bo
     it by neither agreement nor the cross-lingual reading; bench/regulation_thresholds.py fits it so)."""
     if asked is not None or not DEFINITIONS_LOCATION.match(location or ""):
         return False
-    return any(entry_of(line.strip()) is not None for piece in pieces for line in piece.split("\n"))
+    return next(quoted_entries(pieces), None) is not None
+
+
+def quoted_entries(pieces: Sequence[str]) -> Iterator[tuple[str, Entry]]:
+    """Each line of quoted pieces (an entry alone, after its lead-in, or a whole list, one entry a line) that states a
+    definition: (the line, its entry)."""
+    for piece in pieces:
+        for line in piece.split("\n"):
+            if (e := entry_of(line := line.strip())) is not None:
+                yield line, e
+
+
+def asked_definiens(asked: str, pieces: Sequence[str]) -> str | None:
+    """What quoted pieces say the asked term is (`definiens` of the line whose entry `defines` it); else None."""
+    return next((definiens(line) for line, e in quoted_entries(pieces) if defines(e, asked)), None)
 
 
 def translations(asked: str, en_to_id: dict[str, tuple[str, ...]]) -> tuple[str, ...]:

@@ -203,6 +203,11 @@ def receipt_line(source: dict, lang: str) -> str:
             f"   > {quote}")
 
 
+def sources_section(sources: list[dict], lang: str) -> str:
+    """The numbered sources under the claims, each with its receipt."""
+    return f"**{words(lang)['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in sources)
+
+
 def direct_line(answer: dict, first_source: list[int]) -> str:
     """The direct answer line; its [n] (the n-th supported claim) becomes that claim's first receipt's number."""
     text = re.sub(r"\[(\d+)\]", lambda m: f"[{first_source[int(m[1]) - 1]}]" if 0 < int(m[1]) <= len(first_source)
@@ -263,7 +268,7 @@ def markdown(answer: dict, asked: Standalone, base_url: str, collection: str) ->
         body.append(refusal_text(answer, lang))
     if answered and answer.get("conflicts"):
         body.append("\n".join(f"**{W['conflicts']}:** {c['detail']}" for c in answer["conflicts"]))
-    body.append(f"**{W['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in receipts.sources))
+    body.append(sources_section(receipts.sources, lang))
     text = "\n\n".join(body) + demoted_section([c for c in answer["claims"] if c["status"] != "supported"], lang)
     return text, receipts.sources
 
@@ -376,7 +381,7 @@ class ChatCompletions:
         else:
             tail.append(refusal_text(answer, lang))
         if receipts.sources:  # an answer's, or a history-only refusal's: its claims were shown, as in `markdown`
-            tail.append(f"**{W['sources']}**\n\n" + "\n".join(receipt_line(s, lang) for s in receipts.sources))
+            tail.append(sources_section(receipts.sources, lang))
         demoted = [c for c in answer["claims"] if c["status"] != "supported"]
         text = ("\n\n" if sent or asked.rewritten else "") + "\n\n".join(tail) + demoted_section(demoted, lang)
         yield self._chunk({"content": text})

@@ -25,7 +25,7 @@ from ..analysis import QueryAnalyzer
 from ..audit import LOCAL_KEY
 from ..claims import MAX_CITATIONS
 from ..config import GeneratorSettings, RerankerSettings
-from ..definitions import asked_term, defines, definiens, entry_of, restatement_order, unasked_entry
+from ..definitions import asked_definiens, asked_term, restatement_order, unasked_entry
 from ..categories import CategoryTagger
 from ..text import normalise
 from ..answer_reader import FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
@@ -422,18 +422,8 @@ def _restatements_ordered(question: str, firsts: list[Scored]) -> list[Scored]:
     meaning = asked_term(question)
     if meaning is None:
         return firsts
-    said = [_definiens(r.candidate, meaning) for r in firsts]
+    said = [asked_definiens(meaning, r.candidate.quotes) for r in firsts]
     return [firsts[i] for i in restatement_order(said, [r.candidate.item for r in firsts])]
-
-
-def _definiens(c: AnswerCandidate, asked: str) -> str | None:
-    """What the candidate says the asked term is, where one of its lines is the entry defining it
-    (definitions.definiens); else None."""
-    for quote in c.quotes:
-        for line in quote.split("\n"):
-            if defines(entry_of(line.strip()), asked):
-                return definiens(line.strip())
-    return None
 
 
 class VerbatimJudge:
