@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from .citations import cite_path
+from .citations import cite_path, restatements_kept
 from .config import ConfidenceSettings
 from .gates import band_for
 from .index.store import ReferenceRow
@@ -219,11 +219,20 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
           on: str, confidence: ConfidenceSettings | None) -> VerifiedClaim:
     """A supported claim with the standing, on `on`, of the provision it states (`cite`, its stated citation: that
     document, and the Pasal of its location). One that is not in force then (ended, not yet in force, or unknown)
-    keeps its receipts but never reaches the top band: it is history, or a rule the collection cannot date."""
-    doc = statuses.get(cite.doc_id or (chunk.doc_id if chunk else ""))
-    if claim.status != "supported" or doc is None:
+    keeps its receipts but never reaches the top band: it is history, or a rule the collection cannot date. A
+    citation quoting the claim's sentence in another place (`citations.restating`) is kept only in the same
+    document, standing there as the stated provision does."""
+    own = cite.doc_id or (chunk.doc_id if chunk else "")
+    doc = statuses.get(own)
+    if claim.status != "supported":
         return claim
+    if doc is None:
+        return restatements_kept(claim, lambda x: x.doc_id == own)
     where = standing(doc, on, pasal_of(cite.location or (chunk.location if chunk else "")))
+    # another place of the document that states the claim's sentence is quoted only where it stands as the claim's
+    # own provision does (an amendment may have changed or ended one of them)
+    claim = restatements_kept(claim, lambda x: x.doc_id == own
+                              and standing(doc, on, pasal_of(x.location or "")) == where)
     dated_claim = replace(claim, standing=where)
     if where.state == "in_force" or confidence is None:
         return dated_claim

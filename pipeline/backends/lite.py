@@ -23,6 +23,7 @@ import numpy as np
 from .. import chapters
 from ..analysis import QueryAnalyzer
 from ..audit import LOCAL_KEY
+from ..citations import restates
 from ..claims import MAX_CITATIONS
 from ..config import GeneratorSettings, RerankerSettings
 from ..definitions import asked_definiens, asked_term, restatement_order, unasked_entry
@@ -375,7 +376,8 @@ class ExtractiveGenerator:
         for r in firsts + rest:
             c, refs, cov, prob = r.candidate, r.referenced, r.coverage, r.probability
             cid = ctx[c.item].chunk_id
-            if len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk:
+            if (len(claims) >= s.max_claims or per_chunk.get(cid, 0) >= s.max_claims_per_chunk
+                    or (c.item, c.segments) in claimed):  # quoted already, as another place of a claimed sentence
                 continue
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
             claimed.add((c.item, c.segments))
@@ -384,6 +386,14 @@ class ExtractiveGenerator:
                 claimed.update((x.item, x.segments) for x in near)
                 c = with_items(c, near)
             citations = [{"chunk_id": cid, "quote": q} for q in c.quotes]
+            if provision[c.item] and len(c.quotes) == 1:
+                # the document states the same sentence in other places too (one rule for two cases): the claim
+                # quotes each of them, best read first, rather than let the reader pick one it cannot tell apart
+                again = _restated_places(c, [x.candidate for x in scored], ctx, claimed)[:MAX_CITATIONS - 1]
+                claimed.update((x.item, x.segments) for x in again)
+                for x in again:  # each passage quoted counts towards its claims
+                    per_chunk[ctx[x.item].chunk_id] = per_chunk.get(ctx[x.item].chunk_id, 0) + 1
+                citations += [{"chunk_id": ctx[x.item].chunk_id, "quote": x.quote} for x in again]
             have = self.analyzer.all_tokens(c.quote)
             for i in refs:  # within the schema's citation limit, after the claim's own quotes
                 if len(citations) >= MAX_CITATIONS:
@@ -412,6 +422,25 @@ class ExtractiveGenerator:
                                      rounded(r.similarity), rounded(r.neural), r.chapter)
                        for r in scored[: self.RECORDED])
         return claims, round(best, 4), record
+
+
+def _restated_places(c: AnswerCandidate, candidates: Sequence[AnswerCandidate], ctx: Sequence[ContextItem],
+                     claimed: set) -> list[AnswerCandidate]:
+    """The other places of c's document (a regulation's provisions, in `candidates`' order, one candidate per place)
+    that state c's quote in the same words (`citations.restates`), not quoted by a claim yet. Whether each stands as
+    c's own provision does is decided when the claim is dated (status.dated)."""
+    doc = ctx[c.item].document
+    out: list[AnswerCandidate] = []
+
+    def overlaps(x: AnswerCandidate, y: AnswerCandidate) -> bool:
+        return x.item == y.item and x.start < y.end and y.start < x.end
+    for x in candidates:
+        if ((x.item, x.segments) in claimed or len(x.quotes) != 1 or ctx[x.item].document != doc
+                or not ctx[x.item].provision or overlaps(x, c) or any(overlaps(x, y) for y in out)):
+            continue
+        if restates(c.quote, x.quote):
+            out.append(x)
+    return out
 
 
 def _restatements_ordered(question: str, firsts: list[Scored]) -> list[Scored]:

@@ -235,3 +235,39 @@ def test_the_definition_several_regulations_restate_is_shown_first_whole_or_stre
     monkeypatch.setattr(lite, "restatement_order", lambda said, rank=None: list(range(len(said))))
     reader_order, _ = _ask(employers, "Apa yang dimaksud dengan pemberi kerja?")
     assert reader_order.claims[0].citations[0].doc_id == "pmk-71-2031"
+
+
+# A fictional regulation that states one rule for two cases in two Pasal (as PP 34/2021 Pasal 14(4) and 15(4) do): an
+# employer's application and a government body's, which the question does not tell apart.
+TWICE = _regulation(
+    "Peraturan Pemerintah Nomor 97 Tahun 2031 tentang Pengesahan Rencana Penggunaan TKA", "PP 97/2031",
+    "Peraturan Pemerintah ini", "1. Menteri adalah menteri yang menyelenggarakan urusan pemerintahan di bidang "
+    "ketenagakerjaan.",
+    "Pasal 2\n(1) Pemberi Kerja TKA menyampaikan permohonan pengesahan secara daring kepada Menteri.\n"
+    "(2) Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja.\n\n"
+    "Pasal 3\n(1) Permohonan pengesahan oleh instansi Pemerintah dikecualikan dari penilaian kelayakan.\n"
+    "(2) Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja.\n\n"
+    "Pasal 4\n(1) Pengesahan diterbitkan setelah pembayaran kompensasi.\n(2) Pengesahan berlaku paling lama 1 (satu) "
+    "tahun.")
+
+
+@pytest.fixture(scope="module")
+def twice(tmp_path_factory, profile):
+    corpus = _ingested(tmp_path_factory, profile, "twice", {"pp-97-2031": TWICE})
+    yield corpus
+    corpus.close()
+
+
+def test_a_sentence_stated_in_two_pasal_is_one_claim_citing_both(twice):
+    from pipeline.rendering.answer_text import render_text
+
+    result, _ = _ask(twice, "Berapa lama verifikasi data calon TKA oleh Menteri?")
+    assert result.outcome == "answer"
+    shown = [c for c in result.claims if c.status == "supported"]
+    top = shown[0]
+    assert top.text == "Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja."
+    assert {x.path for x in top.citations} == {"PP 97/2031 › Pasal 2 › ayat (2)", "PP 97/2031 › Pasal 3 › ayat (2)"}
+    assert all(x.ok and x.quote == top.text for x in top.citations)
+    assert not any(c.text == top.text for c in shown[1:])  # said once
+    text = render_text(result, "id")
+    assert "Pasal 3 › ayat (2)" in text and "Pasal 2 › ayat (2)" in text

@@ -148,6 +148,26 @@ def test_the_stated_citation_is_the_innermost_quote_of_what_the_claim_says_not_o
     # a claim in other words than its quotes (an LLM's): its first citation
     assert stated_citation(VerifiedClaim(text="Pejabat imigrasi mengawasi.", status="supported",
                                          citations=cites)).path == "PP › Pasal 2 › ayat (1)"
+    # the same sentence quoted again from another place of the regulation: the claim still states its own first one
+    rule = "Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja."
+    twice = (CitationCheck("a", rule, "PP", "Pasal 14 ayat (4)", True, path="PP › Pasal 14 › ayat (4)"),
+             CitationCheck("b", rule, "PP", "Pasal 15 ayat (4)", True, path="PP › Pasal 15 › ayat (4)"))
+    assert stated_citation(VerifiedClaim(text=rule, status="supported", citations=twice)).location == "Pasal 14 ayat (4)"
+
+
+@pytest.mark.parametrize("other, same", [
+    ("(4) Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja.", True),
+    ("Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja", True),
+    ("Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 3 (tiga) hari kerja.", False),
+    ("Data calon TKA dan dokumen tidak dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja.", False),
+    ("Data calon TKA dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja.", False),
+])
+def test_a_quote_restates_another_only_in_the_same_words(other, same):
+    from pipeline.citations import restates
+
+    rule = "Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja."
+    assert restates(rule, other) is same
+    assert not restates("Cukup jelas.", "Cukup jelas.")  # too short to be one rule stated twice
 
 
 # --- a term several regulations define ----------------------------------------------------------------------------

@@ -835,3 +835,47 @@ def test_an_entry_into_force_clause_in_an_annex_is_a_forms_not_the_documents():
     assert not annexed_form("Pasal 12", "Peraturan Menteri ini mulai berlaku setelah 60 (enam puluh) hari terhitung "
                                         "sejak tanggal diundangkan.")
     assert not annexed_form("Lampiran alinea 3", "Jaminan tertulis berlaku paling lama 6 (enam) bulan.")
+
+
+# PP 34/2021 states one rule for two cases in two Pasal: Pasal 14 (an employer's RPTKA) and Pasal 15 (a government
+# body's, exempt from the assessment); the question does not say which case it asks about
+_P14 = ("Pasal 14\n(1) Pengesahan RPTKA diajukan oleh Pemberi Kerja secara daring kepada Menteri.\n"
+        "(4) Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri atau pejabat yang ditunjuk paling lama 2 "
+        "(dua) hari kerja.")
+_P15 = ("Pasal 15\n(1) Permohonan Pengesahan RPTKA yang diajukan oleh instansi Pemerintah dikecualikan dari penilaian "
+        "kelayakan.\n(4) Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri atau pejabat yang ditunjuk "
+        "paling lama 2 (dua) hari kerja.")
+
+
+def _ayat(text: str):
+    from pipeline.types import Span
+
+    marks = [text.index(m) for m in ("(1)", "(4)")]
+    return tuple(Span(f"ayat ({n})", a, b) for n, a, b in zip((1, 4), marks, [marks[1] - 1, len(text)]))
+
+
+@pytest.mark.parametrize("other, quoted", [
+    (_P15, True),
+    # one word more is another rule: "3 (tiga) hari kerja" or "paling lama" dropped is not the same sentence
+    (_P15.replace("2 (dua) hari kerja.", "3 (tiga) hari kerja."), False),
+    (_P15.replace(" paling lama", ""), False),
+])
+def test_a_sentence_the_document_states_in_two_places_is_quoted_from_both(qa, profile, other, quoted):
+    question = "Berapa lama proses verifikasi data calon TKA?"
+    context = (ContextItem("p14", "PP 34/2021", "Pasal 14", _P14, False, "id", 0.9, spans=_ayat(_P14)),
+               ContextItem("p15", "PP 34/2021", "Pasal 15", other, False, "id", 0.8, spans=_ayat(other)))
+    # coverage keeps the sentences that state the question's words themselves (not by their passage's)
+    settings = profile.settings.generator.model_copy(update={"min_coverage": 0.8, "agreement": None,
+                                                             "answer_at": None, "bound_ayat": False})
+    req = GenerationRequest(question=question, lang="id", context=context,
+                            terms=tuple(qa.term_groups(qa.normalise(question), "id")))
+    out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.9, 1: 0.6})).generate(req))
+    claims = json.loads(out.raw)["claims"]
+    first = claims[0]["citations"]
+    assert first[0]["chunk_id"] == "p14" and first[0]["quote"].startswith("Data calon TKA")
+    twin = [c for c in first if c["chunk_id"] == "p15"]
+    if quoted:  # the same words in Pasal 15(4): one claim, both places, its own first
+        assert len(twin) == 1 and twin[0]["quote"] == first[0]["quote"] and twin[0]["quote"] in other
+        assert len(claims) == 1  # nor a claim of its own besides (its passage is quoted: one claim per passage)
+    else:
+        assert twin == []

@@ -258,3 +258,36 @@ def test_a_conflict_between_a_rule_in_force_and_a_revoked_one_says_which_applies
     assert "In force on 2026-01-01: NEW › Pasal 3 › ayat (1)" in decided.detail
     unrelated = status.decide(Conflict("figures", "x", (0, 1), ()), [replace(c, standing=None) for c in claims], "en")
     assert unrelated.applies is None and unrelated.detail == "x"
+
+
+_RULE = "Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja."
+
+
+def _twice(doc_id: str = "old", other_doc: str = "old") -> tuple[VerifiedClaim, Chunk]:
+    """A claim quoting one sentence its regulation states in Pasal 2 and again in Pasal 5."""
+    chunk = _chunk(doc_id, "Pasal 2", f"Pasal 2\n(1) {_RULE}", (Span("Pasal 2 ayat (1)", 8, 12 + len(_RULE)),))
+    own = CitationCheck(chunk.chunk_id, _RULE, doc_id, "Pasal 2 ayat (1)", True, doc_id=doc_id)
+    again = CitationCheck("elsewhere", _RULE, other_doc, "Pasal 5 ayat (4)", True, doc_id=other_doc)
+    conf = Confidence(1.0, 0.9, 0.95, {"judge": 0.45, "retrieval": 0.35, "generator": 0.2}, 0.96, 0.95, 0.95, "TINGGI",
+                      "answerability")
+    return VerifiedClaim(_RULE, "supported", (own, again), confidence=conf), chunk
+
+
+@pytest.mark.parametrize("edges, other_doc, kept", [
+    ((), "old", True),                                                  # both stand alike: both places quoted
+    ((_edge(kind="amends", pasal="5"),), "old", False),                 # Pasal 5 was changed, Pasal 2 was not
+    ((_edge(kind="amends", pasal="2"),), "old", False),                 # and the other way round
+    ((_edge(),), "old", True),                                          # the whole regulation revoked: both ended
+    ((), "another", False),                                             # another regulation's words are its own rule
+])
+def test_another_place_stating_the_claim_s_sentence_is_quoted_only_where_it_stands_as_the_claim_does(edges, other_doc,
+                                                                                                       kept):
+    claim, chunk = _twice(other_doc=other_doc)
+    statuses = {"old": DocumentStatus("old", "2022-07-01", edges), "another": DocumentStatus("another", "2022-07-01")}
+    now = status.dated(claim, claim.citations[0], chunk, statuses, "2026-01-01", ConfidenceSettings())
+    assert [c.location for c in now.citations] == (["Pasal 2 ayat (1)", "Pasal 5 ayat (4)"] if kept
+                                                   else ["Pasal 2 ayat (1)"])
+    # the claim's standing is its own provision's, whichever place is kept
+    assert now.standing == status.standing(statuses["old"], "2026-01-01", "2")
+    assert status.dated(claim, claim.citations[0], chunk, {}, "2026-01-01", None).citations == (
+        claim.citations if other_doc == "old" else claim.citations[:1])  # undated: the document still decides
