@@ -327,10 +327,12 @@ def _receipts(report: dict) -> str:
              "<th>precision</th><th>recall</th><th>any claim hits</th><th>precision</th><th>recall</th></tr></thead>"
              f"<tbody>{''.join(trs)}</tbody></table>")
     bands = "".join(f'<tr><td>{_txt(b.get("band"))}</td><td class="n">{_num(b.get("answered"))}</td>'
-                    f'<td class="n">{_num(b.get("pasal_hits"))}</td><td class="n">{_pct(b.get("precision"))}</td></tr>'
+                    f'<td class="n">{_num(b.get("pasal_hits"))}</td><td class="n">{_pct(b.get("precision"))}</td>'
+                    f'<td class="n">{_pct(b.get("mean_confidence"))}</td></tr>'
                     for b in _dicts(r.get("pasal_by_band")))
     band_table = ("<table><thead><tr><th>band (top claim)</th><th>answered</th><th>Pasal hits</th><th>precision</th>"
-                  f"</tr></thead><tbody>{bands}</tbody></table>") if bands else "<p>No bands.</p>"
+                  f"<th>stated confidence (mean)</th></tr></thead><tbody>{bands}</tbody></table>") if bands \
+        else "<p>No bands.</p>"
     sp = _dict(r.get("span"))
     cards = [("questions with a reference", _num(r.get("questions"))),
              ("answered", f'{_num(r.get("answered"))} ({_pct(r.get("answered_rate"))})'),

@@ -318,13 +318,16 @@ def receipt_levels(rows: Sequence[dict]) -> dict:
 
 
 def receipt_bands(rows: Sequence[dict]) -> list[dict]:
-    """Pasal precision of answered referenced questions per band of the top claim."""
+    """Pasal precision of answered referenced questions per band of the top claim, beside the confidence the top
+    claims stated (their mean): a band is calibrated where the two agree."""
     answered = [r for r in _receipt_rows(rows) if _answered(r)]
     out = []
     for band in BANDS:
         got = [r for r in answered if (r["receipt"].get("top") or {}).get("band") == band]
         hits = sum(1 for r in got if _top_hit(r, "pasal"))
-        out.append({"band": band, "answered": len(got), "pasal_hits": hits, "precision": _rate(hits, len(got))})
+        stated = [c for r in got if (c := r["receipt"]["top"].get("confidence")) is not None]
+        out.append({"band": band, "answered": len(got), "pasal_hits": hits, "precision": _rate(hits, len(got)),
+                    "mean_confidence": round(sum(stated) / len(stated), 4) if stated else None})
     return out
 
 

@@ -57,7 +57,9 @@ def receipts_text(r: dict | None) -> list[str]:
         base = "answered" if kind == "precision" else "questions"  # the denominator, said where it differs
         return ", ".join(f"{_LEVEL_NAMES[k]} {_pct(v['top'][kind])} ({_pct(v['any'][kind])})"
                          + ("" if k in ("law", "pasal") else f" of {v[base]}") for k, v in lv.items())
-    bands = ", ".join(f"{b['band']} {_pct(b['precision'])} of {b['answered']}" for b in r["pasal_by_band"])
+    bands = ", ".join(f"{b['band']} {_pct(b['precision'])} of {b['answered']}"
+                      + (f" (stated {b['mean_confidence']:.2f})" if b.get("mean_confidence") is not None else "")
+                      for b in r["pasal_by_band"])
     sp = r["span"]
     return [
         f"receipts: {r['questions']} questions with a gold reference, {r['answered']} answered "

@@ -304,7 +304,7 @@ RECEIPTS = {
                "huruf": {"questions": 0, "answered": 0, "top": {"hits": 0, "precision": None, "recall": None},
                          "any": {"hits": 0, "precision": None, "recall": None}}},
     "pasal_by_band": [{"band": "TINGGI", "answered": 1, "pasal_hits": 1, "precision": 1.0},
-                      {"band": "SEDANG", "answered": 2, "pasal_hits": 1, "precision": 0.5},
+                      {"band": "SEDANG", "answered": 2, "pasal_hits": 1, "precision": 0.5, "mean_confidence": 0.7},
                       {"band": "RENDAH", "answered": 0, "pasal_hits": 0, "precision": None}],
     "span": {"questions": 3, "answered": 2, "hits": 1, "rate": 0.3333, "precision": 0.5},
     "curve": [{"threshold": 0.9, "answered": 1, "answered_rate": 0.25, "pasal_hits": 1, "pasal_precision": 1.0},
@@ -329,7 +329,7 @@ def test_receipts_section_tables_and_curve():
     assert pasal == ('<td class="n">4</td><td class="n">3</td><td class="n">2</td><td class="n">66.7%</td>'
                      '<td class="n">50.0%</td><td class="n">3</td><td class="n">100.0%</td><td class="n">75.0%</td>')
     band = re.search(r"<tr><td>SEDANG</td>(.*?)</tr>", section).group(1)
-    assert band == '<td class="n">2</td><td class="n">1</td><td class="n">50.0%</td>'
+    assert band == '<td class="n">2</td><td class="n">1</td><td class="n">50.0%</td><td class="n">70.0%</td>'
     assert "1 (33.3%)" in section and "50.0% of 2" in section              # span hits; of answered span questions
     assert section.count("<svg") == 1 and 'aria-label="Pasal precision vs answered"' in section
     assert "as run: threshold 0.61" in section

@@ -254,9 +254,13 @@ def test_receipt_levels_by_hand():
 
 def test_receipt_bands_span_and_none_without_references():
     r = metrics.receipts(ROWS)
-    assert r["pasal_by_band"] == [{"band": "TINGGI", "answered": 1, "pasal_hits": 1, "precision": 1.0},
-                                  {"band": "SEDANG", "answered": 2, "pasal_hits": 1, "precision": 0.5},
-                                  {"band": "RENDAH", "answered": 1, "pasal_hits": 0, "precision": 0.0}]
+    # beside each band's precision, the confidence its top claims stated: SEDANG said 0.7 and was right half the time
+    assert r["pasal_by_band"] == [{"band": "TINGGI", "answered": 1, "pasal_hits": 1, "precision": 1.0,
+                                   "mean_confidence": 0.9},
+                                  {"band": "SEDANG", "answered": 2, "pasal_hits": 1, "precision": 0.5,
+                                   "mean_confidence": 0.7},
+                                  {"band": "RENDAH", "answered": 1, "pasal_hits": 0, "precision": 0.0,
+                                   "mean_confidence": 0.5}]
     assert r["span"] == {"questions": 3, "answered": 2, "hits": 1, "rate": round(1 / 3, 4), "precision": 0.5}
     assert metrics.receipts([{"outcome": "answer", "confidence": 0.9}]) is None
 
@@ -297,7 +301,7 @@ def test_terminal_summary_and_json_view():
     text = "\n".join(receipts_text(r))
     assert "5 questions with a gold reference, 4 answered (80.0%)" in text
     assert "law 75.0% (75.0%), Pasal 50.0% (75.0%), ayat 33.3% (66.7%) of 3, huruf/angka 25.0% (25.0%) of 4" in text
-    assert "TINGGI 100.0% of 1, SEDANG 50.0% of 2, RENDAH 0.0% of 1" in text
+    assert "TINGGI 100.0% of 1 (stated 0.90), SEDANG 50.0% of 2 (stated 0.70), RENDAH 0.0% of 1 (stated 0.50)" in text
     assert "span answers 3 (gold text in the corpus): 1 answered with it in a quote (33.3%; 50.0% of 2 answered)" in text
     assert receipts_text(None) == [] and leave_out_text(None) == []
     lo = {**metrics.leave_out(ROWS, "PP 34/2021"), "removed_documents": [{"doc_id": "pp-34-2021"}],
