@@ -70,13 +70,28 @@ _MARKER = re.compile(r"^\s*(?:\(\s*\d{1,3}[a-z]?\s*\)|\d{1,3}[.)]|[a-z][.)])\s+"
 MIN_RESTATED_WORDS = 6  # shorter quotes ("Cukup jelas.") say too little to be the same rule
 
 
+_UNIT = re.compile(r"\b(?:ayat|huruf|angka)\b", re.IGNORECASE)
+_OF_PASAL = re.compile(r"\bPasal\s+\d+[A-Z]?\s*$", re.IGNORECASE)
+
+
+def own_pasal_reference(text: str) -> bool:
+    """Whether a text refers to a part of its own Pasal ("sebagaimana dimaksud pada ayat (1)", "huruf a"): an ayat,
+    huruf or angka that no Pasal number names right before it. The same words mean another thing in another Pasal."""
+    return any(not _OF_PASAL.search(text[max(0, m.start() - 16):m.start()]) for m in _UNIT.finditer(text))
+
+
 def restates(quote: str, other: str) -> bool:
     """Whether a quote states what another does, in the same words: a regulation that says one rule for two cases
     in two places (PP 34/2021 Pasal 14(4) and 15(4): "Data calon TKA dan dokumen dilakukan verifikasi … paling lama 2
     (dua) hari kerja."). Word for word as `definitions.restated` reads two definitions (a spelling slip, a scan's split
     word, a reduplicated plural or an acronym aside; any other word added, dropped or changed is another rule), each
-    without the ayat or item marker it opens with, at least `MIN_RESTATED_WORDS` words long."""
-    a, b = term_key(_MARKER.sub("", quote)), term_key(_MARKER.sub("", other))
+    without the ayat or item marker it opens with, at least `MIN_RESTATED_WORDS` words long, and neither referring to
+    a part of its own Pasal (`own_pasal_reference`: "Ketentuan lebih lanjut mengenai tata cara sebagaimana dimaksud
+    pada ayat (1) …" says something else in each Pasal that writes it)."""
+    a, b = _MARKER.sub("", quote), _MARKER.sub("", other)
+    if own_pasal_reference(a) or own_pasal_reference(b):
+        return False
+    a, b = term_key(a), term_key(b)
     return len(a.split()) >= MIN_RESTATED_WORDS and restated(a, b)
 
 

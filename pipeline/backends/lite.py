@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING, AsyncIterator, NamedTuple, Sequence
 
@@ -424,19 +425,29 @@ class ExtractiveGenerator:
         return claims, round(best, 4), record
 
 
+_ITEM_SPAN = re.compile(r"\b(?:huruf|angka)\b")
+
+
 def _restated_places(c: AnswerCandidate, candidates: Sequence[AnswerCandidate], ctx: Sequence[ContextItem],
                      claimed: set) -> list[AnswerCandidate]:
     """The other places of c's document (a regulation's provisions, in `candidates`' order, one candidate per place)
-    that state c's quote in the same words (`citations.restates`), not quoted by a claim yet. Whether each stands as
-    c's own provision does is decided when the claim is dated (status.dated)."""
+    that state c's quote in the same words (`citations.restates`), not quoted by a claim yet; none for an item of an
+    enumeration, nor any item (its lead-in says whose it is: "Gubernur berkewajiban: … c. melaksanakan kehidupan
+    demokrasi …" and the Bupati's same item are two duties). Whether each stands as c's own provision does is decided
+    when the claim is dated (status.dated)."""
     doc = ctx[c.item].document
     out: list[AnswerCandidate] = []
 
     def overlaps(x: AnswerCandidate, y: AnswerCandidate) -> bool:
         return x.item == y.item and x.start < y.end and y.start < x.end
+
+    def listed(x: AnswerCandidate) -> bool:  # an item of an enumeration: its lead-in, which differs, says whose it is
+        return any(_ITEM_SPAN.search(sp.label) and sp.start <= x.start and x.end <= sp.end for sp in ctx[x.item].spans)
+    if listed(c):
+        return out
     for x in candidates:
         if ((x.item, x.segments) in claimed or len(x.quotes) != 1 or ctx[x.item].document != doc
-                or not ctx[x.item].provision or overlaps(x, c) or any(overlaps(x, y) for y in out)):
+                or not ctx[x.item].provision or overlaps(x, c) or any(overlaps(x, y) for y in out) or listed(x)):
             continue
         if restates(c.quote, x.quote):
             out.append(x)

@@ -163,11 +163,18 @@ def test_the_stated_citation_is_the_innermost_quote_of_what_the_claim_says_not_o
     ("Data calon TKA dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja.", False),
 ])
 def test_a_quote_restates_another_only_in_the_same_words(other, same):
-    from pipeline.citations import restates
+    from pipeline.citations import own_pasal_reference, restates
 
     rule = "Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja."
     assert restates(rule, other) is same
     assert not restates("Cukup jelas.", "Cukup jelas.")  # too short to be one rule stated twice
+    # the same words that point into their own Pasal say something else in each Pasal that writes them
+    further = "Ketentuan lebih lanjut mengenai tata cara sebagaimana dimaksud pada ayat (1) diatur dengan Peraturan Menteri."
+    assert own_pasal_reference(further) and not restates(further, further)
+    # a reference that names its Pasal means the same wherever it is written
+    named = "Data calon TKA sebagaimana dimaksud dalam Pasal 14 ayat (2) dilakukan verifikasi paling lama 2 (dua) hari."
+    assert not own_pasal_reference(named) and restates(named, named)
+    assert own_pasal_reference("Pemberi Kerja sebagaimana dimaksud dalam huruf a wajib melapor setiap tahun kepada Menteri.")
 
 
 # --- a term several regulations define ----------------------------------------------------------------------------

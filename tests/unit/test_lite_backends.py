@@ -879,3 +879,26 @@ def test_a_sentence_the_document_states_in_two_places_is_quoted_from_both(qa, pr
         assert len(claims) == 1  # nor a claim of its own besides (its passage is quoted: one claim per passage)
     else:
         assert twin == []
+
+
+def test_an_item_two_enumerations_share_is_not_one_rule_stated_twice(qa, profile):
+    from pipeline.types import Span
+
+    duty = "melaksanakan kehidupan demokrasi dalam penyelenggaraan pemerintahan daerah dan menaati peraturan;"
+
+    def pasal(n: int, who: str) -> tuple[str, tuple]:
+        text = f"Pasal {n}\n(1) {who} berkewajiban:\na. {duty}\nb. menjaga ketenteraman dan ketertiban masyarakat."
+        a, b = text.index("a. "), text.index("b. ")
+        return text, (Span("ayat (1)", text.index("(1)"), len(text)), Span("ayat (1) huruf a", a, b - 1),
+                      Span("ayat (1) huruf b", b, len(text)))
+    (gov, gspans), (reg, rspans) = pasal(5, "Gubernur"), pasal(6, "Bupati")
+    question = "Siapa yang wajib melaksanakan kehidupan demokrasi dalam penyelenggaraan pemerintahan daerah?"
+    context = (ContextItem("gov", "UU 23/2014", "Pasal 5", gov, False, "id", 0.9, spans=gspans),
+               ContextItem("reg", "UU 23/2014", "Pasal 6", reg, False, "id", 0.8, spans=rspans))
+    settings = profile.settings.generator.model_copy(update={"min_coverage": 0.6, "agreement": None,
+                                                             "answer_at": None, "bound_ayat": False})
+    req = GenerationRequest(question=question, lang="id", context=context,
+                            terms=tuple(qa.term_groups(qa.normalise(question), "id")))
+    out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader({0: 0.9, 1: 0.6})).generate(req))
+    first = json.loads(out.raw)["claims"][0]["citations"]
+    assert first[0]["chunk_id"] == "gov" and all(c["chunk_id"] == "gov" for c in first)
