@@ -431,10 +431,11 @@ _ITEM_SPAN = re.compile(r"\b(?:huruf|angka)\b")
 def _restated_places(c: AnswerCandidate, candidates: Sequence[AnswerCandidate], ctx: Sequence[ContextItem],
                      claimed: set) -> list[AnswerCandidate]:
     """The other places of c's document (a regulation's provisions, in `candidates`' order, one candidate per place)
-    that state c's quote in the same words (`citations.restates`), not quoted by a claim yet; none for an item of an
-    enumeration, nor any item (its lead-in says whose it is: "Gubernur berkewajiban: … c. melaksanakan kehidupan
-    demokrasi …" and the Bupati's same item are two duties). Whether each stands as c's own provision does is decided
-    when the claim is dated (status.dated)."""
+    that state c's quote in the same words (`citations.restates`), not quoted by a claim yet. Items of enumerations
+    take no part, as c or as another place: an item's lead-in says whose it is ("Gubernur berkewajiban: … c.
+    melaksanakan kehidupan demokrasi …" and the Bupati's same item are two duties). A title two documents share is
+    sorted out when the claim is dated (status.dated keeps only its own document's places, and only those that stand
+    as its own provision does)."""
     doc = ctx[c.item].document
     out: list[AnswerCandidate] = []
 

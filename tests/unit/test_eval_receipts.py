@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.eval import metrics
 from pipeline.eval.datasets import Question, Reference
-from pipeline.eval.receipts import (Cite, CorpusText, cite_hits, is_reference_only, law_key, law_slug, parse_receipt,
+from pipeline.eval.receipts import (Cite, CorpusText, is_reference_only, law_key, law_slug, parse_receipt,
                                     receipt_fields, same_item, same_law, span_hit)
 from pipeline.eval.runner import SourceChecker, _receipt, _receipted, score
 from pipeline.types import CitationCheck, Confidence, Conflict, Result, VerifiedClaim
