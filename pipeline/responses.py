@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .citations import restating
 from .types import Band, CitationCheck, Result, VerdictLabel, VerifiedClaim
 
 if TYPE_CHECKING:
@@ -43,14 +44,15 @@ class Citation(_Out):
     authority: str | None = None    # the document's authority as recorded (an upload's is at most its key's)
     uploaded_by: str | None = None  # "local" (an operator's `saksi ingest`) or "key:<id>" (an API upload)
     uploaded_at: str | None = None  # when (ISO 8601, UTC)
+    restates: bool = False          # the claim's sentence again, where its regulation states it in another place too
 
     @classmethod
-    def of(cls, x: CitationCheck) -> "Citation":
+    def of(cls, x: CitationCheck, restates: bool = False) -> "Citation":
         return cls(chunk_id=x.chunk_id, document=x.document, doc_id=x.doc_id, location=x.location, quote=x.quote,
                    verified=x.ok, is_example=x.is_example, source=x.rendition,
                    source_span=list(x.chunk_span) if x.chunk_span else None, path=x.path,
                    pages=list(x.page) if x.page else None, original=x.original, authority=x.authority,
-                   uploaded_by=x.uploaded_by, uploaded_at=x.uploaded_at)
+                   uploaded_by=x.uploaded_by, uploaded_at=x.uploaded_at, restates=restates)
 
 
 class VerdictOut(_Out):
@@ -145,7 +147,7 @@ class Claim(_Out):
         return cls(
             text=c.text, status=c.status, confidence=conf.value if conf else None, band=conf.band if conf else None,
             is_example=c.is_example, part=c.part, reasons=list(c.reasons),
-            verdict=c.verdict, confidence_breakdown=conf, citations=[Citation.of(x) for x in c.citations],
+            verdict=c.verdict, confidence_breakdown=conf, citations=[Citation.of(x, again) for x, again in zip(c.citations, restating(c))],
             standing=c.standing)
 
 

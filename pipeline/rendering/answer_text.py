@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 
 from .. import status
+from ..citations import restating
 from ..audit import LOCAL_KEY
 from ..decision import DOCUMENT_NOT_IN_CORPUS, category_words, reason_text, unmentioned_text
 from ..types import Result
@@ -33,6 +34,7 @@ LABELS = {
                     "retrieval": "seberapa cocok bagian yang dikutip dengan pertanyaan (skor urutan ulang)",
                     "generator": "peluang terkalibrasi bahwa kutipan menjawab pertanyaan"},
         "uploaded": "UNGGAHAN {who}, {when}; otoritas: {authority}",
+        "restates": "kalimat yang sama, kata demi kata, juga di:",
         "authorities": {"official": "resmi", "primary": "primer", "institutional": "lembaga",
                         "academic": "akademik", "media": "media", "unknown": "tidak diketahui"},
     },
@@ -58,6 +60,7 @@ LABELS = {
                     "retrieval": "how well the quoted passage matches the question (rerank score)",
                     "generator": "calibrated chance that the quote answers the question"},
         "uploaded": "UPLOADED by {who}, {when}; authority: {authority}",
+        "restates": "the same sentence, word for word, also in:",
         "authorities": {"official": "official", "primary": "primary", "institutional": "institutional",
                         "academic": "academic", "media": "media", "unknown": "unknown"},
     },
@@ -105,7 +108,9 @@ def render_text(r: Result, lang: str | None = None) -> str:
         if c.standing is not None:
             mark = "✓" if c.standing.state == "in_force" else "⚠"
             lines.append(_wrap(f"{mark} {status.standing_words(c.standing, lang or r.lang)}", "     "))
-        for x in c.citations:
+        for x, again in zip(c.citations, restating(c)):
+            if again:  # another place of its regulation that states the claim's sentence
+                lines.append(f"     {L['restates']}")
             lines.append(_wrap(f"“{x.quote}”", "     "))
             pages = "" if not x.page else (f", p. {x.page[0]}" if x.page[0] == x.page[1]
                                            else f", pp. {x.page[0]}–{x.page[1]}")
