@@ -278,6 +278,39 @@ class ExtractiveGenerator:
             else None
         return x, keep, probs
 
+    def _citations(self, request: GenerationRequest, provision: bool, c: AnswerCandidate, refs: Sequence[int],
+                   candidates: Sequence[AnswerCandidate], claimed: set, per_chunk: dict[str, int]) -> list[dict]:
+        """A claim's citations: its own quotes; the other places of its document that state the same sentence (marked
+        `claimed`, their passages counted in `per_chunk`); the ayat bound to it; the provisions its references point
+        at, in the room the schema's citation limit leaves."""
+        ctx, s = request.context, self.settings
+        cid = ctx[c.item].chunk_id
+        citations = [{"chunk_id": cid, "quote": q} for q in c.quotes]
+        if provision and len(c.quotes) == 1:
+            # the document states the same sentence in other places too (one rule for two cases): the claim quotes
+            # each of them, best read first, rather than let the reader pick one it cannot tell apart
+            again = _restated_places(c, candidates, ctx, claimed)[:MAX_CITATIONS - 1]
+            claimed.update((x.item, x.segments) for x in again)
+            for x in again:  # each passage quoted counts towards its claims
+                per_chunk[ctx[x.item].chunk_id] = per_chunk.get(ctx[x.item].chunk_id, 0) + 1
+            citations += [{"chunk_id": ctx[x.item].chunk_id, "quote": x.quote} for x in again]
+        have = self.analyzer.all_tokens(c.quote)
+        for i in refs:  # within the schema's citation limit, after the claim's own quotes
+            if len(citations) >= MAX_CITATIONS:
+                break
+            quote = self._referenced_quote(request, i, have)
+            if quote:
+                citations.append({"chunk_id": ctx[i].chunk_id, "quote": quote})
+        if s.bound_ayat and provision:
+            # the ayat of its Pasal bound to the claimed one by a reference back, read right after it (before the
+            # provisions its references point at, which keep their places within the schema's citation limit)
+            item = ctx[c.item]
+            room = max(0, MAX_CITATIONS - len(citations))
+            bound = [{"chunk_id": cid, "quote": item.text[a:b]}
+                     for a, b in bound_ayat(item.text, item.spans, c.segments, s.max_unit_chars)][:room]
+            citations[len(c.quotes):len(c.quotes)] = bound
+        return citations
+
     @staticmethod
     def _close_items(question: str, r: Scored, scored: Sequence[Scored], ratio: float,
                      max_chars: int) -> list[AnswerCandidate]:
@@ -386,30 +419,8 @@ class ExtractiveGenerator:
                 near = self._close_items(request.question, r, scored, s.close_items, s.max_unit_chars)
                 claimed.update((x.item, x.segments) for x in near)
                 c = with_items(c, near)
-            citations = [{"chunk_id": cid, "quote": q} for q in c.quotes]
-            if provision[c.item] and len(c.quotes) == 1:
-                # the document states the same sentence in other places too (one rule for two cases): the claim
-                # quotes each of them, best read first, rather than let the reader pick one it cannot tell apart
-                again = _restated_places(c, [x.candidate for x in scored], ctx, claimed)[:MAX_CITATIONS - 1]
-                claimed.update((x.item, x.segments) for x in again)
-                for x in again:  # each passage quoted counts towards its claims
-                    per_chunk[ctx[x.item].chunk_id] = per_chunk.get(ctx[x.item].chunk_id, 0) + 1
-                citations += [{"chunk_id": ctx[x.item].chunk_id, "quote": x.quote} for x in again]
-            have = self.analyzer.all_tokens(c.quote)
-            for i in refs:  # within the schema's citation limit, after the claim's own quotes
-                if len(citations) >= MAX_CITATIONS:
-                    break
-                quote = self._referenced_quote(request, i, have)
-                if quote:
-                    citations.append({"chunk_id": ctx[i].chunk_id, "quote": quote})
-            if s.bound_ayat and provision[c.item]:
-                # the ayat of its Pasal bound to the claimed one by a reference back, read right after it (before the
-                # provisions its references point at, which keep their places within the schema's citation limit)
-                item = ctx[c.item]
-                room = max(0, MAX_CITATIONS - len(citations))
-                bound = [{"chunk_id": cid, "quote": item.text[a:b]}
-                         for a, b in bound_ayat(item.text, item.spans, c.segments, s.max_unit_chars)][:room]
-                citations[len(c.quotes):len(c.quotes)] = bound
+            citations = self._citations(request, provision[c.item], c, refs, [x.candidate for x in scored], claimed,
+                                        per_chunk)
             claims.append({"text": normalise(c.quote), "citations": citations,
                            "self_score": round(prob if prob is not None else cov, 4)})
         best = value(scored[0]) if scored else 0.0
