@@ -1,6 +1,6 @@
 """How `definitions.restated` reads a collection's definitions: which documents state one definition
 in the same words, and which near-identical ones it keeps apart; and how often one document states a
-sentence in several places (`citations.restates`: such a claim quotes each place).
+sentence in several places (`restatements.restates`: such a claim quotes each place).
 
     .venv/bin/python bench/restatements.py [--data data] [--collection statute-book] [--samples 12]
                                            [--out bench/results/restatements.json]
@@ -16,9 +16,9 @@ a fixed seed, so a rerun on the same collection prints the same ones.
 
 Sentences stated in several places: every ayat, huruf and angka span of every chunk (a chunk without
 spans: each of its lines), cut into sentences and keyed as `term_key` reads them (word for word; the
-spelling-slip exceptions of `restated` are not tried here), at least `citations.MIN_RESTATED_WORDS`
+spelling-slip exceptions of `restated` are not tried here), at least `restatements.MIN_RESTATED_WORDS`
 words; a document's sentence written in two or more places (spans or chunks) is counted, apart from
-those that refer to a part of their own Pasal (`citations.own_pasal_reference`) and those written
+those that refer to a part of their own Pasal (`restatements.own_pasal_reference`) and those written
 twice only as items of enumerations (each lead-in says whose it is) or outside a provision (a
 preamble, an elucidation, an annex's form): none is one rule stated twice, so none is quoted together (pipeline/backends/lite.py, `_restated_places`); samples of each.
 
@@ -38,10 +38,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.citations import MIN_RESTATED_WORDS, own_pasal_reference  # noqa: E402
+from pipeline.restatements import MIN_RESTATED_WORDS, own_pasal_reference  # noqa: E402
 from pipeline.corpus.datadir import DataDir  # noqa: E402
 from pipeline.definitions import definiens, restated, term_key  # noqa: E402
+from pipeline.answer_reader.answers import item_label, without_label  # noqa: E402
 from pipeline.index.store import ChunkStore  # noqa: E402
+from pipeline.text import split_sentences  # noqa: E402
 from pipeline.types import is_provision  # noqa: E402
 
 ALIKE = 0.95  # share of words two definitions have alike, for the near misses shown
@@ -65,17 +67,13 @@ def definitions(store: ChunkStore) -> dict[str, dict[str, tuple[str, str]]]:
     return out
 
 
-_MARKER = re.compile(r"^\s*(?:\(\s*\d{1,3}[a-z]?\s*\)|\d{1,3}[.)]|[a-z][.)])\s+")
-_SENTENCE = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
-
-
 _ITEM_LINE = re.compile(r"^\s*(?:\d{1,3}|[a-z])[.)]\s")
 
 
 def sentences_in_places(store: ChunkStore) -> dict[tuple[str, str], dict[tuple[str, int], tuple[str, str, bool]]]:
     """(doc id, sentence key) -> {(chunk id, offset in its text): (the innermost span label or line, the sentence as
-    written, whether it is an item of an enumeration)}: a sentence in an ayat and in the huruf inside it is one
-    place."""
+    written, whether it is an item of an enumeration)}: sentences cut as the reader cuts them (`text.split_sentences`,
+    without their label: `answers.without_label`); a sentence in an ayat and in the huruf inside it is one place."""
     out: dict[tuple[str, str], dict[tuple[str, int], tuple[str, str, bool]]] = {}
     for doc, _ in store.documents():
         for chunk in store.doc_chunks(doc.doc_id):
@@ -87,15 +85,15 @@ def sentences_in_places(store: ChunkStore) -> dict[tuple[str, str], dict[tuple[s
                       for s in sorted(chunk.spans, key=lambda s: s.end - s.start)] if chunk.spans else lines)
             for label, start, text in units:
                 # quoted together only as a provision's own sentence (lite.py `_restated_places`), not an item's
-                item = (not is_provision(chunk.location, chunk.spans) or bool(re.search(r"\b(?:huruf|angka)\b", label))
+                item = (not is_provision(chunk.location, chunk.spans) or item_label(label)
                         or bool(_ITEM_LINE.match(text)))
-                for sentence in _SENTENCE.split(text):
-                    sentence = _MARKER.sub("", sentence.strip())
-                    if "\n" in sentence or sentence.endswith(":"):
-                        continue  # a lead-in and the start of its list: no candidate on its own
+                for piece in split_sentences(text):
+                    cut, sentence = without_label(piece.text)
+                    if sentence.endswith(":"):
+                        continue  # a lead-in: no candidate on its own
                     key = term_key(sentence)
                     if len(key.split()) >= MIN_RESTATED_WORDS:
-                        where = start + max(0, text.find(sentence))
+                        where = start + piece.start + cut
                         out.setdefault((doc.doc_id, key), {}).setdefault((chunk.chunk_id, where), (label, sentence, item))
     return out
 

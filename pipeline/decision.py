@@ -12,7 +12,8 @@ from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
 from .audit import LOCAL_KEY
-from .citations import cite_path, restating, stated
+from .citations import cite_path, stated
+from .restatements import restating
 from . import status
 from .config import ConfidenceSettings, Route
 from .definitions import asked_term
@@ -257,7 +258,7 @@ _REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
 def stated_citation(claim: VerifiedClaim):
     """The innermost citation of what the claim itself states: the last one whose quote its text holds (an item
     after its lead-in), not one quoted beside it (a provision it refers to, an ayat bound to it, another place that
-    states the same sentence: `citations.restating`); else the first."""
+    states the same sentence: `restatements.restating`); else the first."""
     own = [x for x, s, again in zip(claim.citations, stated(claim), restating(claim)) if s and not again]
     return own[-1] if own else claim.citations[0]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .citations import restating
+from .restatements import restating
 from .types import Band, CitationCheck, Result, VerdictLabel, VerifiedClaim
 
 if TYPE_CHECKING:

@@ -22,7 +22,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from .citations import cite_path, restatements_kept
+from .citations import cite_path
+from .restatements import restatements_kept
 from .config import ConfidenceSettings
 from .gates import band_for
 from .index.store import ReferenceRow
@@ -220,7 +221,7 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
     """A supported claim with the standing, on `on`, of the provision it states (`cite`, its stated citation: that
     document, and the Pasal of its location). One that is not in force then (ended, not yet in force, or unknown)
     keeps its receipts but never reaches the top band: it is history, or a rule the collection cannot date. A
-    citation quoting the claim's sentence in another place (`citations.restating`) is kept only in the same
+    citation quoting the claim's sentence in another place (`restatements.restating`) is kept only in the same
     document, standing there as the stated provision does."""
     own = cite.doc_id or (chunk.doc_id if chunk else "")
     doc = statuses.get(own)

@@ -115,6 +115,12 @@ def _span_kind(label: str) -> str:
     return {"paragraph": "ayat", "letter": "huruf", "point": "angka"}.get(k, k)
 
 
+def item_label(label: str) -> bool:
+    """A span label whose innermost level is an item of an enumeration ("ayat (1) huruf b", "angka 3"; not "Pasal I
+    angka 1 › Pasal 14 ayat (2)", an ayat an amending regulation's item holds)."""
+    return _span_kind(label) in ("huruf", "angka")
+
+
 def _tree(text: str, spans: Sequence[Span]) -> _Node:
     """The chunk's spans as a tree under its body (the text after a "Pasal N" line)."""
     header = _PASAL_HEADER.match(text)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING, AsyncIterator, NamedTuple, Sequence
 
@@ -24,14 +23,14 @@ import numpy as np
 from .. import chapters
 from ..analysis import QueryAnalyzer
 from ..audit import LOCAL_KEY
-from ..citations import restates
+from ..restatements import restates
 from ..claims import MAX_CITATIONS
 from ..config import GeneratorSettings, RerankerSettings
 from ..definitions import asked_definiens, asked_term, restatement_order, unasked_entry
 from ..categories import CategoryTagger
 from ..text import normalise
 from ..answer_reader import FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
-from ..answer_reader.answers import bound_ayat, siblings, with_items
+from ..answer_reader.answers import bound_ayat, item_label, siblings, with_items
 from ..answer_reader.model import cross_lingual, prose_reading, with_agreement
 from ..types import (Candidate, ContextItem, GenerationOutput, GenerationRequest, JudgeInput, QueryPlan, SentenceScore,
                      Verdict)
@@ -436,13 +435,10 @@ class ExtractiveGenerator:
         return claims, round(best, 4), record
 
 
-_ITEM_SPAN = re.compile(r"\b(?:huruf|angka)\b")
-
-
 def _restated_places(c: AnswerCandidate, candidates: Sequence[AnswerCandidate], ctx: Sequence[ContextItem],
                      claimed: set) -> list[AnswerCandidate]:
     """The other places of c's document (a regulation's provisions, in `candidates`' order, one candidate per place)
-    that state c's quote in the same words (`citations.restates`), not quoted by a claim yet. Items of enumerations
+    that state c's quote in the same words (`restatements.restates`), not quoted by a claim yet. Items of enumerations
     take no part, as c or as another place: an item's lead-in says whose it is ("Gubernur berkewajiban: … c.
     melaksanakan kehidupan demokrasi …" and the Bupati's same item are two duties). A title two documents share is
     sorted out when the claim is dated (status.dated keeps only its own document's places, and only those that stand
@@ -454,7 +450,7 @@ def _restated_places(c: AnswerCandidate, candidates: Sequence[AnswerCandidate], 
         return x.item == y.item and x.start < y.end and y.start < x.end
 
     def listed(x: AnswerCandidate) -> bool:  # an item of an enumeration: its lead-in, which differs, says whose it is
-        return any(_ITEM_SPAN.search(sp.label) and sp.start <= x.start and x.end <= sp.end for sp in ctx[x.item].spans)
+        return any(item_label(sp.label) and sp.start <= x.start and x.end <= sp.end for sp in ctx[x.item].spans)
     if listed(c):
         return out
     for x in candidates:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 
 from .. import status
-from ..citations import restating
+from ..restatements import restating
 from ..audit import LOCAL_KEY
 from ..decision import DOCUMENT_NOT_IN_CORPUS, category_words, reason_text, unmentioned_text
 from ..types import Result

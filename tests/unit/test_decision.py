@@ -163,7 +163,7 @@ def test_the_stated_citation_is_the_innermost_quote_of_what_the_claim_says_not_o
     ("Data calon TKA dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja.", False),
 ])
 def test_a_quote_restates_another_only_in_the_same_words(other, same):
-    from pipeline.citations import own_pasal_reference, restates
+    from pipeline.restatements import own_pasal_reference, restates
 
     rule = "Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja."
     assert restates(rule, other) is same
