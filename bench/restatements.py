@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from pipeline.restatements import MIN_RESTATED_WORDS, own_pasal_reference  # noqa: E402
 from pipeline.corpus.datadir import DataDir  # noqa: E402
+from pipeline.errors import UnknownCollectionError  # noqa: E402
 from pipeline.definitions import definiens, restated, term_key  # noqa: E402
 from pipeline.answer_reader.answers import item_label, without_label  # noqa: E402
 from pipeline.index.store import ChunkStore  # noqa: E402
@@ -112,7 +113,10 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=12)
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "restatements.json"))
     args = ap.parse_args()
-    where = DataDir(args.data).existing(args.collection)
+    try:
+        where = DataDir(args.data).existing(args.collection)
+    except UnknownCollectionError as e:
+        sys.exit(f"restatements: {e}")
     store = ChunkStore(where.root, read_only=True)
     try:
         defined = definitions(store)

@@ -38,6 +38,7 @@ from pipeline.backends import make_generator  # noqa: E402
 from pipeline.citations import cite_path, cited_location  # noqa: E402
 from pipeline.config import load_profile  # noqa: E402
 from pipeline.corpus.datadir import DataDir  # noqa: E402
+from pipeline.errors import UnknownCollectionError  # noqa: E402
 from pipeline.eval.datasets import Reference  # noqa: E402
 from pipeline.eval.receipts import cite_hits, parse_receipt  # noqa: E402
 from pipeline.index.store import ChunkStore  # noqa: E402
@@ -92,10 +93,17 @@ def main() -> None:
     ap.add_argument("--weights-from", type=Path, help="another run of the same questions: its weights too")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "term_weights.json"))
     args = ap.parse_args()
+    for run in (args.run, *([args.weights_from] if args.weights_from else [])):
+        if not (run / "questions.jsonl").is_file():
+            sys.exit(f"term_weights: {run} is not a `saksi eval` output (no questions.jsonl)")
+    try:
+        where = DataDir(args.data).existing(args.collection)
+    except UnknownCollectionError as e:
+        sys.exit(f"term_weights: {e}")
     profile = load_profile("lite")
     generator = make_generator(profile, query_analyzer(profile))
     answer_at = profile.settings.generator.answer_at or 0.0
-    store = ChunkStore(DataDir(args.data).existing(args.collection).root, read_only=True)
+    store = ChunkStore(where.root, read_only=True)
     local = LocalWeights(store)
     other = {r["id"]: r for r in rows(args.weights_from)} if args.weights_from else {}
     ways = ["recorded", "local"] + (["other run"] if other else [])
