@@ -13,11 +13,16 @@ from ..config import load_profile
 def cmd_eval(args) -> int:
     from ..eval.report import adversarial_text, eval_text, json_view
 
+    if args.compare:
+        return _eval_compare(args)
     profile = load_profile(args.profile)
     say = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
     if args.leave_out is not None and (args.reviews or args.adversarial or args.corpus):
         print("saksi: --leave-out goes with a DATASET whose questions carry a 'reference'; not with --reviews, "
               "--adversarial or --corpus (it builds the dataset's corpus without the law itself)", file=sys.stderr)
+        return 2
+    if args.level != "pasal":
+        print("saksi: --level goes with --compare", file=sys.stderr)
         return 2
     if args.reviews:
         return _eval_reviews(args, profile, say)
@@ -60,6 +65,24 @@ def cmd_eval(args) -> int:
                       leave_out=args.leave_out)
     print(json.dumps(json_view(report), ensure_ascii=False, indent=1) if args.json else eval_text(report, out))
     return 0 if all(report["contract"].values()) else 1
+
+
+def _eval_compare(args) -> int:
+    """`eval --compare A B`: two runs' rows question by question; 0 compared, 2 unreadable or not comparable."""
+    from ..eval.compare import RunRowsError, compare, compare_text, load_rows
+
+    if args.dataset or args.corpus or args.limit or args.adversarial or args.reviews or args.out or args.leave_out:
+        print("saksi: --compare reads two runs' directories; it takes no dataset, --corpus, --limit, --out, "
+              "--leave-out, --adversarial or --reviews", file=sys.stderr)
+        return 2
+    a, b = args.compare
+    try:
+        result = compare(load_rows(a), load_rows(b), args.level)
+    except RunRowsError as e:
+        print(f"saksi: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, ensure_ascii=False, indent=1) if args.json else compare_text(result, str(a), str(b)))
+    return 0
 
 
 def _eval_reviews(args, profile, say) -> int:

@@ -72,7 +72,8 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
                                    "with a claim a reviewer rejected and report whether today's pipeline still "
                                    "shows that claim (a supported claim with the same text, or citing the same "
                                    "chunk with the same quote); accepted claims today's answer no longer shows "
-                                   "are reported for information. Exit codes of --reviews: 0 no rejected claim is "
+                                   "are reported for information; or, with --compare, read two runs' rows question by "
+                                   "question (nothing is asked). Exit codes of --reviews: 0 no rejected claim is "
                                    "shown today, 1 one is still shown (or could not be checked), 2 no rejected "
                                    "reviews to replay. Metric keys: docs/evaluation.md.")
     p.add_argument("dataset", nargs="?", type=Path, help="SQuAD 2.0 JSON (official or flat list) or .jsonl")
@@ -85,6 +86,12 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
                         "OUT/corpus-without-<law>, and ask only the questions whose gold reference is LAW: refused, "
                         "or answered from another regulation? (needs a dataset with references; not with --corpus)")
     p.add_argument("--adversarial", action="store_true", help="run the adversarial gate suite instead")
+    p.add_argument("--compare", nargs=2, type=Path, metavar=("RUN_A", "RUN_B"),
+                   help="instead of asking: two runs' directories (--out of a referenced dataset's eval) question "
+                        "by question: each run's precision with its 95%% interval, the difference, every question "
+                        "that moved between refused, right and wrong, and the paired McNemar p-value")
+    p.add_argument("--level", choices=("law", "pasal", "ayat", "huruf"), default="pasal",
+                   help="--compare: the receipt level a top claim must hit to be right (default: pasal)")
     p.add_argument("--reviews", action="store_true",
                    help="replay reviewers' rejected claims instead (no dataset): exit 0 none is shown today, "
                         "1 one is still shown or could not be checked, 2 no rejected reviews")
