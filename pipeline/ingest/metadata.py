@@ -122,6 +122,7 @@ _MONTHS = {
     "januari": 1, "january": 1, "jan": 1, "februari": 2, "pebruari": 2, "february": 2, "feb": 2,
     "maret": 3, "march": 3, "mar": 3, "april": 4, "apr": 4, "mei": 5, "may": 5,
     "juni": 6, "june": 6, "jun": 6, "juli": 7, "july": 7, "jul": 7,
+    "djanuari": 1, "djuni": 6, "djuli": 7,  # the spelling before 1972 (laws of the 1950s)
     "agustus": 8, "august": 8, "agust": 8, "agu": 8, "agt": 8, "ags": 8, "aug": 8,
     "september": 9, "sept": 9, "sep": 9, "oktober": 10, "october": 10, "okt": 10, "oct": 10,
     "november": 11, "nopember": 11, "nov": 11, "nop": 11, "desember": 12, "december": 12, "des": 12, "dec": 12,
@@ -157,7 +158,12 @@ def _add_months(day: dt.date, months: int) -> dt.date:
 _ENACTED_AT = re.compile(r"\b(?:Ditetapkan|DITETAPKAN|Disahkan|DISAHKAN)\s+(?:di|DI)\b"
                          r"|\b(?:Stipulated|Enacted|Established|Ratified)\s+in\b")
 _PROMULGATED_AT = re.compile(r"\b(?:Diundangkan|DIUNDANGKAN)\s+(?:di|DI)\b|\bPromulgated\s+in\b")
-_ON_DATE = re.compile(rf"[ \t]+[^\n]{{1,60}}?[\s,]+(?:(?:pada\s+)?tanggal\s*:?|on)\s+(?P<date>{_DATE})",
+# A law of the 1950s is promulgated without a place: "Diundangkan pada tanggal 8 Januari 1951." Read only where no
+# line names a place: a recital may cite another regulation "DIUNDANGKAN PADA TANGGAL 2 MARET 1963" before the
+# law's own signature block (UU 4/1964).
+_PROMULGATED_ON = re.compile(r"\b(?:Diundangkan|DIUNDANGKAN)(?=[\s,:]+(?i:pada\s+)?(?i:tang?gal)\b)")
+# the place (if any), then "pada tanggal" (a scan's "tangal" too) or "on", then the date
+_ON_DATE = re.compile(rf"(?:[ \t]+[^\n]{{1,60}}?)?[\s,:]+(?:(?:pada\s+)?tang?gal\s*:?|on)\s+(?P<date>{_DATE})",
                       re.IGNORECASE)
 # "… ini mulai berlaku pada tanggal diundangkan / ditetapkan / 1 Januari 2026", "… setelah 10
 # (sepuluh) hari terhitung sejak tanggal diundangkan". "ini" keeps out "Pada saat … ini mulai
@@ -185,8 +191,9 @@ _STANDARD_EFFECTIVE = re.compile(
     rf"beginning\s+on\s+or\s+after\s+(?P<en_date>{_DATE})", re.IGNORECASE)
 
 
-def _dated(at: re.Pattern[str], text: str) -> dt.date | None:
-    m = at.search(text)
+def _dated(at: re.Pattern[str], text: str, without_place: re.Pattern[str] | None = None) -> dt.date | None:
+    """The date on the first line `at` finds (or, where it finds none, `without_place`)."""
+    m = at.search(text) or (without_place.search(text) if without_place else None)
     d = _ON_DATE.match(text, m.end()) if m else None
     return _to_date(" ".join(d["date"].split())) if d else None
 
@@ -426,7 +433,7 @@ class ParsedMetadata:
 
 def parse_metadata(text: str) -> ParsedMetadata:
     """Read the heading and the closing dates; works on cleaned text and on hard-wrapped raw text."""
-    published, promulgated = _dated(_ENACTED_AT, text), _dated(_PROMULGATED_AT, text)
+    published, promulgated = _dated(_ENACTED_AT, text), _dated(_PROMULGATED_AT, text, _PROMULGATED_ON)
     dates = {"published": published and published.isoformat(), "promulgated": promulgated and promulgated.isoformat()}
     effective = _effective(text, published, promulgated)
     dates["effective"] = effective and effective.isoformat()

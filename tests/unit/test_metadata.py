@@ -203,6 +203,28 @@ def test_a_law_is_dated_by_its_signature_through_the_scan_s_letters_for_digits()
     assert parse_metadata("Disahkan di Jakarta pada tanggal 12 Januari 2OlZ\n").published is None
 
 
+def test_a_law_of_the_1950s_is_dated_by_its_signature_without_a_place_and_in_the_old_spelling():
+    # the 1950s' signature blocks (UU 1/1951, UU 10/1950 in ../shared/data/peraturan): promulgated with no place,
+    # months spelled as then ("Djuli"), "Pada" capitalised
+    text = ("Pasal 9\nUndang-undang ini mulai berlaku pada hari diundangkan.\n"
+            "Disahkan di Jogjakarta Pada tanggal 4 Djuli 1950. PRESIDEN REPUBLIK INDONESIA, SOEKARNO.\n"
+            "Diundangkan pada tanggal 8 Djanuari 1951. MENTERI KEHAKIMAN, WONGSONEGORO.\n")
+    meta = parse_metadata(text)
+    assert (meta.published, meta.promulgated, meta.effective) == ("1950-07-04", "1951-01-08", "1951-01-08")
+    assert parse_metadata("Diundangkan, pada tanggal 21 Pebruari 1953. Menteri Kehakiman\n").promulgated == "1953-02-21"
+    assert parse_metadata("Disahkan di Jakarta pada tangal 27 Desember 1985 PRESIDEN\n").published == "1985-12-27"
+    # a recital citing another regulation's promulgation is not the law's own: the line with a place comes first
+    # wherever there is one (UU 4/1964 recites a Perpu "DIUNDANGKAN PADA TANGGAL 2 MARET 1963")
+    recital = ("Menetapkan Peraturan Pemerintah Pengganti Undang-undang Nomor 1 Tahun 1963 yang DIUNDANGKAN PADA "
+               "TANGGAL 2 MARET 1963 DALAM LEMBARAN-NEGARA TAHUN 1963, MENJADI UNDANG-UNDANG.\nPasal 2\n"
+               "Undang-undang ini mulai berlaku pada hari diundangkan.\n"
+               "Diundangkan di Jakarta pada tanggal 1 Juni 1964 WAKIL SEKRETARIS NEGARA\n")
+    assert parse_metadata(recital).promulgated == "1964-06-01"
+    # "diundangkan" inside a sentence is no signature, and a blank line after it borrows no later date
+    assert parse_metadata("Peraturan ini diundangkan pada tanggal 3 Maret 1960.\n").promulgated is None
+    assert parse_metadata("Diundangkan pada tanggal\nMENTERI\nLAMPIRAN pada tanggal 1 Mei 1960\n").promulgated is None
+
+
 def test_only_the_first_enactment_line_counts():
     text = ("Ditetapkan di Jakarta\npada tanggal\nMENTERI KEUANGAN\n\n"
             "LAMPIRAN\nDitetapkan di Bogor\npada tanggal 1 Mei 2020\n")
