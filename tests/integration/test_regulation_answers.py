@@ -277,3 +277,22 @@ def test_a_sentence_stated_in_two_pasal_is_one_claim_citing_both(twice):
     from pipeline.responses import Claim
 
     assert [c.restates for c in Claim.of(top).citations] == [False, True]
+    # the answer page and the ask page's live claim mark the other place, and only it, in the page's language
+    from bs4 import BeautifulSoup
+    from pipeline.responses import AnswerResponse
+    from serve.web.common import env
+    from serve.web.labels import labels
+
+    api = AnswerResponse.of(result)
+    shown_at = next(i for i, c in enumerate(api.claims) if c.text == top.text)
+    for template, context in (("_claim.html", {"i": shown_at, "answer": api, "docs": {}, "chunk_lang": {},
+                                               "reviews": {}, "saved": None, "problem": None, "request_claim": None,
+                                               "reject_reasons": {}, "reason_words": str}),
+                              ("_live_claim.html", {})):
+        for lang, words in (("id", "kalimat yang sama juga di"), ("en", "the same sentence also in")):
+            html = env.get_template(template).render(L=labels(lang), lang=lang, c=api.claims[shown_at],
+                                                     collection="default", standing_words=lambda st: "", **context)
+            items = BeautifulSoup(html, "html.parser").select("li.citation-item")
+            assert [("restates" in li["class"], [m.get_text() for m in li.select(".restated-mark")],
+                     li.select_one(".citation").get_text()) for li in items] == [
+                (False, [], top.citations[0].path), (True, [words], top.citations[1].path)], (template, lang)
