@@ -510,6 +510,7 @@ def describe(path: Path, text: str, declared: dict, sidecar: dict | None = None)
         rebuilt = citation(fields["doc_type"], fields["number"], fields["year"], fields["issuer"])
         if rebuilt:
             fields["cite_as"], provenance["cite_as"] = rebuilt, max(parts, key=_RANK.__getitem__)
+    _dates_of_its_year(fields, provenance, text)
     if not fields["title"]:
         h1 = _H1.search(text)
         fields["title"], provenance["title"] = (h1[1], "document") if h1 else (path.stem, "filename")
@@ -522,6 +523,30 @@ def describe(path: Path, text: str, declared: dict, sidecar: dict | None = None)
         if tier and "authority" not in provenance:  # only when nothing said otherwise
             fields["authority"], provenance["authority"] = tier, "domain"
     return DocumentMeta(fields=fields, provenance=provenance)
+
+
+def _dates_of_its_year(fields: dict[str, object], provenance: dict[str, str], text: str) -> None:
+    """A signature date read from the text that the document's own year contradicts (more than a year apart) is a
+    misreading, not a date: the statute book's scans sign UU 17/2017 "22 November 2077" and promulgate UU 5/1965 on
+    "14 Juni 1985". It is dropped (unknown, so nothing it would date is decided by it), and an effective date the
+    text counts from it is read again without it. A date the file or a sidecar declares is kept as declared."""
+    year = fields.get("year")
+    if not isinstance(year, int):
+        return
+    dropped = [k for k in ("published", "promulgated")
+               if provenance.get(k) == "document" and abs(int(str(fields[k])[:4]) - year) > 1]
+    if not dropped:
+        return
+    for k in dropped:
+        fields[k] = None
+        provenance.pop(k)
+    if provenance.get("effective", "document") == "document":
+        published, promulgated = (dt.date.fromisoformat(str(fields[k])) if fields[k] else None
+                                  for k in ("published", "promulgated"))
+        effective = _effective(text, published, promulgated)
+        fields["effective"] = effective and effective.isoformat()
+        if effective is None:
+            provenance.pop("effective", None)
 
 
 _OFFICIAL_HOST = re.compile(r"(?:^|\.)(?:go\.id|gov|gov\.[a-z]{2}|gob\.[a-z]{2}|europa\.eu)$")

@@ -225,6 +225,29 @@ def test_a_law_of_the_1950s_is_dated_by_its_signature_without_a_place_and_in_the
     assert parse_metadata("Diundangkan pada tanggal\nMENTERI\nLAMPIRAN pada tanggal 1 Mei 1960\n").promulgated is None
 
 
+def test_a_signature_date_its_own_year_contradicts_is_a_misreading(tmp_path):
+    law = tmp_path / "uu-5-1965.md"
+    # UU 5/1965 as the statute book's scan has it: promulgated "14 Juni 1985", in force from promulgation
+    text = ("UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 5 TAHUN 1965 TENTANG PERTANIAN\nPasal 9\n"
+            "Undang-undang ini mulai berlaku pada hari diundangkannya.\n"
+            "Disahkan di Jakarta pada tanggal 14 Juni 1965 PRESIDEN REPUBLIK INDONESIA, SOEKARNO.\n"
+            "Diundangkan di Jakarta pada tanggal 14 Juni 1985. Sekretaris Negara, MOHD. ICHSAN.\n")
+    assert parse_metadata(text).promulgated == "1985-06-14"  # what the text says, read as it is
+    meta = describe(law, text, {})
+    assert meta.fields["year"] == 1965
+    assert (meta.fields["published"], meta.fields["promulgated"], meta.fields["effective"]) == ("1965-06-14", None,
+                                                                                                 None)
+    assert "promulgated" not in meta.provenance and "effective" not in meta.provenance
+    # the year a sidecar gives (a heading the scan made illegible) counts too: UU 17/2017 "22 November 2077"
+    signed = ("Disahkan di Jakarta pada tanggal 22 November 2077 ttd. JOKO WIDODO Diundangkan di Jakarta pada "
+              "tanggal 22 November 2017 MENTERI\n")
+    meta = describe(tmp_path / "uu-17-2017.md", signed, {}, {"doc_type": "Undang-Undang", "number": "17", "year": 2017})
+    assert (meta.fields["published"], meta.fields["promulgated"]) == (None, "2017-11-22")
+    # a year apart is a law signed in December and numbered in January; a declared date is the declarer's
+    assert describe(law, text.replace("14 Juni 1985", "2 Januari 1966"), {}).fields["promulgated"] == "1966-01-02"
+    assert describe(law, text, {"promulgated": "1985-06-14"}).fields["promulgated"] == "1985-06-14"
+
+
 def test_only_the_first_enactment_line_counts():
     text = ("Ditetapkan di Jakarta\npada tanggal\nMENTERI KEUANGAN\n\n"
             "LAMPIRAN\nDitetapkan di Bogor\npada tanggal 1 Mei 2020\n")
