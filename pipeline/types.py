@@ -127,7 +127,7 @@ class DocumentStatus:
     what a receipt shows of it beside a citation (title, type, number, year, dates)."""
 
     doc_id: str
-    since: str | None                 # ISO: its effective date, else its published date; None: unknown
+    since: str | None                 # ISO: its effective date, else the date it was signed or promulgated; None: unknown
     edges: tuple[StatusEdge, ...] = ()
     cite_as: str | None = None
     title: str | None = None
@@ -140,7 +140,7 @@ class DocumentStatus:
     @classmethod
     def of(cls, doc: Document, edges) -> "DocumentStatus":
         """`doc`'s status from the edges (of other documents) that end it or its Pasal, among `edges`."""
-        return cls(doc.doc_id, doc.effective or doc.published,
+        return cls(doc.doc_id, doc.effective or doc.published or doc.promulgated,
                    tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id),
                    doc.cite_as, doc.title, doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
 

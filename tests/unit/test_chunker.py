@@ -155,6 +155,18 @@ def test_regulation_front_matter_fields_reach_document_and_chunks(tmp_path):
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
 
 
+def test_a_document_known_only_by_its_promulgation_is_dated_by_it(tmp_path):
+    # a scan that kept the promulgation line and lost the signature's (157 of the statute book's laws)
+    text = REGULATION.replace("published: 2024-05-01\n", "promulgated: 2024-05-03\n")
+    assert "promulgated: 2024-05-03" in text
+    src, chunks = _chunk_file(_write(tmp_path, "reg.md", text))
+    assert (src.document.published, src.document.promulgated) == (None, "2024-05-03")
+    assert chunks and {c.published for c in chunks} == {"2024-05-03"}
+    signed = _chunk_file(_write(tmp_path, "signed.md", text.replace("promulgated: 2024-05-03\n",
+                                                                   "published: 2024-05-01\npromulgated: 2024-05-03\n")))
+    assert {c.published for c in signed[1]} == {"2024-05-01"}  # signed first, where both are known
+
+
 def test_front_matter_lang_wins_over_detection(tmp_path):
     text = "---\nlang: en\n---\nPajak yang dipotong wajib disetor oleh pemotong dan dilaporkan setiap bulan.\n"
     src = read_source(_write(tmp_path, "x.md", text))

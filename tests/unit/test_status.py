@@ -114,6 +114,19 @@ def test_a_revocation_of_part_of_a_document_makes_it_unknown_not_ended(which):
     assert status.standing(old, "2024-05-01").state == "unknown"
 
 
+def test_a_document_is_in_force_from_its_effective_date_else_signature_else_promulgation():
+    def since(**dates):
+        return DocumentStatus.of(Document(doc_id="px-9-2020", title="t", original="/x.md", lang="id", content_hash="h",
+                                          **dates), []).since
+    assert since(effective="2020-03-01", published="2020-01-01", promulgated="2020-01-02") == "2020-03-01"
+    assert since(published="2020-01-01", promulgated="2020-01-02") == "2020-01-01"
+    assert since(promulgated="2020-01-02") == "2020-01-02"
+    assert status.standing(DocumentStatus.of(Document(doc_id="px-9-2020", title="t", original="/x.md", lang="id",
+                                                      content_hash="h", promulgated="2020-01-02"), []),
+                           "2019-12-31").state == "not_yet"
+    assert since() is None
+
+
 def test_an_amending_regulation_ends_the_pasal_it_changes_and_nothing_else():
     opening = _chunk("px-2-2022", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh Nomor 1 "
                      "Tahun 2020 tentang Tarif diubah sebagai berikut:", path="PX 2/2022")
