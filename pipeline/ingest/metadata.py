@@ -31,7 +31,7 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import IngestError
-from ..text import SCANNED_YEAR, detect_language, scanned_year
+from ..text import SCANNED_YEAR, detect_language, scanned_digits, scanned_year
 from ..document_names import citation
 from ..types import Authority, Lang
 
@@ -128,8 +128,11 @@ _MONTHS = {
     "november": 11, "nopember": 11, "nov": 11, "nop": 11, "desember": 12, "december": 12, "des": 12, "dec": 12,
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DATE = rf"(?:\d{{1,2}}\s+(?:{_MONTH})\b\.?\s*{SCANNED_YEAR}|(?:{_MONTH})\b\.?\s+\d{{1,2}},?\s+{SCANNED_YEAR})"
-_DATE_DMY = re.compile(rf"(\d{{1,2}})\s+({_MONTH})\b\.?\s*({SCANNED_YEAR})", re.IGNORECASE)
+# a day as a scan may write it ("l7 Oktober", "L7", "I April": l, L or I for 1), a month the year may follow unspaced
+# ("26 Juli2016")
+_DAY = r"[0-9lI]{1,2}"
+_DATE = rf"(?:{_DAY}\s+(?:{_MONTH})(?![a-z])\.?\s*{SCANNED_YEAR}|(?:{_MONTH})\b\.?\s+\d{{1,2}},?\s+{SCANNED_YEAR})"
+_DATE_DMY = re.compile(rf"({_DAY})\s+({_MONTH})(?![a-z])\.?\s*({SCANNED_YEAR})", re.IGNORECASE)
 _DATE_MDY = re.compile(rf"({_MONTH})\b\.?\s+(\d{{1,2}}),?\s+({SCANNED_YEAR})", re.IGNORECASE)
 
 
@@ -141,7 +144,7 @@ def _to_date(text: str) -> dt.date | None:
     else:
         return None
     try:
-        return dt.date(scanned_year(year), _MONTHS[month.lower()], int(day))
+        return dt.date(scanned_year(year), _MONTHS[month.lower()], int(scanned_digits(day)))
     except ValueError:  # "31 Februari": a misread, not a date
         return None
 
@@ -155,16 +158,17 @@ def _add_months(day: dt.date, months: int) -> dt.date:
 # "Ditetapkan di Jakarta / pada tanggal 22 Desember 2025" (a law: "Disahkan di Jakarta …", signed by the President):
 # only the first such line is read, so a blank one ("pada tanggal" with nothing after) never borrows a later
 # (attachment's) date.
-_ENACTED_AT = re.compile(r"\b(?:Ditetapkan|DITETAPKAN|Disahkan|DISAHKAN)\s+(?:di|DI)\b"
+_ENACTED_AT = re.compile(r"\b(?:Ditetapkan|DITETAPKAN|Disahkan|DISAHKAN)\s+(?:di|Di|DI)\b"
                          r"|\b(?:Stipulated|Enacted|Established|Ratified)\s+in\b")
-_PROMULGATED_AT = re.compile(r"\b(?:Diundangkan|DIUNDANGKAN)\s+(?:di|DI)\b|\bPromulgated\s+in\b")
+_PROMULGATED_AT = re.compile(r"\b(?:Diundangkan|DIUNDANGKAN)\s+(?:di|Di|DI)\b|\bPromulgated\s+in\b")
 # A law of the 1950s is promulgated without a place: "Diundangkan pada tanggal 8 Januari 1951." Read only where no
 # line names a place: a recital may cite another regulation "DIUNDANGKAN PADA TANGGAL 2 MARET 1963" before the
 # law's own signature block (UU 4/1964).
-_PROMULGATED_ON = re.compile(r"\b(?:Diundangkan|DIUNDANGKAN)(?=[\s,:]+(?i:pada\s+)?(?i:tang?gal)\b)")
-# the place (if any), then "pada tanggal" (a scan's "tangal" too) or "on", then the date
-_ON_DATE = re.compile(rf"(?:[ \t]+[^\n]{{1,60}}?)?[\s,:]+(?:(?:pada\s+)?tang?gal\s*:?|on)\s+(?P<date>{_DATE})",
-                      re.IGNORECASE)
+_PROMULGATED_ON = re.compile(r"\b(?:Diundangkan|DIUNDANGKAN)(?=[\s,:]+(?i:pada\s+)?(?i:tang+al)(?![a-z]))")
+# the place (if any), then "pada tanggal" (a scan's "tangal", "tangggal", "tanggal," or "tanggal10" too) or "on",
+# then the date
+_ON_DATE = re.compile(rf"(?:[ \t]+[^\n]{{1,60}}?)?[\s,:]+(?:(?:pada\s+)?tang+al(?![a-z])[\s,:]*|on\s+)"
+                      rf"(?P<date>{_DATE})", re.IGNORECASE)
 # "… ini mulai berlaku pada tanggal diundangkan / ditetapkan / 1 Januari 2026", "… setelah 10
 # (sepuluh) hari terhitung sejak tanggal diundangkan". "ini" keeps out "Pada saat … ini mulai
 # berlaku, …" and provisions with their own start dates.

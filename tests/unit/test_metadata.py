@@ -225,6 +225,25 @@ def test_a_law_of_the_1950s_is_dated_by_its_signature_without_a_place_and_in_the
     assert parse_metadata("Diundangkan pada tanggal\nMENTERI\nLAMPIRAN pada tanggal 1 Mei 1960\n").promulgated is None
 
 
+@pytest.mark.parametrize("line, published", [
+    # the statute book's signature lines as its scans write them (bench/statute_dates.py)
+    ("Disahkan Di Jakarta, Pada Tanggal 26 Agustus 1967 Ttd. PRESIDEN", "1967-08-26"),       # UU 8/1967
+    ("Disahkan di Jakarta pada tanggal, 25 Oktober 2005 ttd", "2005-10-25"),                  # UU 9/2005
+    ("Disahkan di Jakarta pada tanggal10 Agustus 2007 DR. H.", "2007-08-10"),                 # UU 36/2007
+    ("Disahkan di Jakarta pada tanggal 26 Juli2016 ttd. JOKO WIDODO", "2016-07-26"),          # UU 12/2016
+    ("Disahkan di Jakarta pada tanggal L7 Oktober 2O22 ttd", "2022-10-17"),                   # UU 27/2022
+    ("Disahkan di Jakarta pada tanggal l7 Oktober 2O19 ttd", "2019-10-17"),                   # UU 19/2019
+    ("Disahkan di Jakarta pada tangggal 31 Desember 1954.", "1954-12-31"),                    # UU 54/1954
+    ("Disahkan di Jakarta pada tanggal 77 Oktober 2Ol4 ttd", None),                           # no such day
+    ("Disahkan di Jakarta pada tanggal 2 8Juni2002 PRESIDEN", None),                          # 28 or 8: not read
+    ("Disahkan di Jakarta pada tanggal 10 Agustus 20 0 7 ttd", None),                         # a year in pieces
+    ("Disahkan di Jakarta pada tanggal Juni 2000 SEKRETARIS", None),                          # no day
+])
+def test_a_signature_as_a_scan_writes_it(line, published):
+    assert parse_metadata(line + "\n").published == published
+    assert parse_metadata("Undang-undang ini mulai berlaku pada tanggal I April 1971.\n").effective == "1971-04-01"
+
+
 def test_a_signature_date_its_own_year_contradicts_is_a_misreading(tmp_path):
     law = tmp_path / "uu-5-1965.md"
     # UU 5/1965 as the statute book's scan has it: promulgated "14 Juni 1985", in force from promulgation
