@@ -9,7 +9,9 @@ The corpus (OUT/corpus) is built once with the real ingest path and kept: a seco
 The laws are the related ones listed below plus the first N of the others ≥ 1990 in a fixed,
 seeded order (the same corpus on every machine). The questions then go through `saksi eval
 --corpus`, whose report (OUT/report.json, report.html) carries the receipt metrics; this script
-prints them beside the small corpus's (OUT/small, the four regulations alone) from the same code.
+prints them beside the small corpus's (OUT/small, the four regulations alone) from the same code,
+and the two runs question by question (`saksi eval --compare OUT/small OUT/neighbours`; in
+summary.json as `compared`).
 
 Data: ../shared/data (legal_qa/dev.jsonl and its corpus, regulations/pmk, peraturan/uu.tar.xz),
 read in place; nothing is copied into the repository.
@@ -92,12 +94,16 @@ def main() -> int:
           file=sys.stderr)
     small = _eval(None, args.out / "small")
     big = _eval(args.out / "corpus", args.out / "neighbours")
+    from pipeline.eval.compare import compare, compare_text, load_rows
+
+    paired = compare(load_rows(args.out / "small"), load_rows(args.out / "neighbours"))
     summary = {"laws": chosen, "documents": documents, "chunks": chunks, "ingest_seconds": round(ingest_s, 1),
-               "small": small["receipts"], "neighbours": big["receipts"],
+               "small": small["receipts"], "neighbours": big["receipts"], "compared": paired,
                "contract": {"small": small["contract"], "neighbours": big["contract"]}}
     (args.out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
     print(_line("4 regulations alone", small))
     print(_line(f"+ {documents - 4} neighbours", big))
+    print(compare_text(paired, "4 regulations alone", "among neighbours"))
     return 0
 
 
