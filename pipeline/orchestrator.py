@@ -239,7 +239,7 @@ class Orchestrator:
         request = output = failure = failure_detail = None
         if ctx.context:
             request = GenerationRequest(
-                question=plan.text, lang=plan.lang, terms=plan.terms, required=tuple(route.required),
+                question=plan.text, lang=plan.lang, terms=plan.terms, required=tuple(route.required), retry=n > 0,
                 context=tuple(ContextItem(c.chunk.chunk_id, c.chunk.title, c.chunk.location, c.chunk.text,
                                           c.chunk.is_example, c.chunk.lang, c.rerank_score or 0.0, c.chunk.heading,
                                           ctx.links.get(c.chunk.chunk_id, ()), c.chunk.spans, c.chunk.uploaded_by,

@@ -274,6 +274,7 @@ class GenerationRequest:
     context: tuple[ContextItem, ...]
     terms: tuple[Term, ...] = ()  # lexical hints; extractive generators use them, LLMs may ignore them
     required: tuple[str, ...] = ()  # evidence categories the answer must state (from the route)
+    retry: bool = False  # the second attempt: a rewritten query, wider retrieval, after a first that answered nothing
 
 
 @dataclass(frozen=True)

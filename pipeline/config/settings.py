@@ -157,6 +157,10 @@ class AgreementCalibration(_Strict):
                                                    "whose chapter the question asks about as a whole "
                                                    "(generator.chapter); 0 leaves it out")
     intercept: float
+    retry_ceiling: float | None = Field(None, gt=0, le=1, description=(
+        "on a retry (the second attempt, after a first that answered nothing), the most a candidate this calibration "
+        "lifts may read: the calibration is fitted on first attempts, where the retrieval's first passage means "
+        "something else; set under the top band, such an answer is never TINGGI. None: no ceiling"))
 
 
 class ChapterSettings(_Strict):
@@ -467,9 +471,12 @@ class Settings(_Strict):
 
     @model_validator(mode="after")
     def _ceiling_under_the_top_band(self) -> "Settings":
-        c = self.generator.cross_lingual
+        c, a = self.generator.cross_lingual, self.generator.agreement
         top = self.confidence.top(regulation=True)
         if c is not None and c.ceiling is not None and c.ceiling >= top:
             raise ValueError(f"generator.cross_lingual.ceiling ({c.ceiling}) must lie under the regulation top band "
                              f"({top}): it is there to keep a disputed reading out of TINGGI")
+        if a is not None and a.retry_ceiling is not None and a.retry_ceiling >= top:
+            raise ValueError(f"generator.agreement.retry_ceiling ({a.retry_ceiling}) must lie under the regulation top "
+                             f"band ({top}): it is there to keep a retry's agreement out of TINGGI")
         return self

@@ -77,6 +77,8 @@ def test_fabricating_generator_is_retried_once_then_refused_with_nearest_records
     assert result.outcome == "refusal" and result.retried
     assert len(fake.requests) == 2 and len(trace.parts[0].attempts) == 2
     assert trace.parts[0].attempts[1].query.rewrite  # the second attempt used a rewritten query
+    assert [r.retry for r in fake.requests] == [False, True]  # and the generator is told it is the retry
+    assert trace.parts[0].attempts[1].generator_request.retry
     assert result.reason_code == "no_supported_claims" and result.missing_categories == ("rate",)
     assert result.nearest and all(n.score > 0 for n in result.nearest)
     (claim,) = result.claims  # the fabricated claim is shown as not supported, never silently dropped

@@ -103,6 +103,13 @@ def test_bad_route_regex_raises(config_copy):
         load_profile("lite", config_copy)
 
 
+def test_a_retry_ceiling_in_the_top_band_raises(config_copy):
+    assert load_profile("lite", config_copy).settings.generator.agreement.retry_ceiling == 0.89
+    _edit(config_copy / "lite.yaml", lambda d: d["generator"]["agreement"].update(retry_ceiling=0.95))
+    with pytest.raises(ConfigError, match="retry_ceiling"):
+        load_profile("lite", config_copy)
+
+
 def test_confidence_weights_not_summing_to_one_raise(config_copy):
     _edit(config_copy / "lite.yaml",
           lambda d: d["confidence"].update(weights={"judge": 0.5, "retrieval": 0.35, "generator": 0.20}))

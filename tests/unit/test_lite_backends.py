@@ -269,6 +269,34 @@ def test_consensus_of_both_searches_answers_an_agreeing_regulation(qa, profile, 
     assert [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]] == claimed
 
 
+def test_on_a_retry_what_agreement_lifts_stays_under_the_top_band(qa, profile):
+    """generator.agreement.retry_ceiling: the calibration is fitted on first attempts; the second attempt's agreement
+    still answers (at answer_at) but reads at most the ceiling, so it is never TINGGI. The reader's own reading, and
+    a first attempt, are not touched."""
+    import dataclasses
+
+    from pipeline.config import AgreementCalibration
+
+    def read(by_item, retry, ceiling=0.89):
+        settings = profile.settings.generator.model_copy(update={
+            "min_coverage": 0.3, "answer_at": 0.8,
+            "agreement": AgreementCalibration(logit=0.662, agree=1.558, consensus=1.704, intercept=-0.257,
+                                              retry_ceiling=ceiling)})
+        req = _regulations(qa)
+        context = tuple(dataclasses.replace(c, first_in_both=b) for c, b in zip(req.context, (True, False)))
+        out = asyncio.run(ExtractiveGenerator(settings, qa, None, _FakeReader(by_item)).generate(
+            dataclasses.replace(req, context=context, retry=retry)))
+        claims = [c["citations"][0]["chunk_id"] for c in json.loads(out.raw)["claims"]]
+        return claims, max(s.probability for s in out.scores if s.chunk_id == "new")
+
+    claims, first = read({0: 0.3, 1: 0.1}, retry=False)
+    assert claims == ["new"] and first > 0.9                  # agreement and consensus: TINGGI on a first attempt
+    claims, again = read({0: 0.3, 1: 0.1}, retry=True)
+    assert claims == ["new"] and again == pytest.approx(0.89)  # still answered on the retry, under the top band
+    assert read({0: 0.3, 1: 0.1}, retry=True, ceiling=None)[1] == pytest.approx(first)
+    assert read({0: 0.95, 1: 0.1}, retry=True)[1] == pytest.approx(0.95)  # the reader's own reading is its own
+
+
 @pytest.mark.parametrize("question, claimed", [
     # the entry defines a word of the question, which asks how: agreement and consensus do not lift it, so the
     # reader's 0.3 stays under answer_at
