@@ -65,7 +65,7 @@ def _date(doc: Document | None) -> tuple[str | None, str | None]:
     """(when a statement of `doc` takes effect, when `doc` was issued)."""
     if doc is None:
         return None, None
-    return doc.effective, doc.published or doc.promulgated
+    return doc.effective, doc.made
 
 
 def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],

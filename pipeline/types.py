@@ -68,6 +68,11 @@ class Document:
     uploaded_by: str | None = None
     uploaded_at: str | None = None
 
+    @property
+    def made(self) -> str | None:
+        """The date the document was made: signed (`published`), else promulgated (a scan may keep only one)."""
+        return self.published or self.promulgated
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -140,7 +145,7 @@ class DocumentStatus:
     @classmethod
     def of(cls, doc: Document, edges) -> "DocumentStatus":
         """`doc`'s status from the edges (of other documents) that end it or its Pasal, among `edges`."""
-        return cls(doc.doc_id, doc.effective or doc.published or doc.promulgated,
+        return cls(doc.doc_id, doc.effective or doc.made,
                    tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id),
                    doc.cite_as, doc.title, doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
 

@@ -78,8 +78,7 @@ class Chunker:
                     lang=document.lang, unit=unit_key, ordinal=len(out), start=start, end=end,
                     is_example=unit.is_example or bool(EXAMPLE_WORDS.match(body)),
                     heading=unit.heading, spans=rel_spans, authority=document.authority,
-                    # the date the document was made: signed, else promulgated (a scan may keep only one)
-                    published=document.published or document.promulgated,
+                    published=document.made,
                     rendition=document.rendition or document.original,
                     path=chunk_path(doc_name, document.title, unit.heading),
                     page=source.pages(start, end) if source else None,
