@@ -83,7 +83,8 @@ DEFAULT_WEIGHTS = WEIGHTS_DIR / "reader-lite.json"
 def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndarray, logit: float, agree: float,
                    intercept: float, pool: np.ndarray | None = None, first_in_both: np.ndarray | None = None,
                    consensus: float = 0.0, neural: float = 0.0, neural_logit: np.ndarray | None = None,
-                   chapter: float = 0.0, chapter_mark: np.ndarray | None = None) -> np.ndarray:
+                   chapter: float = 0.0, chapter_mark: np.ndarray | None = None,
+                   ceiling: float | None = None) -> np.ndarray:
     """Regulation candidates' probabilities re-read with agreement (config.AgreementCalibration): the reader's
     best candidate among `pool` (None: all) agrees when it lies in `first_passage`, the retrieval's best
     (the generator passes the best of the operator's records and pools their candidates, see
@@ -94,7 +95,8 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
     each candidate the cross-encoder read (`neural_logit`, NaN where it did not) gains `neural` times its log-odds,
     and a regulation candidate it did not read keeps the reader's own probability. With a `chapter` weight, each
     candidate `chapter_mark` marks (the best candidate of a passage whose chapter the question asks about as a whole,
-    pipeline/chapters.py) gains `chapter`."""
+    pipeline/chapters.py) gains `chapter`. With a `ceiling`, what the re-reading lifts reads at most that (the reader's
+    own reading is kept as it is): the generator passes AgreementCalibration.retry_ceiling on a retry."""
     if len(p) == 0 or not regulation.any():
         return p
     among = np.flatnonzero(pool) if pool is not None else np.arange(len(p))
@@ -111,6 +113,8 @@ def with_agreement(p: np.ndarray, regulation: np.ndarray, first_passage: np.ndar
         z = z + neural * np.nan_to_num(ce)
         regulation = regulation & ~np.isnan(ce)
     out = 1.0 / (1.0 + np.exp(-z))
+    if ceiling is not None:
+        out = np.minimum(out, ceiling)
     return np.where(regulation, np.maximum(out, p), p)
 
 

@@ -178,10 +178,9 @@ class ExtractiveGenerator:
                 agreed = with_agreement(probs, regulation & ~unasked, first, a.logit, a.agree, a.intercept,
                                         pool & ~unasked,
                                         np.array([ctx[cands[i].item].first_in_both for i in keep]), a.consensus,
-                                        a.neural, neural, a.chapter, np.array([t is not None for t in chaptered]))
-                if request.retry and a.retry_ceiling is not None:
-                    # fitted on first attempts: on a retry, what it lifts stays under the top band
-                    agreed = np.where(agreed > probs, np.maximum(probs, np.minimum(agreed, a.retry_ceiling)), agreed)
+                                        a.neural, neural, a.chapter, np.array([t is not None for t in chaptered]),
+                                        # fitted on first attempts: on a retry, what it lifts stays under the top band
+                                        a.retry_ceiling if request.retry else None)
             if (c := s.cross_lingual) is not None and self.embedder is not None and request.lang == "en":
                 # an English question of Indonesian regulations: the reader's best candidates of the operator's
                 # records are read by the embedder too (uploads keep the reader's reading)

@@ -109,6 +109,11 @@ def test_agreement_lifts_only_the_reader_s_best_when_the_retrieval_ranked_its_pa
     pooled = with_agreement(p, regulation, first, logit=0.7, agree=2.0, intercept=-0.2,
                             pool=np.array([False, True, True, True]))
     assert pooled[1] > 0.7 and pooled[0] == out[0]
+    # a ceiling (a retry's): what it lifts reads at most that, the reader's own reading stays its own
+    capped = with_agreement(p, regulation, first, logit=0.7, agree=2.0, intercept=-0.2, ceiling=0.6)
+    assert capped[0] == 0.6 and (capped <= np.maximum(p, 0.6)).all() and capped[3] == p[3]
+    high = np.array([0.95, 0.3, 0.2, 0.1])
+    assert with_agreement(high, regulation, first, logit=0.7, agree=2.0, intercept=-0.2, ceiling=0.6)[0] == 0.95
 
 
 def test_consensus_adds_only_to_an_agreeing_best_whose_passage_both_searches_ranked_first():
