@@ -23,7 +23,7 @@ import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .metrics import RECEIPT_LEVELS, _answered, _gold_has, _receipt_rows, _top_hit
+from .metrics import RECEIPT_LEVELS, _answered, _gold_has, _receipt_rows, _top_hit, receipt_levels
 
 STATES = ("refused", "right", "wrong")
 Z95 = 1.959964
@@ -93,11 +93,12 @@ def mcnemar_exact(worse: int, better: int) -> float:
 
 
 def _precision(rows: Sequence[Mapping], level: str) -> dict:
-    answered = [r for r in rows if _answered(r)]
-    hits = sum(1 for r in answered if _top_hit(r, level))
-    interval = wilson(hits, len(answered))
-    return {"questions": len(rows), "answered": len(answered), "hits": hits,
-            "precision": round(hits / len(answered), 4) if answered else None,
+    """The top claim's precision at `level` as the run's report counts it (`metrics.receipt_levels`), with its interval."""
+    counted = receipt_levels(rows)[level]
+    hits, answered = counted["top"]["hits"], counted["answered"]
+    interval = wilson(hits, answered)
+    return {"questions": counted["questions"], "answered": answered, "hits": hits,
+            "precision": counted["top"]["precision"],
             "interval95": [round(x, 4) for x in interval] if interval else None}
 
 
