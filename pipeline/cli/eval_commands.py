@@ -81,6 +81,10 @@ def _eval_compare(args) -> int:
     except RunRowsError as e:
         print(f"saksi: {e}", file=sys.stderr)
         return 2
+    except (KeyError, TypeError, AttributeError) as e:  # a row of another shape than `saksi eval` writes
+        print(f"saksi: {a} or {b}: a row is not in the shape `saksi eval` writes ({e.__class__.__name__}: {e})",
+              file=sys.stderr)
+        return 2
     print(json.dumps(result, ensure_ascii=False, indent=1) if args.json else compare_text(result, str(a), str(b)))
     return 0
 

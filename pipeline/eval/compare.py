@@ -39,13 +39,19 @@ def load_rows(run: Path) -> dict[str, dict]:
     if not path.is_file():
         raise RunRowsError(f"{run}: no questions.jsonl (a directory written by `saksi eval --out`)")
     rows = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise RunRowsError(f"{path}:{n}: not JSON ({e.msg})") from None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RunRowsError(f"{path}: cannot be read ({e.__class__.__name__})") from None
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise RunRowsError(f"{path}:{n}: not JSON ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise RunRowsError(f"{path}:{n}: not a row (a JSON object)")
+            rows.append(row)
     out = {str(r.get("id")): r for r in _receipt_rows(rows)}
     if not out:
         raise RunRowsError(f"{path}: no question with a gold reference (receipts are compared on referenced "

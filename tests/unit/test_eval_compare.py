@@ -104,6 +104,17 @@ def test_cli_compare_bad_input_is_one_line(tmp_path, capsys):
     (broken / "questions.jsonl").write_text('{"id": "q1"}\n{not json\n', encoding="utf-8")
     assert main(["eval", "--compare", str(a), str(broken)]) == 2
     assert "questions.jsonl:2: not JSON" in capsys.readouterr().err
+    for name, data in (("binary", b"\xff\xfe\x00"), ("list", b"[1, 2]\n")):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "questions.jsonl").write_bytes(data)
+        assert main(["eval", "--compare", str(a), str(d)]) == 2
+        err = capsys.readouterr().err
+        assert ("cannot be read" if name == "binary" else "not a row") in err and "Traceback" not in err
+    shapeless = _run(tmp_path, "shapeless", [{"id": "q1", "outcome": "answer", "receipt": {}}])
+    assert main(["eval", "--compare", str(a), str(shapeless)]) == 2
+    err = capsys.readouterr().err
+    assert "not in the shape `saksi eval` writes" in err and "Traceback" not in err
     unref = _run(tmp_path, "unref", [{"id": "q1", "outcome": "answer"}])
     assert main(["eval", "--compare", str(a), str(unref)]) == 2
     assert "no question with a gold reference" in capsys.readouterr().err
