@@ -21,8 +21,8 @@ from .direct_answer import direct_answer
 from .numbers import extract_figures
 from .retrieval import jaccard
 from .trace import PartTrace
-from .types import (AsOf, Candidate, Chunk, Conflict, DocumentStatus, NearestRecord, PartOutcome, Result,
-                    Sufficiency, Term, VerifiedClaim, is_provision)
+from .types import (AsOf, Candidate, Chunk, CitationCheck, Conflict, DocumentStatus, NearestRecord, PartOutcome,
+                    Result, Sufficiency, Term, VerifiedClaim, is_provision)
 
 _ITEM_LABEL = re.compile(r"(?:^|\n|\[\.\.\.\])\s*\(?$")  # a label opens a quoted piece
 _REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|nomor|no\.)\s*\(?$", re.IGNORECASE)
@@ -270,8 +270,10 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
     and shows each with its regulation instead of letting the first stand for all. Only the
     claims' own provisions count (a citation a claim follows by cross-reference does not). For a question
     asking what a term means, `definers` (the candidates that define it, best first) count too: every
-    regulation of the collection that defines the term is named, quoted in the answer or not."""
+    regulation of the collection that defines the term is named, quoted in the answer or not; one whose definition a
+    claim quotes as its own sentence again (`restatements.restating`) is named as quoted."""
     by_doc: dict[str, list[int]] = {}
+    again: dict[str, CitationCheck] = {}  # another document's place a claim quotes as the same sentence again
     for i, c in enumerate(claims):
         if c.status != "supported" or not c.citations:
             continue
@@ -279,12 +281,16 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
         if chunk is None or not _REGULATION_UNIT.match(chunk.location):
             continue
         by_doc.setdefault(chunk.doc_id, []).append(i)
+        for x, restates in zip(c.citations, restating(c)):
+            if restates and x.doc_id and x.doc_id != chunk.doc_id and x.chunk_id in chunks:
+                again.setdefault(x.doc_id, x)
+    again = {d: x for d, x in again.items() if d not in by_doc}
     term = asked_term(question)
     unquoted: dict[str, Candidate] = {}  # a regulation that defines the asked term, quoted by no claim
     for c in definers if term and by_doc else ():
-        if c.defines and c.chunk.doc_id not in by_doc:
+        if c.defines and c.chunk.doc_id not in by_doc and c.chunk.doc_id not in again:
             unquoted.setdefault(c.chunk.doc_id, c)
-    n = len(by_doc) + len(unquoted)
+    n = len(by_doc) + len(again) + len(unquoted)
     if n < 2:
         return []
     # newest first, each with its date: a later regulation may replace an earlier one, and the reader
@@ -294,8 +300,10 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
 
     def dated(path: str, published: str | None) -> str:
         return path + (f" ({published})" if published else "")
-    sides = [dated(stated_citation(claims[i]).path or claims[i].citations[0].document or "",
-                   chunks[claims[i].citations[0].chunk_id].published) for i in firsts]
+    quoted = [(stated_citation(claims[i]).path or claims[i].citations[0].document or "",
+               chunks[claims[i].citations[0].chunk_id].published) for i in firsts]
+    quoted += [(x.path or x.document or "", chunks[x.chunk_id].published) for x in again.values()]
+    sides = [dated(path, published) for path, published in sorted(quoted, key=lambda q: q[1] or "", reverse=True)]
     others = sorted(unquoted.values(), key=lambda c: c.chunk.published or "", reverse=True)
     sides += [dated(cite_path(c.chunk, c.defines), c.chunk.published) for c in others]
     where = "; ".join(sides)
@@ -303,13 +311,14 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
         detail = (f"«{term}» didefinisikan dalam {n} peraturan: {where}" if lang == "id"
                   else f"«{term}» is defined in {n} regulations: {where}")
         if others:
-            detail += (f" — jawaban ini mengutip {len(by_doc)}; periksa definisi peraturan yang mengatur perkara Anda."
+            detail += (f" — jawaban ini mengutip {len(quoted)}; periksa definisi peraturan yang mengatur perkara Anda."
                        if lang == "id" else
-                       f" — this answer quotes {len(by_doc)}; check the definition of the regulation that governs "
+                       f" — this answer quotes {len(quoted)}; check the definition of the regulation that governs "
                        "your case.")
     else:
         detail = f"Dijawab oleh {n} peraturan: {where}" if lang == "id" else f"Answered by {n} regulations: {where}"
     chunk_ids = tuple(dict.fromkeys([*(x.chunk_id for i in firsts for x in claims[i].citations),
+                                     *(x.chunk_id for x in again.values()),
                                      *(c.chunk.chunk_id for c in others)]))
     return [Conflict(kind="ambiguous", detail=detail, claims=tuple(firsts), chunk_ids=chunk_ids,
                      unquoted=len(others))]

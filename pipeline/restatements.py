@@ -1,7 +1,8 @@
 """One sentence stated in several places: a regulation that says one rule for two cases in the same words (PP 34/2021
-Pasal 14(4) and 15(4)). The extractive generator quotes every place in one claim (backends/lite.py,
-`_restated_places`); a claim's citations that restate an earlier one are known by `restating`, kept only where they
-stand as the claim's own provision does (status.dated), not taken for what the claim states
+Pasal 14(4) and 15(4)), or laws that write one definition alike (UU 24/2011 and PP 44/2015's "Pemberi Kerja adalah
+…"). The extractive generator quotes every place in one claim (backends/lite.py, `_restated_places` and
+`_restated_definitions`); a claim's citations that restate an earlier one are known by `restating`, kept only where
+they stand as the claim's own provision does (status.dated), not taken for what the claim states
 (decision.stated_citation), and marked as the same sentence again where an answer is shown (responses.Citation
 `restates`, rendering/answer_text.py).
 """
@@ -46,7 +47,7 @@ def restating(claim: VerifiedClaim) -> tuple[bool, ...]:
 
 
 def restatements_kept(claim: VerifiedClaim, keep: Callable[[CitationCheck], bool]) -> VerifiedClaim:
-    """The claim without the citations that restate an earlier one (`restating`) where `keep` says no (another
-    document's, or a place that does not stand as the claim's own provision does: pipeline/status.dated)."""
+    """The claim without the citations that restate an earlier one (`restating`) where `keep` says no (a place that
+    does not stand as the claim's own provision does: pipeline/status.dated)."""
     kept = tuple(x for x, again in zip(claim.citations, restating(claim)) if not again or keep(x))
     return claim if len(kept) == len(claim.citations) else replace(claim, citations=kept)

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from .citations import cite_path
+from .answer_reader.answers import without_label
+from .definitions import entry_of
 from .restatements import restatements_kept
 from .config import ConfidenceSettings
 from .gates import band_for
@@ -221,8 +223,10 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
     """A supported claim with the standing, on `on`, of the provision it states (`cite`, its stated citation: that
     document, and the Pasal of its location). One that is not in force then (ended, not yet in force, or unknown)
     keeps its receipts but never reaches the top band: it is history, or a rule the collection cannot date. A
-    citation quoting the claim's sentence in another place (`restatements.restating`) is kept only in the same
-    document, standing there as the stated provision does."""
+    citation quoting the claim's sentence in another place (`restatements.restating`) is kept only where it stands as
+    the stated provision does: in the same document; in another, only a definition (a law and its implementing
+    regulation define a term in the same words; another regulation's rule in the same words is its own rule), in force
+    as the stated provision is."""
     own = cite.doc_id or (chunk.doc_id if chunk else "")
     doc = statuses.get(own)
     if claim.status != "supported":
@@ -230,10 +234,17 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
     if doc is None:
         return restatements_kept(claim, lambda x: x.doc_id == own)
     where = standing(doc, on, pasal_of(cite.location or (chunk.location if chunk else "")))
-    # another place of the document that states the claim's sentence is quoted only where it stands as the claim's
-    # own provision does (an amendment may have changed or ended one of them)
-    claim = restatements_kept(claim, lambda x: x.doc_id == own
-                              and standing(doc, on, pasal_of(x.location or "")) == where)
+
+    def alike(x: CitationCheck) -> bool:
+        # another place that states the claim's sentence is quoted only where it stands as the claim's own provision
+        # does (an amendment may have changed or ended one of them); another document's definition only where both
+        # are in force
+        other = statuses.get(x.doc_id)
+        there = standing(other, on, pasal_of(x.location or "")) if other is not None else None
+        if there is None or (x.doc_id != own and entry_of(without_label(x.quote.strip())[1]) is None):
+            return False
+        return there == where if x.doc_id == own else there.state == where.state == "in_force"
+    claim = restatements_kept(claim, alike)
     dated_claim = replace(claim, standing=where)
     if where.state == "in_force" or confidence is None:
         return dated_claim

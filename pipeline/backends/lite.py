@@ -26,7 +26,7 @@ from ..audit import LOCAL_KEY
 from ..restatements import restates
 from ..claims import MAX_CITATIONS
 from ..config import GeneratorSettings, RerankerSettings
-from ..definitions import asked_definiens, asked_term, restatement_order, unasked_entry
+from ..definitions import asked_definiens, asked_term, defines, quoted_entries, restatement_order, unasked_entry
 from ..categories import CategoryTagger
 from ..text import normalise
 from ..answer_reader import FEATURES, AnswerCandidate, Featurizer, ReaderModel, answer_candidates, answer_view
@@ -407,6 +407,7 @@ class ExtractiveGenerator:
             (rest if ctx[r.candidate.item].document in seen_docs else firsts).append(r)
             seen_docs.add(ctx[r.candidate.item].document)
         firsts = _restatements_ordered(request.question, firsts)
+        meaning = asked_term(request.question)
         claims, per_chunk, claimed = [], {}, set()
         for r in firsts + rest:
             c, refs, cov, prob = r.candidate, r.referenced, r.coverage, r.probability
@@ -422,6 +423,13 @@ class ExtractiveGenerator:
                 c = with_items(c, near)
             citations = self._citations(request, provision[c.item], c, refs, [x.candidate for x in scored], claimed,
                                         per_chunk)
+            if meaning is not None and provision[c.item]:
+                # the same definition in other regulations' words: quoted here as that sentence again, not a claim
+                again = _restated_definitions(meaning, c, firsts, ctx, claimed)[:max(0, MAX_CITATIONS - len(citations))]
+                for x, line in again:
+                    claimed.add((x.item, x.segments))
+                    per_chunk[ctx[x.item].chunk_id] = per_chunk.get(ctx[x.item].chunk_id, 0) + 1
+                    citations.append({"chunk_id": ctx[x.item].chunk_id, "quote": line})
             claims.append({"text": normalise(c.quote), "citations": citations,
                            "self_score": round(prob if prob is not None else cov, 4)})
         best = value(scored[0]) if scored else 0.0
@@ -461,6 +469,30 @@ def _restated_places(c: AnswerCandidate, candidates: Sequence[AnswerCandidate], 
             continue
         if restates(c.quote, x.quote):
             out.append(x)
+    return out
+
+
+def _restated_definitions(meaning: str, c: AnswerCandidate, firsts: Sequence[Scored], ctx: Sequence[ContextItem],
+                          claimed: set) -> list[tuple[AnswerCandidate, str]]:
+    """Other documents' best candidates (`firsts`, in their order) whose entry defining the asked term (`meaning`)
+    is c's own entry in the same words (`restatements.restates`: a law and the regulation implementing it both write
+    "Pemberi Kerja adalah orang perseorangan, pengusaha, …"), not quoted by a claim yet; each with that entry's line
+    (an exact slice of its quote). The claim quotes them as the same sentence again (dedup of restated definitions,
+    issue 30): each meaning is one claim, its places listed, so restatements take no claim a different meaning needs.
+    Whether each is kept is decided when the claim is dated (status.dated: only where its document stands in force
+    as the claim's own does)."""
+    own = next((line for line, e in quoted_entries(c.quotes) if defines(e, meaning)), None)
+    if own is None:
+        return []
+    doc = ctx[c.item].document
+    out = []
+    for r in firsts:
+        x = r.candidate
+        if ctx[x.item].document == doc or not ctx[x.item].provision or (x.item, x.segments) in claimed:
+            continue
+        line = next((ln for ln, e in quoted_entries(x.quotes) if defines(e, meaning)), None)
+        if line is not None and restates(own, line):
+            out.append((x, line))
     return out
 
 

@@ -222,14 +222,27 @@ def employers(tmp_path_factory, profile):
 
 def test_the_definition_several_regulations_restate_is_shown_first_whole_or_streamed(employers, monkeypatch):
     """The meaning two regulations state in the same words comes before the one regulation's own, though the reader
-    reads the tax rule's entry best (as the reader's own order shows); then each other meaning, then the restatement:
-    every definition is still shown."""
+    reads the tax rule's entry best (as the reader's own order shows); the restatement is quoted in that claim as the
+    same sentence again (dedup of restated definitions), not as a claim of its own; then each other meaning: every
+    definition is still shown, each meaning once."""
+    from pipeline.rendering.answer_text import render_text
+    from pipeline.responses import Claim
+
     heard = []
     result, _ = asyncio.run(employers.orchestrator(write_traces=False).run(
         "Apa yang dimaksud dengan pemberi kerja?", emit=lambda kind, data: heard.append((kind, data))))
     shown = [c for c in result.claims if c.status == "supported"]
     assert result.outcome == "answer"
-    assert [c.citations[0].doc_id for c in shown] == ["uu-72-2031", "pmk-71-2031", "pp-73-2031"]
+    assert [c.citations[0].doc_id for c in shown] == ["uu-72-2031", "pmk-71-2031"]
+    first = shown[0]
+    assert [x.doc_id for x in first.citations] == ["uu-72-2031", "uu-72-2031", "pp-73-2031"]  # lead-in, entry, again
+    assert first.citations[2].path == "PP 73/2031 › Pasal 1 › angka 2" and first.citations[2].ok
+    # the entry's own line, as the PP writes it ("badan-badan"), not its lead-in
+    assert first.citations[2].quote == "2. Pemberi Kerja adalah " + _EMPLOYERS["pp-73-2031"][3]
+    assert [c.restates for c in Claim.of(first).citations] == [False, False, True]
+    assert "kalimat yang sama juga di:" in render_text(result, "id")
+    (ambiguous,) = [k for k in result.conflicts if k.kind == "ambiguous"]
+    assert "didefinisikan dalam 3 peraturan" in ambiguous.detail and ambiguous.unquoted == 0  # all three quoted
     assert [d["claim"] for k, d in heard if k == "claim"] == shown  # the stream shows them in that order too
     import pipeline.backends.lite as lite
     monkeypatch.setattr(lite, "restatement_order", lambda said, rank=None: list(range(len(said))))

@@ -304,3 +304,27 @@ def test_another_place_stating_the_claim_s_sentence_is_quoted_only_where_it_stan
     assert now.standing == status.standing(statuses["old"], "2026-01-01", "2")
     assert status.dated(claim, claim.citations[0], chunk, {}, "2026-01-01", None).citations == (
         claim.citations if other_doc == "old" else claim.citations[:1])  # undated: the document still decides
+
+
+_DEFINITION = ("Pemberi Kerja adalah orang perseorangan, pengusaha, badan hukum, atau badan lainnya yang mempekerjakan "
+               "tenaga kerja dengan membayar gaji, upah, atau imbalan dalam bentuk lainnya.")
+
+
+@pytest.mark.parametrize("claim_edges, other_edges, kept", [
+    ((), (), True),           # a law and its implementing regulation define the term alike, both in force
+    ((), (_edge(),), False),  # the other regulation was revoked: its definition is history
+    ((_edge(),), (), False),  # the claim's own regulation was revoked: the claim is history, alone
+])
+def test_another_regulation_s_definition_in_the_same_words_is_quoted_only_where_both_are_in_force(claim_edges,
+                                                                                                  other_edges, kept):
+    chunk = _chunk("old", "Pasal 1", f"Pasal 1\n9. {_DEFINITION}", (Span("Pasal 1 angka 9", 8, 11 + len(_DEFINITION)),))
+    own = CitationCheck(chunk.chunk_id, f"9. {_DEFINITION}", "old", "Pasal 1 angka 9", True, doc_id="old")
+    again = CitationCheck("elsewhere", f"3. {_DEFINITION}", "another", "Pasal 1 angka 3", True, doc_id="another")
+    claim = VerifiedClaim(_DEFINITION, "supported", (own, again))
+    statuses = {"old": DocumentStatus("old", "2022-07-01", claim_edges),
+                "another": DocumentStatus("another", "2022-07-01", other_edges)}
+    now = status.dated(claim, own, chunk, statuses, "2026-01-01", None)
+    assert [c.doc_id for c in now.citations] == (["old", "another"] if kept else ["old"])
+    # without the other regulation's standing it is not quoted
+    alone = status.dated(claim, own, chunk, {"old": statuses["old"]}, "2026-01-01", None)
+    assert [c.doc_id for c in alone.citations] == ["old"]
