@@ -250,6 +250,36 @@ def test_the_definition_several_regulations_restate_is_shown_first_whole_or_stre
     assert reader_order.claims[0].citations[0].doc_id == "pmk-71-2031"
 
 
+@pytest.fixture(scope="module")
+def four_alike(tmp_path_factory, profile):
+    """The tax rule and four regulations that define "Pemberi Kerja" in the same words."""
+    alike = {**_EMPLOYERS, **{f"pp-{n}-2031": (f"Peraturan Pemerintah Nomor {n} Tahun 2031 tentang Jaminan Sosial {n}",
+                                                f"PP {n}/2031", "Peraturan Pemerintah ini", _EMPLOYER) for n in (74, 75)}}
+    filler = "\n".join(f"Pasal {n}\n(1) Pemberi Kerja wajib mendaftarkan pekerjanya ke-{n} kepada Badan." for n in range(2, 6))
+    corpus = _ingested(tmp_path_factory, profile, "four-alike", {
+        doc_id: _regulation(title, cite, itself, f"1. Pemberi Kerja adalah {meaning}", filler)
+        for doc_id, (title, cite, itself, meaning) in alike.items()})
+    yield corpus
+    corpus.close()
+
+
+def test_restatements_the_claim_cannot_hold_are_claims_after_every_meaning(four_alike):
+    """A definition claim quotes its lead-in and entry, then as many restatements as its four citations hold (two);
+    a fourth regulation stating the same words is its own claim, after the other meaning, and still quoted."""
+    from pipeline.responses import Claim
+
+    result, _ = _ask(four_alike, "Apa yang dimaksud dengan pemberi kerja?")
+    shown = [c for c in result.claims if c.status == "supported"]
+    assert result.outcome == "answer"
+    first, *others = shown
+    assert [x.restates for x in Claim.of(first).citations] == [False, False, True, True]
+    again = {x.doc_id for x in first.citations[2:]}
+    quoted = {first.citations[0].doc_id} | again | {c.citations[0].doc_id for c in others}
+    assert quoted == {"pmk-71-2031", "uu-72-2031", "pp-73-2031", "pp-74-2031", "pp-75-2031"}  # every definer quoted
+    assert others[0].citations[0].doc_id == "pmk-71-2031"  # the other meaning before the restatement left over
+    assert len(others) == 2 and others[1].citations[0].doc_id not in again | {first.citations[0].doc_id}
+
+
 # A fictional regulation that states one rule for two cases in two Pasal (as PP 34/2021 Pasal 14(4) and 15(4) do): an
 # employer's application and a government body's, which the question does not tell apart.
 TWICE = _regulation(
