@@ -18,7 +18,7 @@ Rows, from stage to stage:
                                              sparse lexical weights as JSON ("" without a
                                              sparse lane), `cached` whether the vector came
                                              from the embedding cache, `embedder` its name
-The driver reads the rows in order and regroups them per path.
+The driver reads the rows in order, as each batch is embedded, and regroups them per document.
 
 The data directory's embedding cache (pipeline/index/embedding_cache.py) works as in `saksi
 ingest`: an actor embeds only the texts the cache does not hold for its embedder (it reads the cache
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import itertools
 import json
 import logging
 import sys
@@ -48,10 +47,10 @@ import numpy as np
 from pipeline.backends import make_embedder
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus, DataDir, IngestReport, Ingestor
-from pipeline.corpus.ingestor import GivenVectors, IngestMeter, Prepared
+from pipeline.corpus.ingestor import GivenVectors, IngestMeter, Prepared, SilentMeter
 from pipeline.errors import IngestError
 from pipeline.index.embedding_cache import EmbeddingCache
-from pipeline.ingest.prepare import DocumentPreparer
+from pipeline.ingest.prepare import DocumentPreparer, PreparedDocument
 from pipeline.protocols import Embedder
 from pipeline.text import embedding_text
 
@@ -60,6 +59,13 @@ from .ray_start import start_or_join
 log = logging.getLogger(__name__)
 
 EmbedderFactory = Callable[[], Embedder]
+
+# Ray Data's largest block, here about one batch of rows (a passage's text and vector are a few KiB): by default
+# (128 MiB) an actor's output waits until its whole input block is embedded, so the rows of a long document (one
+# block out of parsing) reached the driver only when all of it was done, tens of minutes in the statute book, with
+# no progress said and nothing kept if the job stopped; small blocks also let the pool share a long document
+STREAM_BLOCK_BYTES = 256 * 1024
+REMEMBER_EVERY = 32  # vectors the actors computed, stored in the embedding cache this many at a time as they arrive
 
 
 @functools.lru_cache(maxsize=4)
@@ -167,28 +173,52 @@ class RayPreparation:
     when nothing changed, the factory's embedder, so the state still names who wrote the vectors."""
 
     def __init__(self, corpus: Corpus, profile_name: str, concurrency: int, batch_size: int,
-                 embedder_factory: EmbedderFactory | None, say: Callable[[str], None]):
+                 embedder_factory: EmbedderFactory | None, say: Callable[[str], None], meter: IngestMeter | None = None):
         self.corpus, self.profile_name, self.say = corpus, profile_name, say
         self.concurrency, self.batch_size, self.embedder_factory = concurrency, batch_size, embedder_factory
+        self.meter = meter or SilentMeter()
 
     def prepared(self, files: Sequence[Path]) -> Iterator[Prepared]:
         reported = False
         if files:
             factory = self.embedder_factory or functools.partial(make_embedder, self.corpus.profile)
-            for rows in self._rows(files):
+            for prepared, rows in self._documents(files):
                 first = rows[0]
-                if first["error"]:
+                if prepared is None:
                     yield IngestError(**json.loads(first["error"]))
                     continue
                 if not reported:  # before the first write opens the dense index with this dimension
                     self.corpus.use_embedder(_ReportedEmbedder(str(first["embedder"]), len(first["vector"]), factory))
                     reported = True
-                self._remember(rows)
-                yield (pickle.loads(first["prepared"]),
-                       GivenVectors({r["chunk_id"]: (r["vector"], _weights(r["weights"])) for r in rows},
-                                    from_cache=[r["chunk_id"] for r in rows if r["cached"]]))
+                yield (prepared, GivenVectors({r["chunk_id"]: (r["vector"], _weights(r["weights"])) for r in rows},
+                                              from_cache=[r["chunk_id"] for r in rows if r["cached"]], metered=True))
         if not reported and self.embedder_factory:
             self.corpus.use_embedder(self.embedder_factory())
+
+    def _documents(self, files: Sequence[Path]) -> Iterator[tuple[PreparedDocument | None, list[dict]]]:
+        """Each file's prepared document (None for a file that cannot be ingested, whose one row is its error) and
+        its rows, handed over as soon as its last row arrives. Row by row, as the actors' batches arrive, the meter
+        hears each vector and the vectors the actors computed go into the embedding cache, `REMEMBER_EVERY` at a
+        time: a job stopped in the middle of a long document (UU 11/2020 holds thousands of passages) keeps every
+        vector that reached the driver, and a run again embeds only the rest."""
+        prepared, rows, fresh = None, [], []
+        for row in self._rows(files):
+            if row["error"]:
+                yield None, [row]
+                continue
+            if row["prepared"]:  # a document's first row carries the document (input order is kept)
+                prepared, rows = pickle.loads(row["prepared"]), []
+                self.meter.embedding(prepared.document.doc_id, len(prepared.chunks))
+            rows.append(row)
+            if not row["cached"]:
+                fresh.append(row)
+            self.meter.embedded(1)
+            whole = len(rows) == len(prepared.chunks)
+            if fresh and (whole or len(fresh) >= REMEMBER_EVERY):
+                self._remember(fresh)
+                fresh = []
+            if whole:
+                yield prepared, rows
 
     def _remember(self, rows: list[dict]) -> None:
         """The vectors the actors computed (not those they read from the cache) into the embedding
@@ -199,12 +229,15 @@ class RayPreparation:
             self.corpus.embedding_cache.put(str(new[0]["embedder"]), [str(r["text"]) for r in new],
                                             np.asarray([r["vector"] for r in new], dtype=np.float32), sparse)
 
-    def _rows(self, files: Sequence[Path]) -> Iterator[list[dict]]:
-        """The Ray Data pipeline; yields each file's rows (its chunks, or its one error row), in input order."""
+    def _rows(self, files: Sequence[Path]) -> Iterator[dict]:
+        """The Ray Data pipeline; yields each file's rows (its chunks, or its one error row), in input order, as the
+        actors' batches finish (`STREAM_BLOCK_BYTES`)."""
         import ray
 
         start_or_join(say=lambda m: print(m, file=sys.stderr))
-        ray.data.DataContext.get_current().execution_options.preserve_order = True
+        context = ray.data.DataContext.get_current()
+        context.execution_options.preserve_order = True
+        context.target_max_block_size = STREAM_BLOCK_BYTES
         actor_cpus = actor_cpu_share(float(ray.cluster_resources().get("CPU", 0)), self.concurrency)
         self.say(f"preparing {len(files)} files; embedding with a pool of {self.concurrency} actor(s)"
                  + (f" of {actor_cpus:.2f} CPU each (the rest parses)" if actor_cpus < 1 else "") + " …")
@@ -216,8 +249,7 @@ class RayPreparation:
                                                               "cache_dir": str(self.corpus.data_dir.resolve())},
                            compute=ray.data.ActorPoolStrategy(size=self.concurrency), batch_size=self.batch_size,
                            num_cpus=actor_cpus))
-        for _, rows in itertools.groupby(ds.iter_rows(), key=lambda r: r["path"]):
-            yield list(rows)
+        yield from ds.iter_rows()
 
 
 def bulk_ingest(paths: Sequence[Path], profile_name: str, data_dir: "Path | DataDir", concurrency: int = 1,
@@ -233,7 +265,7 @@ def bulk_ingest(paths: Sequence[Path], profile_name: str, data_dir: "Path | Data
     say = progress or (lambda m: log.info(m))
     target = data_dir if isinstance(data_dir, DataDir) else DataDir(data_dir)  # a collection's, or the root
     with Corpus(target, load_profile(profile_name)) as corpus:
-        preparation = RayPreparation(corpus, profile_name, concurrency, batch_size, embedder_factory, say)
+        preparation = RayPreparation(corpus, profile_name, concurrency, batch_size, embedder_factory, say, meter)
         return Ingestor(corpus, say, meter=meter).ingest(paths, rebuild=rebuild, preparation=preparation)
 
 

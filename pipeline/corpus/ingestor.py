@@ -94,9 +94,10 @@ class GivenVectors(dict):
     them the embedding cache supplied: the report counts those as `from_cache`, as `embed_chunks`
     counts its own hits."""
 
-    def __init__(self, vectors: Mapping[str, tuple], from_cache: Iterable[str] = ()):
+    def __init__(self, vectors: Mapping[str, tuple], from_cache: Iterable[str] = (), metered: bool = False):
         super().__init__(vectors)
         self.from_cache = frozenset(from_cache)
+        self.metered = metered  # the meter heard of them as they arrived (bulk-ingest): not told again on writing
 
 
 class IngestMeter(Protocol):
@@ -407,7 +408,8 @@ class Ingestor:
         else:  # the id hashes location and text; embedding_text adds the title: a new title, new vectors
             present = set()
         todo = [c for c in prepared.chunks if c.chunk_id not in present]
-        self.meter.embedding(doc.doc_id, len(todo))
+        if not getattr(vectors, "metered", False):
+            self.meter.embedding(doc.doc_id, len(todo))
         if self.defer_vectors:  # written by apply(), with everything a reader needs to cite them
             self._deferred.append((todo, vectors))
             prepared.manifest["embedded"] = len(todo)
@@ -436,7 +438,7 @@ class Ingestor:
             dense = np.asarray([given[c.chunk_id][0] for c in part], dtype=np.float32)
             weights = [given[c.chunk_id][1] for c in part] if corpus.sparse else None
             corpus.dense.upsert([c.chunk_id for c in part], [c.doc_id for c in part], dense, weights)
-            if computed_elsewhere:
+            if computed_elsewhere and not getattr(given, "metered", False):
                 self.meter.embedded(len(part))
         return len(chunks)
 

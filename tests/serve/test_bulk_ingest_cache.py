@@ -13,7 +13,8 @@ from pipeline.config import load_profile
 from pipeline.corpus import Corpus
 from pipeline.index.embedding_cache import EmbeddingCache
 from pipeline.text import embedding_text
-from serve.bulk_ingest import EmbedActor, bulk_ingest
+from pipeline.corpus.ingestor import SilentMeter
+from serve.bulk_ingest import REMEMBER_EVERY, EmbedActor, bulk_ingest
 
 from ..conftest import SAMPLE
 
@@ -79,3 +80,97 @@ def test_a_second_bulk_ingest_of_unchanged_text_embeds_nothing(ray_session, tmp_
         local = corpus.ingest([SAMPLE], rebuild=True)
         assert corpus.check() == corpus.store.fingerprint()
     assert embedded(log) == n and local.embedded == local.from_cache == n
+
+
+def _long_regulation(folder: Path, pasal: int = 60) -> Path:
+    """A fictional regulation of `pasal` one-sentence Pasal: one long document, many passages."""
+    folder.mkdir(parents=True, exist_ok=True)
+    body = "\n\n".join(f"Pasal {k}\nWajib Pajak golongan {k} menyampaikan laporan kepada Menteri paling lambat tanggal "
+                       f"{k % 28 + 1} setiap bulan dengan melampirkan bukti pembayaran golongan {k}." for k in
+                       range(1, pasal + 1))
+    path = folder / "pmc-1-2030.md"
+    path.write_text(f"---\ntitle: Peraturan Menteri Contoh Nomor 1 Tahun 2030 (fiktif, untuk pengujian)\ncite_as: "
+                    f"PMC 1/2030\n---\nPERATURAN MENTERI CONTOH NOMOR 1 TAHUN 2030\n\n{body}\n", encoding="utf-8")
+    return path
+
+
+def _texts_of(src: Path) -> list[str]:
+    """The texts the actors embed for the file's passages (as `saksi ingest` prepares it)."""
+    from pipeline.ingest.prepare import DocumentPreparer
+
+    prepared = DocumentPreparer(load_profile(), src.parent / "scratch").prepare(src)
+    return [embedding_text(c) for c in prepared.chunks]
+
+
+class _StopWithin(SilentMeter):
+    """Stops the job (as Ctrl-C would) when `after` vectors of the document being embedded have reached the driver."""
+
+    def __init__(self, after: int):
+        self.after, self.doc, self.heard, self.total = after, None, 0, 0
+
+    def embedding(self, doc_id, chunks):
+        self.doc, self.heard, self.total = doc_id, 0, chunks
+
+    def embedded(self, chunks):
+        self.heard += chunks
+        if self.heard == self.after:
+            raise KeyboardInterrupt
+
+
+def test_a_job_stopped_inside_a_long_document_keeps_the_vectors_that_reached_the_driver(ray_session, tmp_path):
+    """The vectors of a long document reach the embedding cache as its batches arrive, not when the whole
+    document is in: stopped 40 passages into it, the cache holds those the driver had stored (a multiple of
+    REMEMBER_EVERY, none past where it stopped), and a run again asks the model only for the rest."""
+    src, data, log = _long_regulation(tmp_path / "src"), tmp_path / "data", tmp_path / "embedded.log"
+    stop = _StopWithin(40)
+    with pytest.raises(KeyboardInterrupt):
+        bulk_ingest([src], "lite", data, batch_size=8, embedder_factory=counting(log), meter=stop)
+    assert stop.doc == "pmc-1-2030" and stop.total >= 60
+    with Corpus(data, load_profile(), embedder=FakeHashEmbedder()) as corpus:
+        assert corpus.store.count() == 0  # the document itself was not committed
+    kept = len(EmbeddingCache(data).get(FakeHashEmbedder.name, _texts_of(src)))
+    assert kept == 40 // REMEMBER_EVERY * REMEMBER_EVERY > 0
+    before = embedded(log)
+    again = bulk_ingest([src], "lite", data, batch_size=8, embedder_factory=counting(log))
+    assert again.total_chunks == stop.total and again.from_cache == kept
+    assert embedded(log) - before == stop.total - kept  # the model embedded only what the cache lacked
+
+
+def waiting(log: Path, signal: Path):
+    """Fake embedders (as `counting`) that, from their third batch on, wait until the driver has heard of a
+    passage (`signal` exists); a wait that runs out is noted in `log`."""
+    def make():
+        import time
+
+        class Waiting(FakeHashEmbedder):
+            calls = 0
+
+            async def embed_passages(self, texts):
+                self.calls += 1
+                if self.calls >= 3:
+                    deadline = time.monotonic() + 30
+                    while not signal.exists() and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    if not signal.exists():
+                        with open(log, "a", encoding="utf-8") as f:
+                            f.write("ran out\n")
+                return await super().embed_passages(texts)
+        return Waiting()
+    return make
+
+
+def test_the_driver_hears_a_long_document_batch_by_batch(ray_session, tmp_path, monkeypatch):
+    """Rows leave the actor as its batches finish (blocks of about STREAM_BLOCK_BYTES, here set so that one batch
+    fills one), so the driver hears of a long document's first passages while the actor still embeds the rest: the
+    actor's third batch waits for the driver to hear one, and never has to wait it out (with Ray Data's default
+    128 MiB blocks it does: the whole document is one block)."""
+    import serve.bulk_ingest as bulk
+
+    monkeypatch.setattr(bulk, "STREAM_BLOCK_BYTES", 2 * 1024)
+    src, data, log, signal = _long_regulation(tmp_path / "src"), tmp_path / "data", tmp_path / "log", tmp_path / "go"
+
+    class Heard(SilentMeter):
+        def embedded(self, chunks):
+            signal.touch()
+    report = bulk_ingest([src], "lite", data, batch_size=8, embedder_factory=waiting(log, signal), meter=Heard())
+    assert report.total_chunks >= 60 and signal.exists() and not log.exists()  # no wait ran out
