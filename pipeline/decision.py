@@ -311,7 +311,8 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
         detail = (f"«{term}» didefinisikan dalam {n} peraturan: {where}" if lang == "id"
                   else f"«{term}» is defined in {n} regulations: {where}")
         if others:
-            detail += (f" — jawaban ini mengutip {len(quoted)}; periksa definisi peraturan yang mengatur perkara Anda."
+            detail += (f" — jawaban ini mengutip {len(quoted)}; periksa definisi peraturan yang mengatur perkara "
+                       "Anda."
                        if lang == "id" else
                        f" — this answer quotes {len(quoted)}; check the definition of the regulation that governs "
                        "your case.")

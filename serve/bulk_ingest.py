@@ -173,7 +173,8 @@ class RayPreparation:
     when nothing changed, the factory's embedder, so the state still names who wrote the vectors."""
 
     def __init__(self, corpus: Corpus, profile_name: str, concurrency: int, batch_size: int,
-                 embedder_factory: EmbedderFactory | None, say: Callable[[str], None], meter: IngestMeter | None = None):
+                 embedder_factory: EmbedderFactory | None, say: Callable[[str], None],
+                 meter: IngestMeter | None = None):
         self.corpus, self.profile_name, self.say = corpus, profile_name, say
         self.concurrency, self.batch_size, self.embedder_factory = concurrency, batch_size, embedder_factory
         self.meter = meter or SilentMeter()

@@ -253,9 +253,12 @@ def test_the_definition_several_regulations_restate_is_shown_first_whole_or_stre
 @pytest.fixture(scope="module")
 def four_alike(tmp_path_factory, profile):
     """The tax rule and four regulations that define "Pemberi Kerja" in the same words."""
-    alike = {**_EMPLOYERS, **{f"pp-{n}-2031": (f"Peraturan Pemerintah Nomor {n} Tahun 2031 tentang Jaminan Sosial {n}",
-                                                f"PP {n}/2031", "Peraturan Pemerintah ini", _EMPLOYER) for n in (74, 75)}}
-    filler = "\n".join(f"Pasal {n}\n(1) Pemberi Kerja wajib mendaftarkan pekerjanya ke-{n} kepada Badan." for n in range(2, 6))
+    alike = dict(_EMPLOYERS)
+    for n in (74, 75):
+        alike[f"pp-{n}-2031"] = (f"Peraturan Pemerintah Nomor {n} Tahun 2031 tentang Jaminan Sosial {n}", f"PP {n}/2031",
+                                 "Peraturan Pemerintah ini", _EMPLOYER)
+    filler = "\n".join(f"Pasal {n}\n(1) Pemberi Kerja wajib mendaftarkan pekerjanya ke-{n} kepada Badan."
+                       for n in range(2, 6))
     corpus = _ingested(tmp_path_factory, profile, "four-alike", {
         doc_id: _regulation(title, cite, itself, f"1. Pemberi Kerja adalah {meaning}", filler)
         for doc_id, (title, cite, itself, meaning) in alike.items()})
