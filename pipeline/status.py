@@ -23,8 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from .citations import cite_path
-from .answer_reader.answers import without_label
-from .definitions import entry_of
+from .definitions import quoted_entries
 from .restatements import restatements_kept
 from .config import ConfidenceSettings
 from .gates import band_for
@@ -241,7 +240,7 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
         # are in force
         other = statuses.get(x.doc_id)
         there = standing(other, on, pasal_of(x.location or "")) if other is not None else None
-        if there is None or (x.doc_id != own and entry_of(without_label(x.quote.strip())[1]) is None):
+        if there is None or (x.doc_id != own and next(quoted_entries([x.quote]), None) is None):
             return False
         return there == where if x.doc_id == own else there.state == where.state == "in_force"
     claim = restatements_kept(claim, alike)

@@ -406,8 +406,8 @@ class ExtractiveGenerator:
         for r in eligible:
             (rest if ctx[r.candidate.item].document in seen_docs else firsts).append(r)
             seen_docs.add(ctx[r.candidate.item].document)
-        firsts = _restatements_ordered(request.question, firsts)
-        meaning = asked_term(request.question)
+        meaning = asked_term(request.question)  # the term a definition question asks (None: another question)
+        firsts = _restatements_ordered(meaning, firsts)
         claims, per_chunk, claimed = [], {}, set()
         for r in firsts + rest:
             c, refs, cov, prob = r.candidate, r.referenced, r.coverage, r.probability
@@ -496,12 +496,12 @@ def _restated_definitions(meaning: str, c: AnswerCandidate, firsts: Sequence[Sco
     return out
 
 
-def _restatements_ordered(question: str, firsts: list[Scored]) -> list[Scored]:
-    """Each document's best claim (`firsts`, best first), for a question that asks what a term means, with the
+def _restatements_ordered(meaning: str | None, firsts: list[Scored]) -> list[Scored]:
+    """Each document's best claim (`firsts`, best first), for a question that asks what a term means (`meaning`, its
+    `definitions.asked_term`; None: firsts as they are), with the
     documents' definitions of it in `definitions.restatement_order`: the meaning most of them state first; among the
     documents stating it in the same words, the reranker's order (the context's: it weighs the document, its
     authority and freshness), not the reader's (identical words read alike but for where they stand)."""
-    meaning = asked_term(question)
     if meaning is None:
         return firsts
     said = [asked_definiens(meaning, r.candidate.quotes) for r in firsts]
