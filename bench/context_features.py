@@ -46,12 +46,10 @@ def _claimed_quote(run: Path, row: dict) -> str | None:
     return next((s["quote"] for s in attempt["generator_output"]["scores"] if s["claimed"]), None)
 
 
-def _reading(corpus_dir: Path, question: str, quote: str):
+def _reading(corpus, question: str, quote: str):
     """The first attempt's reader input (features, model, its keyword arguments) and the row of `quote`, or None."""
     from pipeline.answer_reader.features import Featurizer
     from pipeline.answer_reader.model import ReaderModel
-    from pipeline.config import load_profile
-    from pipeline.corpus.corpus import Corpus
 
     seen, calls = [], []
     matrix, probability = Featurizer.matrix, ReaderModel.probability
@@ -66,8 +64,7 @@ def _reading(corpus_dir: Path, question: str, quote: str):
         return probability(self, x, **kwargs)
     Featurizer.matrix, ReaderModel.probability = capture_matrix, capture_probability
     try:
-        with Corpus(corpus_dir, load_profile("lite")) as corpus:
-            asyncio.run(corpus.orchestrator(write_traces=False).run(question))
+        asyncio.run(corpus.orchestrator(write_traces=False).run(question))
     finally:
         Featurizer.matrix, ReaderModel.probability = matrix, probability
     (keep, views), (model, x, kwargs) = seen[0], calls[0]
@@ -77,10 +74,10 @@ def _reading(corpus_dir: Path, question: str, quote: str):
     return (model, x, kwargs, row) if row is not None else None
 
 
-def _one(question: str, quote: str, small_dir: Path, large_dir: Path) -> dict:
+def _one(question: str, quote: str, small_corpus, large_corpus) -> dict:
     from pipeline.answer_reader import FEATURES
 
-    small, large = _reading(small_dir, question, quote), _reading(large_dir, question, quote)
+    small, large = _reading(small_corpus, question, quote), _reading(large_corpus, question, quote)
     if small is None or large is None:
         return {"read": None, "why": "the claimed candidate is not read in " + ("the small" if small is None else
                                                                                "the large") + " corpus"}
@@ -109,15 +106,20 @@ def main() -> int:
     ap.add_argument("--large-corpus", type=Path, required=True)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "context_features.json")
     args = ap.parse_args()
+    from pipeline.config import load_profile
+    from pipeline.corpus.corpus import Corpus
+
     small, large = _rows(args.small_run), _rows(args.large_run)
     result = {}
-    for qid, row in small.items():
-        other = large.get(qid)
-        if not (_right(row) and other is not None and other["outcome"] != "answer"):
-            continue
-        quote = _claimed_quote(args.small_run, row)
-        result[qid] = _one(row["question"], quote, args.small_corpus, args.large_corpus) if quote else {"read": None}
-        print(qid, json.dumps(result[qid])[:200], file=sys.stderr)
+    with Corpus(args.small_corpus, load_profile("lite")) as small_corpus, \
+            Corpus(args.large_corpus, load_profile("lite")) as large_corpus:  # each opened once
+        for qid, row in small.items():
+            other = large.get(qid)
+            if not (_right(row) and other is not None and other["outcome"] != "answer"):
+                continue
+            quote = _claimed_quote(args.small_run, row)
+            result[qid] = _one(row["question"], quote, small_corpus, large_corpus) if quote else {"read": None}
+            print(qid, json.dumps(result[qid])[:200], file=sys.stderr)
     explained = {name: sum(1 for r in result.values() if r.get("large") is not None and r["small"] - r["large"] > 0.1
                            and r["swapped"][name]["read"] - r["large"] >= 0.8 * (r["small"] - r["large"]))
                  for name in SWAPPED}
