@@ -232,7 +232,9 @@ class RayPreparation:
 
     def _rows(self, files: Sequence[Path]) -> Iterator[dict]:
         """The Ray Data pipeline; yields each file's rows (its chunks, or its one error row), in input order, as the
-        actors' batches finish (`STREAM_BLOCK_BYTES`)."""
+        actors' batches finish (`STREAM_BLOCK_BYTES`). An actor runs its batches in the order they were given
+        (Ray Data lets it run a later one first when the earlier one's input is not yet at hand): the output keeps
+        input order, so a batch run early would wait, unstored, for the one before it to reach the driver."""
         import ray
 
         start_or_join(say=lambda m: print(m, file=sys.stderr))
@@ -249,7 +251,7 @@ class RayPreparation:
                                                               "embedder_factory": self.embedder_factory,
                                                               "cache_dir": str(self.corpus.data_dir.resolve())},
                            compute=ray.data.ActorPoolStrategy(size=self.concurrency), batch_size=self.batch_size,
-                           num_cpus=actor_cpus))
+                           num_cpus=actor_cpus, allow_out_of_order_execution=False))
         yield from ds.iter_rows()
 
 
