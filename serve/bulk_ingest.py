@@ -251,9 +251,10 @@ class RayPreparation:
                                                               "embedder_factory": self.embedder_factory,
                                                               "cache_dir": str(self.corpus.data_dir.resolve())},
                            compute=ray.data.ActorPoolStrategy(size=self.concurrency), batch_size=self.batch_size,
+                           num_cpus=actor_cpus,
                            # a remote arg of the actors: Ray 2.60 names no parameter for it, and warns that
                            # such args go in Ray 2.64 (pyproject pins <2.61)
-                           num_cpus=actor_cpus, allow_out_of_order_execution=False))
+                           allow_out_of_order_execution=False))
         yield from ds.iter_rows()
 
 

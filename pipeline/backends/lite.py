@@ -498,8 +498,8 @@ def _restated_definitions(meaning: str, c: AnswerCandidate, firsts: Sequence[Sco
 
 def _restatements_ordered(meaning: str | None, firsts: list[Scored]) -> list[Scored]:
     """Each document's best claim (`firsts`, best first), for a question that asks what a term means (`meaning`, its
-    `definitions.asked_term`; None: firsts as they are), with the
-    documents' definitions of it in `definitions.restatement_order`: the meaning most of them state first; among the
+    `definitions.asked_term`; None: firsts as they are), with the documents' definitions of it in
+    `definitions.restatement_order`: the meaning most of them state first; among the
     documents stating it in the same words, the reranker's order (the context's: it weighs the document, its
     authority and freshness), not the reader's (identical words read alike but for where they stand)."""
     if meaning is None:
