@@ -27,6 +27,12 @@ from .units import Line, Unit
 _BAB = re.compile(r"^\s*(BAB|CHAPTER)\s+([IVXLC]+|\d+)\b\.?\s*(.*)$")
 _BAGIAN = re.compile(r"^\s*(Bagian\s+Ke\w+|Paragraf\s+\d+|Part\s+(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|"
                      r"Ten|\d+)|Section\s+\d+)\s*$")
+# a heading written on one line with its title, or after the last sentence of the Pasal before it, as the shared
+# statute book's texts have them ("Bagian Kesatu Perlindungan Paragraf 1 Penyandang Cacat"; "… yang berlaku. Paragraf
+# 2 Anak"): the ordinal is spelt out, so "Bagian Keuangan menyusun …" is no heading
+_ORDINAL = (r"Ke(?:satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan|sepuluh|sebelas)"
+            r"(?:\s+(?:Belas|Puluh(?:\s+(?:Satu|Dua|Tiga|Empat|Lima|Enam|Tujuh|Delapan|Sembilan))?))?")
+_HEADING_WORD = re.compile(rf"\b(?:BAB\s+[IVXLC]+|Bagian\s+{_ORDINAL}|Paragraf\s+\d+)\b")
 _PASAL = re.compile(r"^\s*(?:-\s*\d+\s*-?\s*)?((?:Pasal|Article)\s+(\d+[A-Z]?|[IVXL]+))\s*$")
 _PENJELASAN = re.compile(r"^\s*(PENJELASAN|ELUCIDATION)\b")
 _LAMPIRAN = re.compile(r"^\s*(LAMPIRAN|ATTACHMENT|APPENDIX)\b")
@@ -83,10 +89,64 @@ class RegulationSplitter:
         self.lists: list[_OpenList] = []  # the open huruf/angka lists, outermost first
 
     def read(self, lines: list[Line]) -> list[Unit]:
+        following = [ln for ln in lines if not ln.blank][1:] + [None]
+        nxt = iter(following)
+        after: Line | None = None
         for line in lines:
-            self._read_line(line)
+            if not line.blank:
+                after = next(nxt)
+            pieces = self._headings_in(line, after) if not line.blank else None
+            if pieces is None:
+                self._read_line(line)
+                continue
+            body, headings = pieces
+            if body is not None:
+                self._read_line(body)
+            for heading in headings:
+                self._heading(heading)
         self._close_unit()
         return self.units
+
+    def _headings_in(self, line: Line, after: Line | None) -> tuple[Line | None, list[Line]] | None:
+        """A body line that holds headings the plain patterns miss (the title on the same line, several headings on
+        one line, or headings after the Pasal's last sentence): the text before them, if any, and one line per
+        heading, each with its title. Only where a Pasal or another heading follows (or nothing), outside an
+        amending article; None for any other line."""
+        if self.section not in ("body", "preamble") or self.amending is not None:
+            return None
+        if self.section == "preamble" and not _BAB.match(line.text):
+            return None  # the body begins with its first BAB or Pasal
+        if after is not None and not (_PASAL.match(after.text) or _BAB.match(after.text)
+                                      or _HEADING_WORD.match(after.text.strip())):
+            return None
+        text = line.text
+        starts = [m.start() for m in _HEADING_WORD.finditer(text)]
+        first = next((k for k in starts if not text[:k].strip() or re.search(r"[.;:]\s+$", text[:k])), None)
+        if first is None:
+            return None
+        starts = [k for k in starts if k >= first]
+        if text.rstrip()[-1] in ".;:,":
+            return None  # a heading's title is no sentence: "Paragraf 3 tidak berlaku." is the Pasal's text
+        if not text[:first].strip() and len(starts) == 1 and (_BAB.match(text) or _BAGIAN.match(text)):
+            return None  # one heading alone on its line (its title, if any, on the next): read as before
+        body = None
+        if text[:first].strip():
+            kept = text[:first].rstrip()
+            body = Line(line.start, line.start + len(kept), kept)
+        headings = []
+        for a, b in zip(starts, starts[1:] + [len(text)]):
+            piece = text[a:b].rstrip()
+            headings.append(Line(line.start + a, line.start + a + len(piece), piece))
+        return body, headings
+
+    def _heading(self, line: Line) -> None:
+        """A heading `_headings_in` cut out, with its title: a BAB, a Bagian or a Paragraf."""
+        if m := _BAB.match(line.text):
+            self._bab(m)
+            return
+        self._close_unit()
+        level = 1 if line.text.startswith("Bagian") else 2
+        self.headings = self.headings[:level] + [" ".join(line.text.split())]
 
     def _read_line(self, line: Line) -> None:
         """Hand the line to the first kind it is, in this order."""

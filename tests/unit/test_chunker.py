@@ -128,6 +128,53 @@ def test_regulation_one_chunk_per_pasal_with_ayat_spans(tmp_path):
     assert by_loc["Pasal 1"].heading == "BAB I KETENTUAN UMUM"
 
 
+# the shared statute book's texts (../shared/data/peraturan/uu.tar.xz) write a heading with its title on one line,
+# several headings on one line, and a heading after the last sentence of the Pasal before it (UU 13/2003 Pasal 67,
+# 75; 462 of its 1,555 documents, 5,383 passages before issue 30's tenth session)
+GLUED = """UNDANG-UNDANG REPUBLIK INDONESIA
+NOMOR 13 TAHUN 2003
+TENTANG
+KETENAGAKERJAAN
+BAB I KETENTUAN UMUM
+Pasal 1
+Dalam undang-undang ini yang dimaksud dengan tenaga kerja adalah setiap orang yang mampu melakukan pekerjaan.
+BAB X PERLINDUNGAN, PENGUPAHAN, DAN KESEJAHTERAAN Bagian Kesatu Perlindungan Paragraf 1 Penyandang Cacat
+Pasal 67
+(1) Pengusaha yang mempekerjakan tenaga kerja penyandang cacat wajib memberikan perlindungan.
+(2) Pemberian perlindungan dilaksanakan sesuai dengan peraturan perundang-undangan yang berlaku. Paragraf 2 Anak
+Pasal 68
+Pengusaha dilarang mempekerjakan anak.
+Bagian Keuangan perusahaan mencatat upah anak. Paragraf 3 tidak berlaku.
+Pasal 69
+Anak dilindungi. Paragraf 4 Waktu Kerja
+Ketentuan sebagaimana dimaksud dalam Pasal 68 berlaku. BAB XI HUBUNGAN INDUSTRIAL
+Pasal 102
+Dalam melaksanakan hubungan industrial, pemerintah mempunyai fungsi menetapkan kebijakan.
+"""
+
+
+def test_headings_on_a_body_line_are_read_as_headings_with_their_titles(tmp_path):
+    src, chunks = _chunk_file(_write(tmp_path, "uu-13-2003.md", GLUED))
+    _assert_exact(src, chunks)
+    by_loc = {c.location: c for c in chunks}
+    assert by_loc["Pasal 1"].heading == "BAB I KETENTUAN UMUM"
+    assert by_loc["Pasal 67"].heading == ("BAB X PERLINDUNGAN, PENGUPAHAN, DAN KESEJAHTERAAN › Bagian Kesatu "
+                                          "Perlindungan › Paragraf 1 Penyandang Cacat")
+    # the next Paragraf's heading is no part of ayat (2): the quote ends with the sentence
+    p67 = by_loc["Pasal 67"]
+    assert p67.text.endswith("yang berlaku.")
+    assert p67.text[p67.spans[-1].start:p67.spans[-1].end].endswith("yang berlaku.")
+    assert by_loc["Pasal 68"].heading == ("BAB X PERLINDUNGAN, PENGUPAHAN, DAN KESEJAHTERAAN › Bagian Kesatu "
+                                          "Perlindungan › Paragraf 2 Anak")
+    # "Bagian Keuangan" is no Bagian (its ordinal is not spelt out), a title is no sentence ("Paragraf 3 tidak
+    # berlaku." stays text of Pasal 68), and a line that neither a Pasal nor a heading follows keeps its words
+    assert by_loc["Pasal 68"].text.endswith("Bagian Keuangan perusahaan mencatat upah anak. Paragraf 3 tidak berlaku.")
+    assert "Anak dilindungi. Paragraf 4 Waktu Kerja\nKetentuan" in by_loc["Pasal 69"].text
+    assert by_loc["Pasal 69"].text.endswith("Pasal 68 berlaku.")
+    assert by_loc["Pasal 69"].heading.endswith("Paragraf 2 Anak")
+    assert by_loc["Pasal 102"].heading == "BAB XI HUBUNGAN INDUSTRIAL"
+
+
 def test_regulation_penjelasan_is_labelled_apart_from_the_body(tmp_path):
     _, chunks = _chunk_file(_write(tmp_path, "reg.md", REGULATION))
     locs = [c.location for c in chunks]
@@ -515,6 +562,16 @@ def test_a_stated_date_is_time_evidence_but_a_regulation_number_is_not(tagger, t
     ("Kota ini berpenduduk sekitar sepuluh juta jiwa.", True),
     ("Donggala adalah kabupaten terluas ke-7 di Sulawesi Tengah.", False),  # an ordinal states no quantity
     ("Sebagaimana dimaksud dalam Pasal 5 ayat (2).", False),                # nor does a reference
+    # a regulation's own numbering is no figure: UU 40/2004 Pasal 43, which answered "Berapa jumlah santunan
+    # sekaligus …?" at TINGGI in the statute book without PP 44/2015 (issue 30), states no amount
+    ("(1) Jaminan kematian diselenggarakan secara nasional berdasarkan prinsip asuransi sosial. (2) Jaminan "
+     "kematian diselenggarakan dengan tujuan untuk memberikan santunan kematian.", False),
+    ("1) pekerja yang bersangkutan; 2) ahli waris.", False),
+    ("diatur dengan Peraturan Pemerintah. Paragraf 12 Pemberhentian", False),
+    ("(1) Manfaat JKM diberikan berupa santunan sekaligus Rp16.200.000,00.", True),  # the amount, beside ayat (1)
+    ("Tarif sebesar 5% dari penghasilan bruto.", True),
+    ("(2) Iuran dibayar paling lambat tanggal 15 bulan berikutnya.", True),
+    ("Bunga sebesar (10%) per tahun.", True),                                # a figure in brackets is still one
 ])
 def test_quantity_is_a_stated_figure(tagger, text, expected):
     assert ("quantity" in tagger.tag(text)) is expected
