@@ -17,9 +17,9 @@ def cmd_eval(args) -> int:
         return _eval_compare(args)
     profile = load_profile(args.profile)
     say = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
-    if args.leave_out is not None and (args.reviews or args.adversarial or args.corpus):
-        print("saksi: --leave-out goes with a DATASET whose questions carry a 'reference'; not with --reviews, "
-              "--adversarial or --corpus (it builds the dataset's corpus without the law itself)", file=sys.stderr)
+    if args.leave_out is not None and (args.reviews or args.adversarial):
+        print("saksi: --leave-out goes with a DATASET whose questions carry a 'reference'; not with --reviews or "
+              "--adversarial (it asks the dataset's corpus, or a copy of --corpus, without the law)", file=sys.stderr)
         return 2
     if args.level != "pasal":
         print("saksi: --level goes with --compare", file=sys.stderr)

@@ -83,8 +83,9 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:
                    help="ask an existing corpus instead of ingesting the dataset's passages")
     p.add_argument("--leave-out", metavar="LAW",
                    help="build the dataset's corpus without the documents cited as LAW (e.g. \"PP 35/2021\"), in "
-                        "OUT/corpus-without-<law>, and ask only the questions whose gold reference is LAW: refused, "
-                        "or answered from another regulation? (needs a dataset with references; not with --corpus)")
+                        "OUT/corpus-without-<law> (with --corpus: a copy of that corpus, LAW deleted from the copy), "
+                        "and ask only the questions whose gold reference is LAW: refused, or answered from another "
+                        "regulation? (needs a dataset with references)")
     p.add_argument("--adversarial", action="store_true", help="run the adversarial gate suite instead")
     p.add_argument("--compare", nargs=2, type=Path, metavar=("RUN_A", "RUN_B"),
                    help="instead of asking: two runs' directories (--out of a referenced dataset's eval) question "

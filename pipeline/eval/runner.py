@@ -32,6 +32,7 @@ import yaml
 from .. import __version__
 from ..config import Profile
 from ..corpus import Corpus, DataDir
+from ..corpus.datadir import COLLECTIONS_DIR, DEFAULT_COLLECTION
 from ..numbers import figures_without_basis
 from ..progress import ProgressBar
 from ..citations import stated
@@ -99,6 +100,8 @@ def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: "P
     """The corpus the questions are asked of, and a description of it for the report. With
     `leave_out`, the dataset's corpus in its own directory without the documents cited as that law."""
     started = time.perf_counter()
+    if corpus_dir is not None and leave_out is not None:
+        return _corpus_copy_without(corpus_dir, profile, out, leave_out, say)
     if corpus_dir is not None:
         corpus = Corpus(corpus_dir, profile)
         corpus.check()
@@ -131,6 +134,35 @@ def prepare_corpus(evalset: EvalSet, profile: Profile, out: Path, corpus_dir: "P
         info["ingest_seconds"] = round(time.perf_counter() - started, 1)
     marker.write_text(json.dumps({"key": key}))
     return corpus, info
+
+
+def _corpus_copy_without(corpus_dir: "Path | DataDir", profile: Profile, out: Path, leave_out: str,
+                         say: Callable[[str], None]) -> tuple[Corpus, dict]:
+    """A given corpus (`--corpus DATA_DIR [--collection NAME]`) without one law: copied, as the collection it is,
+    into `OUT/corpus-without-LAW` (made again each run; the given corpus is never written), and the law deleted
+    from the copy. So the statute book can be asked what it answers when the regulation a question is about is
+    missing from it."""
+    started = time.perf_counter()
+    source = corpus_dir if isinstance(corpus_dir, DataDir) else DataDir(corpus_dir)
+    Corpus(source, profile).check()
+    home = out / f"corpus-without-{law_slug(leave_out)}"
+    shutil.rmtree(home, ignore_errors=True)
+    copy = DataDir(home).collection(source.name)
+    say(f"copying {source.root} to {copy.root}")
+    # a default collection's directory also holds the named ones: those stay behind
+    shutil.copytree(source.root, copy.root, ignore=shutil.ignore_patterns(COLLECTIONS_DIR)
+                    if source.name == DEFAULT_COLLECTION else None)
+    corpus = Corpus(copy, profile)
+    try:
+        removed = remove_law(corpus, leave_out, say)
+        corpus.check()
+    except BaseException:
+        corpus.close()
+        raise
+    return corpus, {"data_dir": str(copy.root), "copied_from": str(source.root), "fresh": True,
+                    "from_dataset": False, "documents": len(corpus.store.documents()),
+                    "chunks": corpus.store.count(), "ingest_seconds": round(time.perf_counter() - started, 1),
+                    "skipped_files": [], "removed_documents": removed}
 
 
 def remove_law(corpus: Corpus, law: str, say: Callable[[str], None]) -> list[dict]:
@@ -329,8 +361,6 @@ def run_eval(dataset: Path, profile: Profile, out: Path, limit: int | None = Non
     evalset = load_dataset(dataset, limit)
     questions = evalset.questions
     if leave_out is not None:
-        if corpus_dir is not None:
-            raise EvalDataError("--leave-out builds the dataset's corpus without the law; it cannot ask --corpus")
         questions = leave_out_questions(evalset, leave_out)
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "traces", ignore_errors=True)  # the report links only this run's traces

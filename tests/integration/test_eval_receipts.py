@@ -18,7 +18,7 @@ import pytest
 
 from pipeline.backends.fakes import FakeScriptedGenerator
 from pipeline.config import load_profile
-from pipeline.corpus import Corpus
+from pipeline.corpus import Corpus, DataDir
 from pipeline.eval import metrics
 from pipeline.eval.receipts import same_law
 from pipeline.eval.runner import run_eval
@@ -250,8 +250,8 @@ def test_leave_out_bad_usage_is_refused_clearly(dataset, tmp_path):
     done = saksi("eval", str(dataset), "--out", str(tmp_path / "x"), "--leave-out", "PP 34/2021")
     assert done.returncode == 2 and "no question" in done.stderr and "PP 90/2030" in done.stderr
     assert "Traceback" not in done.stderr
-    done = saksi("eval", str(dataset), "--leave-out", "PP 90/2030", "--corpus", str(tmp_path))
-    assert done.returncode == 2 and "--corpus" in done.stderr
+    done = saksi("eval", str(dataset), "--leave-out", "PP 90/2030", "--corpus", str(tmp_path / "none"))
+    assert done.returncode != 0 and "no corpus in" in done.stderr and "Traceback" not in done.stderr
     done = saksi("eval", "--adversarial", "--leave-out", "PP 90/2030")
     assert done.returncode == 2 and "--leave-out" in done.stderr
     plain = tmp_path / "plain.jsonl"
@@ -259,3 +259,24 @@ def test_leave_out_bad_usage_is_refused_clearly(dataset, tmp_path):
     done = saksi("eval", str(plain), "--out", str(tmp_path / "y"), "--leave-out", "PP 90/2030")
     assert done.returncode == 2 and "reference" in done.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()   # refused before any work
+
+
+def test_a_given_corpus_is_asked_without_the_law_in_a_copy(dataset, tmp_path):
+    """`--corpus DATA_DIR --collection NAME --leave-out LAW` (the statute book without the regulation a question is
+    about): the collection is copied into OUT and the law deleted from the copy; the given one is never written."""
+    profile = load_profile()
+    given = DataDir(tmp_path / "data").collection("regs")
+    with Corpus(given, profile) as corpus:
+        corpus.ingest([dataset.parent / "regs"])
+        before = corpus.check()
+    out = tmp_path / "out"
+    report = run_eval(dataset, profile, out, corpus_dir=given, leave_out="PP 91/2030")
+    lo, rows = report["leave_out"], rows_of(out)
+    assert sorted(r["id"] for r in rows) == ["b1", "b2"] and lo["questions"] == 2
+    assert lo["removed_documents"] == [{"doc_id": "pp-91-2030", "name": "PP 91/2030"}]
+    assert lo["data_dir"] == str(out / "corpus-without-pp-91-2030" / "collections" / "regs")
+    assert report["corpus"]["copied_from"] == str(given.root) and report["corpus"]["documents"] == 1
+    assert lo["answered_citing_removed"] == 0 and lo["answered"] + lo["refusals"] == 2
+    with Corpus(given, profile) as kept:  # the given collection: both regulations, its indexes as they were
+        assert sorted(d.doc_id for d, _ in kept.store.documents()) == ["pp-90-2030", "pp-91-2030"]
+        assert kept.check() == before
