@@ -572,6 +572,7 @@ def test_a_stated_date_is_time_evidence_but_a_regulation_number_is_not(tagger, t
     ("Tarif sebesar 5% dari penghasilan bruto.", True),
     ("(2) Iuran dibayar paling lambat tanggal 15 bulan berikutnya.", True),
     ("Bunga sebesar (10%) per tahun.", True),                                # a figure in brackets is still one
+    ("Gedung Parlemen dibangun pada tahun (1886).", True),                   # and a year, as before
 ])
 def test_quantity_is_a_stated_figure(tagger, text, expected):
     assert ("quantity" in tagger.tag(text)) is expected
