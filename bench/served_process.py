@@ -66,11 +66,13 @@ def session_pids(sid: int) -> list[int]:
 
 
 def stop_server(proc: subprocess.Popen, grace_s: float = 60) -> str:
-    """SIGTERM to the process group, SIGKILL after `grace_s`, then SIGKILL to what is left of its
-    session (the server is started with start_new_session=True); says how it ended."""
+    """SIGTERM to the server, as an operator's `kill PID` (it shuts Serve and its Ray node down itself), SIGKILL to
+    its process group after `grace_s`, then SIGKILL to what is left of its session (the server is started with
+    start_new_session=True); says how it ended. Not SIGTERM to the whole group: Ray's GCS then dies first, and the
+    server's `serve.shutdown()` waits 30 s for a controller that can no longer answer."""
     if proc.poll() is None:
         try:
-            os.killpg(proc.pid, signal.SIGTERM)
+            os.kill(proc.pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
         try:

@@ -29,7 +29,8 @@ def site(chromium):
         served.stop()
         raise
     yield served
-    served.stop()
+    how = served.stop()
+    assert how.startswith("SIGTERM"), f"saksi serve did not stop on SIGTERM within {served.grace_s} s: {how}"
 
 
 @pytest.fixture(scope="module")
