@@ -144,7 +144,8 @@ def _corpus_copy_without(corpus_dir: "Path | DataDir", profile: Profile, out: Pa
     missing from it."""
     started = time.perf_counter()
     source = corpus_dir if isinstance(corpus_dir, DataDir) else DataDir(corpus_dir)
-    Corpus(source, profile).check()
+    with Corpus(source, profile) as given:  # refused as any --corpus is when its indexes disagree; closed before
+        given.check()                       # its files are copied
     home = out / f"corpus-without-{law_slug(leave_out)}"
     shutil.rmtree(home, ignore_errors=True)
     copy = DataDir(home).collection(source.name)
