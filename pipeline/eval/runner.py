@@ -144,8 +144,9 @@ def _corpus_copy_without(corpus_dir: "Path | DataDir", profile: Profile, out: Pa
     missing from it."""
     started = time.perf_counter()
     source = corpus_dir if isinstance(corpus_dir, DataDir) else DataDir(corpus_dir)
-    with Corpus(source, profile) as given:  # refused as any --corpus is when its indexes disagree; closed before
-        given.check()                       # its files are copied
+    with Corpus(source, profile) as given:  # refused as any --corpus is when its indexes disagree, or when it holds
+        given.check()                       # no document of the law (before anything is copied); closed before
+        law_documents(given, leave_out)     # its files are copied
     home = out / f"corpus-without-{law_slug(leave_out)}"
     shutil.rmtree(home, ignore_errors=True)
     copy = DataDir(home).collection(source.name)
@@ -166,15 +167,21 @@ def _corpus_copy_without(corpus_dir: "Path | DataDir", profile: Profile, out: Pa
                     "skipped_files": [], "removed_documents": removed}
 
 
-def remove_law(corpus: Corpus, law: str, say: Callable[[str], None]) -> list[dict]:
-    """Delete every document cited as `law` (through `Corpus.delete`: indexes and references follow);
-    an error when the corpus holds none."""
+def law_documents(corpus: Corpus, law: str) -> list:
+    """The corpus's documents cited as `law`; an EvalDataError when it holds none."""
     docs = [d for d, _ in corpus.store.documents()]
-    gone = [d for d in docs if same_law(d.cite_as or d.title, law)]
-    if not gone:
+    found = [d for d in docs if same_law(d.cite_as or d.title, law)]
+    if not found:
         names = ", ".join(d.cite_as or d.title for d in docs[:8]) or "none"
         raise EvalDataError(f"--leave-out {law!r}: no document of the corpus is cited as that law "
                             f"(its documents: {names})")
+    return found
+
+
+def remove_law(corpus: Corpus, law: str, say: Callable[[str], None]) -> list[dict]:
+    """Delete every document cited as `law` (through `Corpus.delete`: indexes and references follow);
+    an error when the corpus holds none."""
+    gone = law_documents(corpus, law)
     for d in gone:
         say(f"leaving out {d.cite_as or d.title} ({d.doc_id})")
         corpus.delete(d.doc_id, progress=lambda m: log.info(m))

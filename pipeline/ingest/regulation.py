@@ -89,13 +89,9 @@ class RegulationSplitter:
         self.lists: list[_OpenList] = []  # the open huruf/angka lists, outermost first
 
     def read(self, lines: list[Line]) -> list[Unit]:
-        following = [ln for ln in lines if not ln.blank][1:] + [None]
-        nxt = iter(following)
-        after: Line | None = None
+        following = iter([ln for ln in lines if not ln.blank][1:] + [None])  # each non-blank line's next one
         for line in lines:
-            if not line.blank:
-                after = next(nxt)
-            pieces = self._headings_in(line, after) if not line.blank else None
+            pieces = None if line.blank else self._headings_in(line, next(following))
             if pieces is None:
                 self._read_line(line)
                 continue
@@ -120,13 +116,13 @@ class RegulationSplitter:
                                       or _HEADING_WORD.match(after.text.strip())):
             return None
         text = line.text
+        if text.rstrip()[-1] in ".;:,":
+            return None  # a heading's title is no sentence: "Paragraf 3 tidak berlaku." is the Pasal's text
         starts = [m.start() for m in _HEADING_WORD.finditer(text)]
         first = next((k for k in starts if not text[:k].strip() or re.search(r"[.;:]\s+$", text[:k])), None)
         if first is None:
             return None
         starts = [k for k in starts if k >= first]
-        if text.rstrip()[-1] in ".;:,":
-            return None  # a heading's title is no sentence: "Paragraf 3 tidak berlaku." is the Pasal's text
         if not text[:first].strip() and len(starts) == 1 and (_BAB.match(text) or _BAGIAN.match(text)):
             return None  # one heading alone on its line (its title, if any, on the next): read as before
         body = None
@@ -143,10 +139,8 @@ class RegulationSplitter:
         """A heading `_headings_in` cut out, with its title: a BAB, a Bagian or a Paragraf."""
         if m := _BAB.match(line.text):
             self._bab(m)
-            return
-        self._close_unit()
-        level = 1 if line.text.startswith("Bagian") else 2
-        self.headings = self.headings[:level] + [" ".join(line.text.split())]
+        else:
+            self._part(" ".join(line.text.split()))
 
     def _read_line(self, line: Line) -> None:
         """Hand the line to the first kind it is, in this order."""
@@ -201,10 +195,13 @@ class RegulationSplitter:
             self.section = "body"
 
     def _bagian(self, m: re.Match) -> None:
+        self._part(m.group(1))
+
+    def _part(self, name: str) -> None:
         """Bagian (Part) sits under a BAB, Paragraf (Section) under a Bagian."""
         self._close_unit()
-        level = 1 if m.group(1).startswith(("Bagian", "Part")) else 2
-        self.headings = self.headings[:level] + [m.group(1)]
+        level = 1 if name.startswith(("Bagian", "Part")) else 2
+        self.headings = self.headings[:level] + [name]
 
     def _pasal(self, line: Line, m: re.Match) -> None:
         self._close_unit()

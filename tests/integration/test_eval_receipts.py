@@ -20,6 +20,7 @@ from pipeline.backends.fakes import FakeScriptedGenerator
 from pipeline.config import load_profile
 from pipeline.corpus import Corpus, DataDir
 from pipeline.eval import metrics
+from pipeline.eval.datasets import EvalDataError
 from pipeline.eval.receipts import same_law
 from pipeline.eval.runner import run_eval
 
@@ -280,3 +281,14 @@ def test_a_given_corpus_is_asked_without_the_law_in_a_copy(dataset, tmp_path):
     with Corpus(given, profile) as kept:  # the given collection: both regulations, its indexes as they were
         assert sorted(d.doc_id for d, _ in kept.store.documents()) == ["pp-90-2030", "pp-91-2030"]
         assert kept.check() == before
+
+
+def test_a_law_the_given_corpus_lacks_is_refused_before_anything_is_copied(dataset, tmp_path):
+    profile = load_profile()
+    given = DataDir(tmp_path / "data").collection("regs")
+    with Corpus(given, profile) as corpus:
+        corpus.ingest([dataset.parent / "regs" / "pp-90-2030.md"])
+    out = tmp_path / "out"
+    with pytest.raises(EvalDataError, match="no document of the corpus is cited as that law"):
+        run_eval(dataset, profile, out, corpus_dir=given, leave_out="PP 91/2030")
+    assert not (out / "corpus-without-pp-91-2030").exists()
