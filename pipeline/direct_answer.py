@@ -58,12 +58,16 @@ def direct_answer(claims: Sequence[VerifiedClaim], required: dict[int, Sequence[
             said += f", {'per' if lang == 'id' else 'as of'} {as_of}"
         elif lead.standing is not None:
             said += f" ({standing_words(lead.standing, lang, brief=True)})"
-        older = [c for c in mine[1:] if c.standing is not None and c.standing.state != "in_force"]
-        if older:
-            said += ". " + (f"Tidak berlaku per {as_of}: " if lang == "id" else f"Not in force on {as_of}: ") + "; ".join(
-                f"{value_of(c, required.get(part, ()))} [{number[id(c)]}] — {standing_words(c.standing, lang, brief=True)}"
-                for c in older)
-            cited += [number[id(c)] - 1 for c in older]
+        # after the lead, the part's claims not known to be in force: those the collection cannot settle, then history
+        for state, words in (("unknown", {"id": "Belum pasti berlaku per", "en": "Standing not settled on"}),
+                             ("history", {"id": "Tidak berlaku per", "en": "Not in force on"})):
+            older = [c for c in mine[1:] if c.standing is not None and c.standing.state != "in_force"
+                     and (c.standing.state == "unknown") == (state == "unknown")]
+            if older:
+                said += f". {words['id' if lang == 'id' else 'en']} {as_of}: " + "; ".join(
+                    f"{value_of(c, required.get(part, ()))} [{number[id(c)]}] — "
+                    f"{standing_words(c.standing, lang, brief=True)}" for c in older)
+                cited += [number[id(c)] - 1 for c in older]
         pieces.append(said)
     band = shown[0].confidence.band if shown[0].confidence else None
     return DirectAnswer(text=" · ".join(pieces) + ".", band=band, claims=tuple(cited), as_of=as_of)

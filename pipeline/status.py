@@ -265,12 +265,15 @@ NOT_IN_FORCE = "not_in_force"  # Confidence.capped_by of a claim whose provision
 
 
 def in_force_first(claims: Sequence[VerifiedClaim]) -> list[VerifiedClaim]:
-    """Supported claims in force (or undated) first, then supported ones that are not, then the demoted; each group in
-    its order."""
+    """Supported claims in force (or undated) first, then those whose standing the collection cannot settle
+    (`unknown`), then history (`ended`, `not_yet`), then the demoted; each group in its order. A provision the
+    collection knows ended never leads an answer that has one it cannot say ended (history is not the answer)."""
     def rank(c: VerifiedClaim) -> int:
         if c.status != "supported":
-            return 2
-        return 1 if c.standing is not None and c.standing.state != "in_force" else 0
+            return 3
+        if c.standing is None or c.standing.state == "in_force":
+            return 0
+        return 1 if c.standing.state == "unknown" else 2
     return sorted(claims, key=rank)
 
 

@@ -2,6 +2,8 @@
 the band, the date, and for a rule not in force then, the provision that ended it."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pipeline.direct_answer import direct_answer, value_of
 from pipeline.types import CitationCheck, Confidence, Standing, StatusEdge, VerifiedClaim
 
@@ -41,3 +43,17 @@ def test_the_line_leads_with_the_rule_in_force_and_names_what_ended_the_other():
 
 def test_nothing_supported_is_no_line():
     assert direct_answer([_claim("x", status="unsupported")], {0: ["rate"]}, "id", "2026-01-01") is None
+
+
+def test_a_rule_whose_standing_is_unknown_is_not_said_to_be_out_of_force():
+    """Another claim the collection cannot date is named as unsettled, not as history; history comes after it."""
+    doubtful = _claim("Besarnya Pajak Penghasilan adalah 12% (dua belas persen) dari jumlah bruto.", "SEDANG",
+                      Standing("unknown", "2026-01-01", "2023-01-01", edge=replace(EDGE, date=None)))
+    line = direct_answer([NOW, doubtful, OLD], {0: ["rate"]}, "id", "2026-01-01")
+    assert line.text == ("10% [1] — TINGGI, per 2026-01-01. Belum pasti berlaku per 2026-01-01: 12% [2] — status tidak "
+                         "diketahui: dicabut oleh PMI 7/2025 › Pasal 9 › ayat (1), tanggal berlakunya tidak diketahui. "
+                         "Tidak berlaku per 2026-01-01: 15% [3] — dicabut mulai 2025-04-01 oleh PMI 7/2025 › Pasal 9 › "
+                         "ayat (1).")
+    assert line.claims == (0, 1, 2)
+    english = direct_answer([NOW, doubtful], {0: ["rate"]}, "en", "2026-01-01")
+    assert ". Standing not settled on 2026-01-01: 12% [2] — standing unknown: revoked by" in english.text

@@ -273,6 +273,24 @@ def test_a_conflict_between_a_rule_in_force_and_a_revoked_one_says_which_applies
     assert unrelated.applies is None and unrelated.detail == "x"
 
 
+def test_a_provision_known_to_have_ended_never_leads_one_whose_standing_is_unknown():
+    """Statute book: UU 27/2007 Pasal 14 (5), amended by UU 1/2014 in 2014, led the answer over UU 1/2014's own
+    Pasal 14 (5), whose standing a later law's (misread) revocation left unknown; history is not the answer."""
+    old, chunk = _claim("old", "Pasal 2")
+    unsure, _ = _claim("unsure", "Pasal 3")
+    new, _ = _claim("new", "Pasal 4")
+    statuses = {"old": DocumentStatus("old", "2022-07-01", (_edge(),)),
+                "unsure": DocumentStatus("unsure", "2022-07-01", (replace(_edge(), target_doc="unsure", date=None),)),
+                "new": DocumentStatus("new", "2025-04-01")}
+    dated = [status.dated(c, c.citations[0], chunk, statuses, "2026-01-01", ConfidenceSettings())
+             for c in (old, unsure, new)]
+    assert [c.standing.state for c in dated] == ["ended", "unknown", "in_force"]
+    demoted = replace(new, status="unsupported")
+    ordered = status.in_force_first([demoted, *dated])
+    assert [(c.citations[0].doc_id, c.status) for c in ordered] == [
+        ("new", "supported"), ("unsure", "supported"), ("old", "supported"), ("new", "unsupported")]
+
+
 _RULE = "Data calon TKA dan dokumen dilakukan verifikasi oleh Menteri paling lama 2 (dua) hari kerja."
 
 
