@@ -31,6 +31,12 @@ from .index.store import ReferenceRow
 from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Document, DocumentStatus, EdgeKind, Standing,
                     StatusEdge, VerifiedClaim, is_provision)
 
+# bump when a code change alters the graph read from the same chunks and references: the next ingest's finalize of
+# any collection re-reads it (nothing is re-chunked or re-embedded). 2: an omnibus law named as another's amendment
+# history is not revoked with it; no revocation read from a regulation's considerations or elucidation, nor from a
+# drafting guide's paragraph before the sentence that states the formula
+GRAPH_VERSION = 2
+
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
                       r"|\b(?:is|are)\s+(?:hereby\s+)?(?:revoked|repealed)\b", re.IGNORECASE)
@@ -50,16 +56,42 @@ _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGN
 _INSTRUCTION = re.compile(r"\b(?:Ketentuan\s+(?:(?:huruf|angka|ayat)\s+[^.;:]{0,120}?\s)?)?Pasal\s+(?P<pasal>\d+[A-Z]?)"
                           r"\s+(?P<verb>diubah|dihapus)\b")
 _ITEM = re.compile(r"\b(?:huruf|angka)\s+\w+$")  # a list item's span label ("Pasal 33 huruf b"), not an ayat
+# what names an instrument's amendment history, just before the amending instrument: "Undang-Undang Nomor 28 Tahun 2009
+# … sebagaimana telah beberapa kali diubah, terakhir dengan Undang-Undang Nomor 11 Tahun 2020"
+_HISTORY = re.compile(r"\bsebagaimana\s+(?:telah\s+)?(?:beberapa\s+kali\s+|terakhir\s+)?diubah\b[^.;]{0,60}?"
+                      r"\b(?:dengan|oleh|melalui)\s*$|\bas\s+(?:last\s+)?amended\b[^.;]{0,40}?\bby\s*$", re.IGNORECASE)
+
+
+# a sentence's end in running text: a word's last letter (not a list item's "b." or a number's "1.") or a closing
+# bracket, then the next sentence's capital
+_SENTENCE_END = re.compile(r"(?:(?<=[a-z]{2})|(?<=\)))[.!?]\s+(?=[A-Z(])")
+_IN_PASAL = re.compile(r"(?:Pasal|Article)\b")
+# a Pasal's heading that a scan ran into a paragraph: "… KETENTUAN PENUTUP Pasal 20 Dengan berlakunya …"
+_RUN_IN_HEADING = re.compile(r"(?:^|(?<=\n)|(?<=[A-Z.;] ))(?:Pasal|Article)\s+\d+[A-Z]?\.?\s+(?=[A-Z(])")
+# parts of a regulation that state no rule: its considerations and its elucidation
+_NOT_OPERATIVE = ("pembukaan", "Menimbang", "Mengingat", "Penjelasan", "Explanation")
 
 
 def _span_start(chunk: Chunk, at: int) -> int:
     """Where the provision holding offset `at` begins: its ayat (which holds its list items: "a. …; dan b. …,
-    dicabut"), else the chunk's text after its "Pasal N" heading line."""
+    dicabut"), else the chunk's text after its "Pasal N" heading line; in a chunk the chunker placed in no Pasal (a
+    scan's paragraphs, what follows the signature), the sentence holding it: a drafting guide's or an elucidation's
+    paragraph names many laws before it describes the formula ("… digunakan frasa dicabut dan dinyatakan tidak
+    berlaku"), and none of them is revoked there; or the last Pasal heading run into the paragraph before it, where
+    the scan has one ("KETENTUAN PENUTUP Pasal 20 Dengan berlakunya …")."""
     holding = [s for s in chunk.spans if s.start <= at < s.end and not _ITEM.search(s.label)]
     if holding:
         return min(s.start for s in holding)
     first = chunk.text.find("\n")
-    return first + 1 if chunk.text.startswith(("Pasal", "Article")) and 0 <= first < at else 0
+    if chunk.text.startswith(("Pasal", "Article")):
+        return first + 1 if 0 <= first < at else 0
+    if _IN_PASAL.match(chunk.location):  # a Pasal's later part: its list goes on from the part before
+        return 0
+    headings = [m.start() for m in _RUN_IN_HEADING.finditer(chunk.text, 0, at)]
+    if headings:
+        return headings[-1]
+    ends = [m.end() for m in _SENTENCE_END.finditer(chunk.text, 0, at)]
+    return ends[-1] if ends else 0
 
 
 def _date(doc: Document | None) -> tuple[str | None, str | None]:
@@ -70,9 +102,11 @@ def _date(doc: Document | None) -> tuple[str | None, str | None]:
 
 
 def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
-             documents: Mapping[str, Document]) -> list[StatusEdge]:
+             documents: Mapping[str, Document], history: dict[StatusEdge, str | None] | None = None) -> list[StatusEdge]:
     """The status edges one document's chunks state. `references`: the store's rows for those chunks (their
-    extracted reference, with the resolution's `target_doc`)."""
+    extracted reference, with the resolution's `target_doc`). `history`, when given, receives each revocation of an
+    instrument named only as the amendment history of the one before it, with that one's document (`graph` decides
+    whether it ends: `_amending_only`)."""
     if not chunks:
         return []
     by_chunk: dict[str, list[ReferenceRow]] = {}
@@ -88,13 +122,15 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
     # 1. … 15. Undang-undang Nomor 28 Tahun 2000 …, dinyatakan tidak berlaku lagi" (UU 13/2003 Pasal 192, in two)
     earlier: list[ReferenceRow] = []
     unit = None
+    histories: dict[tuple[str, int], str | None] = {}
     for chunk in chunks:
         refs = sorted(by_chunk.get(chunk.chunk_id, []), key=lambda r: r.reference["start"])
+        histories.update(_histories(chunk.text, refs))
         if chunk.unit != unit:
             earlier, unit = [], chunk.unit
-        # revocations
+        # revocations (none in a regulation's considerations or elucidation: they describe, they do not revoke)
         last = 0
-        for m in _REVOKES.finditer(chunk.text):
+        for m in _REVOKES.finditer("" if chunk.location.startswith(_NOT_OPERATIVE) else chunk.text):
             lo = max(last, _span_start(chunk, m.start()))
             here = [r for r in refs if lo <= r.reference["start"] and r.reference["end"] <= m.start()]
             # the provision began in an earlier chunk of its Pasal: its list goes on from there
@@ -110,6 +146,8 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
                 ref = r.reference
                 kind: EdgeKind = "revokes" if ref["pasal"] or not part else "revokes_part"
                 edges.append(_edge(kind, chunk, quote, r, ref["pasal"], date, issued))
+                if history is not None and (r.chunk_id, r.ordinal) in histories:
+                    history[edges[-1]] = histories[(r.chunk_id, r.ordinal)]
         # what the provision running off this chunk's end names after the last formula goes on in the next chunk
         tail = max(last, _span_start(chunk, len(chunk.text) - 1)) if chunk.text else last
         earlier += [r for r in refs if r.reference["start"] >= tail]
@@ -138,6 +176,30 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
     return list(dict.fromkeys(edges))
 
 
+def _histories(text: str, refs: Sequence[ReferenceRow]) -> dict[tuple[str, int], str | None]:
+    """The references of a chunk (in text order) that name an instrument only as the amendment history of the one named
+    just before it ("UU 28/2009 … sebagaimana telah beberapa kali diubah, terakhir dengan UU 11/2020"), each with
+    that one's document."""
+    return {(r.chunk_id, r.ordinal): refs[k - 1].target_doc for k, r in enumerate(refs)
+            if k and not r.reference["pasal"]
+            and _HISTORY.search(text, max(refs[k - 1].reference["end"], r.reference["start"] - 160),
+                                r.reference["start"])}
+
+
+def _amending_only(edges: Sequence[StatusEdge], history: Mapping[StatusEdge, str | None]) -> list[StatusEdge]:
+    """The graph without the revocations that end an instrument only named as another's amendment history, where that
+    instrument amends other documents too: revoking "UU 28/2009 … as last amended by UU 11/2020" ends UU 11/2020
+    (Cipta Kerja, an omnibus law amending some seventy) only as it amended UU 28/2009, not as a whole (statute book:
+    UU 1/2022 Pasal 189 (1) read as ending all of UU 11/2020 from 2025). One that amends nothing else (an "Perubahan
+    atas" law of that instrument alone, or one whose amendments the collection does not read) ends with it."""
+    amends: dict[str, set[str]] = {}
+    for e in edges:
+        if e.kind == "amends" and e.target_doc:
+            amends.setdefault(e.source_doc, set()).add(e.target_doc)
+    return [e for e in edges
+            if e not in history or not (amends.get(e.target_doc or "", set()) - {history[e]})]
+
+
 def _edge(kind: EdgeKind, chunk: Chunk, quote: str, ref_row: ReferenceRow, pasal: str | None, date: str | None,
           issued: str | None) -> StatusEdge:
     ref = ref_row.reference
@@ -161,9 +223,10 @@ def graph(documents: Iterable[Document], chunks_of, references_of) -> list[Statu
     """Every edge the collection's documents state (`chunks_of(doc_id)`, `references_of(doc_id)`: the store's)."""
     docs = {d.doc_id: d for d in documents}
     out: list[StatusEdge] = []
+    history: dict[StatusEdge, str | None] = {}
     for doc_id in docs:
-        out.extend(edges_of(chunks_of(doc_id), references_of(doc_id), docs))
-    return out
+        out.extend(edges_of(chunks_of(doc_id), references_of(doc_id), docs, history))
+    return _amending_only(out, history)
 
 
 def _iso(d: str | dt.date) -> str:

@@ -464,18 +464,20 @@ class Ingestor:
         """Cross-references, the status graph (pipeline/status.py), near-duplicates, both lanes and the state file,
         from the store.
 
-        Runs when something changed, and whenever the indexes disagree with the store (an
-        ingest was interrupted), so running the ingest again completes it.
+        Runs when something changed, whenever the indexes disagree with the store (an
+        ingest was interrupted), so running the ingest again completes it, and when the status graph was
+        read by other rules (`status.GRAPH_VERSION`), so running it again after an upgrade re-reads the graph.
         """
         if self.needs_finalize(force):
             self.apply(self.derive(self.corpus.store), report)
 
     def needs_finalize(self, force: bool = False) -> bool:
-        """Whether the derived state must be brought along: something changed (`force`), or the indexes disagree
-        with the store (an ingest was interrupted)."""
+        """Whether the derived state must be brought along: something changed (`force`), the indexes disagree
+        with the store (an ingest was interrupted), or the status graph was read by other rules."""
         corpus = self.corpus
         self.flush_audit(recovered=True)  # what a process that stopped between a change and its entry left
-        if not force and corpus.exists() and corpus.consistent() and not corpus.store.status_stale:
+        if (not force and corpus.exists() and corpus.consistent() and not corpus.store.status_stale
+                and corpus.store.status_version() == status.GRAPH_VERSION):
             if not corpus.dir.about_file.exists():  # a collection ingested before collections were described
                 self._describe()
             return False
@@ -514,7 +516,7 @@ class Ingestor:
         place, then the state file (what a reader's reload waits for)."""
         store = self.corpus.store
         store.set_resolutions(derived.resolutions)
-        store.set_status_edges(derived.edges)
+        store.set_status_edges(derived.edges, status.GRAPH_VERSION)
         store.set_near_duplicates(derived.near_duplicates)
         self._sync_indexes(report, derived)
         self._remove_unused_renditions()

@@ -62,6 +62,10 @@ CREATE TABLE IF NOT EXISTS status_edges (
     PRIMARY KEY (source_doc, ordinal)
 );
 CREATE INDEX IF NOT EXISTS status_edges_target ON status_edges(target_doc);
+CREATE TABLE IF NOT EXISTS derived_versions (  -- the version of the rules that derived a table (status: GRAPH_VERSION)
+    name TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS near_duplicates (
     chunk_a TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
     chunk_b TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
@@ -255,8 +259,9 @@ class ChunkStore:
         return [ReferenceRow(r[0], r[1], r[2], json.loads(r[3]), *r[4:])
                 for r in self._db.execute(q, (doc_id,) if doc_id else ())]
 
-    def set_status_edges(self, edges: Sequence[StatusEdge]) -> None:
-        """The collection's status graph (pipeline/status.py), replaced whole: it is derived from every document."""
+    def set_status_edges(self, edges: Sequence[StatusEdge], version: int | None = None) -> None:
+        """The collection's status graph (pipeline/status.py), replaced whole: it is derived from every document;
+        `version`: that of the rules that read it (status.GRAPH_VERSION), kept with it."""
         self.status_stale = False
         with self._db:
             self._db.execute("DELETE FROM status_edges")
@@ -264,6 +269,17 @@ class ChunkStore:
                 "INSERT INTO status_edges (source_doc, ordinal, target_doc, data) VALUES (?, ?, ?, ?)",
                 [(e.source_doc, k, e.target_doc, json.dumps(asdict(e), ensure_ascii=False))
                  for k, e in enumerate(edges)])
+            if version is not None:
+                self._db.execute("INSERT OR REPLACE INTO derived_versions (name, version) VALUES ('status', ?)",
+                                 (version,))
+
+    def status_version(self) -> int | None:
+        """The version of the rules the stored status graph was read by (None: before versions were kept)."""
+        try:
+            row = self._db.execute("SELECT version FROM derived_versions WHERE name = 'status'").fetchone()
+        except sqlite3.OperationalError:  # a read-only connection to a store from before the table
+            return None
+        return row[0] if row else None
 
     def status_edges(self) -> list[StatusEdge]:
         """The status graph as the last finalize wrote it, in source order."""

@@ -12,7 +12,7 @@ import sys
 import pytest
 from docx import Document as Docx
 
-from pipeline import catalog
+from pipeline import catalog, status
 from pipeline.analysis import query_analyzer
 from pipeline.audit import file_hash
 from pipeline.corpus import Corpus
@@ -123,6 +123,33 @@ def revoked(tmp_path_factory, profile):
         + f"Pasal 2\n(1) Pada saat Peraturan Menteri ini mulai berlaku, {LEVY} dicabut dan dinyatakan tidak "
         "berlaku.\n\n(2) Peraturan Menteri ini mulai berlaku pada tanggal 1 Maret 2023.\n"}) as corpus:
         yield corpus
+
+
+def test_a_graph_read_by_older_rules_is_read_again_by_the_next_ingest(tmp_path, profile):
+    """After an upgrade that changes how the status graph is read (status.GRAPH_VERSION), running the ingest again
+    re-reads the graph of a collection nothing else changed in, without re-ingesting a document."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "px-4-2018.md").write_text(_front("px-4-2018", LEVY, "PX 4/2018", "2018-02-01", "2018-03-01")
+                                      + "Pasal 3\nTarif pungutan contoh adalah sebesar 3% (tiga persen).\n",
+                                      encoding="utf-8")
+    (src / "px-5-2023.md").write_text(
+        _front("px-5-2023", "Peraturan Menteri Contoh Nomor 5 Tahun 2023 tentang Pelabuhan Contoh", "PX 5/2023",
+               "2023-02-01", "2023-03-01")
+        + f"Pasal 2\nPada saat Peraturan Menteri ini mulai berlaku, {LEVY} dicabut dan dinyatakan tidak berlaku.\n",
+        encoding="utf-8")
+    corpus = Corpus(tmp_path / "data", profile)
+    try:
+        corpus.ingest([src])
+        assert corpus.store.status_version() == status.GRAPH_VERSION
+        edges = corpus.store.status_edges()
+        assert [(e.kind, e.target_doc) for e in edges] == [("revokes", "px-4-2018")]
+        corpus.store.set_status_edges([], status.GRAPH_VERSION - 1)  # as the rules before this version left it
+        report = corpus.ingest([src])
+        assert not report.ingested and len(report.unchanged) == 2  # nothing re-read or re-embedded
+        assert corpus.store.status_edges() == edges and corpus.store.status_version() == status.GRAPH_VERSION
+    finally:
+        corpus.close()
 
 
 def test_a_rule_found_only_as_history_is_not_shown_as_the_answer(revoked):

@@ -195,6 +195,60 @@ def test_an_omnibus_law_ends_the_pasal_it_changes_or_deletes_in_each_law_it_amen
     assert status.standing(labour, "2024-01-01").state == "in_force"               # nor the law as a whole
 
 
+AMENDMENT = _doc("uu-2-2015", "Undang-Undang Nomor 2 Tahun 2015 tentang Perubahan atas Undang-Undang Nomor 40 Tahun "
+                 "2004", "2015-01-02", "2015-01-02", "UU 2/2015")
+FISCAL = _doc("uu-1-2022", "Undang-Undang Nomor 1 Tahun 2022 tentang Hubungan Keuangan", "2022-01-05", "2022-01-05",
+              "UU 1/2022")
+
+
+def test_a_law_named_only_as_another_s_amendment_history_ends_with_it_only_when_it_is_nothing_but_that_amendment():
+    """Statute book: UU 1/2022 Pasal 189 (1) revokes "UU 28/2009 … sebagaimana telah beberapa kali diubah, terakhir
+    dengan UU 11/2020" and was read as ending the whole of UU 11/2020, an omnibus law that amends some seventy."""
+    docs = [OMNIBUS, LABOUR, SECURITY, AMENDMENT, FISCAL]
+    text = ("Pasal 189\n(1) Pada saat Undang-Undang ini mulai berlaku:\na. Undang-Undang Nomor 13 Tahun 2003 tentang "
+            "Ketenagakerjaan sebagaimana telah beberapa kali diubah, terakhir dengan Undang-Undang Nomor 11 Tahun 2020 "
+            "tentang Cipta Kerja; dan\nb. Undang-Undang Nomor 40 Tahun 2004 tentang Sistem Jaminan Sosial Nasional "
+            "sebagaimana telah diubah dengan Undang-Undang Nomor 2 Tahun 2015,\ndicabut dan dinyatakan tidak berlaku.")
+    chunks = {
+        "uu-1-2022": [_chunk("uu-1-2022", "Pasal 189", text, (Span("Pasal 189 ayat (1)", 10, len(text)),))],
+        "uu-11-2020": [_chunk("uu-11-2020", "Pasal 81", "Pasal 81\nBeberapa ketentuan dalam Undang-Undang Nomor 13 "
+                              "Tahun 2003 tentang Ketenagakerjaan diubah sebagai berikut:\n1. Ketentuan Pasal 13 "
+                              "diubah. Pasal 82 Beberapa ketentuan dalam Undang-Undang Nomor 40 Tahun 2004 tentang "
+                              "Sistem Jaminan Sosial Nasional diubah sebagai berikut: 1. Ketentuan Pasal 18 diubah")],
+        "uu-2-2015": [_chunk("uu-2-2015", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Undang-Undang Nomor 40 Tahun "
+                             "2004 tentang Sistem Jaminan Sosial Nasional diubah sebagai berikut:\n1. Ketentuan Pasal 5 "
+                             "diubah")]}
+    edges = status.graph(docs, lambda d: chunks.get(d, []), lambda d: [r for c in chunks.get(d, [])
+                                                                          for r in _refs(c, docs)])
+    revoked = sorted(e.target_doc for e in edges if e.kind == "revokes")
+    assert revoked == ["uu-13-2003", "uu-2-2015", "uu-40-2004"]  # the omnibus law is not revoked
+    assert status.standing(DocumentStatus.of(OMNIBUS, edges), "2024-01-01").state == "in_force"
+    assert status.standing(DocumentStatus.of(AMENDMENT, edges), "2024-01-01").state == "ended"
+    alone = status.edges_of(chunks["uu-1-2022"], _refs(chunks["uu-1-2022"][0], docs), {d.doc_id: d for d in docs})
+    assert "uu-11-2020" in {e.target_doc for e in alone}  # edges_of reads it; the graph decides with every document
+
+
+@pytest.mark.parametrize("location, text, ended", [
+    # considerations and elucidation describe; they do not revoke
+    ("Menimbang", "Menimbang: a. bahwa Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif perlu dicabut dan "
+     "dinyatakan tidak berlaku;", False),
+    ("Penjelasan Pasal 9", "Pasal 9 Cukup jelas. Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif dinyatakan "
+     "tidak berlaku.", False),
+    # a drafting guide's paragraph after the signature: the laws it names are examples, the formula is described
+    ("penutup alinea 6 (bagian 12/14)", "Contoh: Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif. Pasal yang "
+     "mencabut peraturan dirumuskan dengan menyebutkan peraturan yang dicabut dan digunakan frasa dicabut dan "
+     "dinyatakan tidak berlaku.", False),
+    # a scan that ran the closing Pasal into a paragraph: the Pasal's own sentence revokes, across a stray period
+    ("paragraf 1 (bagian 7/15)", "Peraturan Menteri Contoh Nomor 5 Tahun 2019 tentang Bea mengatur bea. BAB VIII "
+     "KETENTUAN PENUTUP Pasal 20 Dengan berlakunya Peraturan ini, Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang "
+     "Tarif Jakarta Raya. Tetap Berlaku Sebagian, dinyatakan tidak berlaku lagi.", True),
+])
+def test_a_revocation_outside_any_pasal_is_read_only_from_the_sentence_or_run_in_pasal_that_states_it(location, text,
+                                                                                                    ended):
+    edges = _edges(NEW, _chunk("px-3-2024", location, text))
+    assert sorted(e.target_doc for e in edges) == (["px-1-2020"] if ended else [])  # px-5-2019 never
+
+
 def _edge(kind="revokes", date="2025-04-01", issued="2025-03-01", pasal=None) -> StatusEdge:
     return StatusEdge(kind, "new", "new:9", "NEW › Pasal 9", "… dicabut dan dinyatakan tidak berlaku", "OLD", "old",
                       pasal, date, issued)
