@@ -1,0 +1,121 @@
+"""bench/mined_at_scale.py's dataset: questions mined from the validate tenth's laws only, each with its law and the
+Pasal of its gold passage as the reference, the laws' files written beside it with a sidecar naming each, a reference
+`saksi eval` reads without skipping; bad usage is one line and exit 2."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from pipeline.answer_reader.training import law_part
+from pipeline.eval.datasets import load_dataset
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PP = """PERATURAN PEMERINTAH REPUBLIK INDONESIA NOMOR {n} TAHUN 2030 TENTANG PENGGUNAAN TENAGA KERJA PERCOBAAN
+
+BAB I
+KETENTUAN UMUM
+
+Pasal 1
+Dalam Peraturan Pemerintah ini yang dimaksud dengan:
+1. Tenaga Kerja Percobaan yang selanjutnya disingkat TKP adalah warga negara pemegang izin kerja percobaan.
+2. Pemberi Kerja adalah badan hukum yang mempekerjakan tenaga kerja dengan membayar upah.
+
+Pasal 2
+(1) Pemberi Kerja wajib melaporkan penggunaan TKP kepada Menteri setiap tahun.
+(2) Laporan sebagaimana dimaksud pada ayat (1) disampaikan paling lama 30 (tiga puluh) hari kerja sejak akhir tahun.
+
+Pasal 3
+Izin penggunaan TKP diterbitkan oleh Menteri paling lama 5 (lima) hari kerja sejak permohonan diterima.
+
+Pasal 4
+Peraturan Pemerintah ini mulai berlaku pada tanggal diundangkan.
+"""
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("saksi_mined_at_scale", ROOT / "bench" / "mined_at_scale.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+
+
+def _archive(path: Path, numbers: list[int]) -> None:
+    with tarfile.open(path, "w:xz") as tar:
+        for n in numbers:
+            data = PP.format(n=n).encode()
+            info = tarfile.TarInfo(f"pp/2030/{n}.md")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_only_the_validate_laws_are_asked_each_at_the_pasal_of_its_gold(tmp_path):
+    numbers = list(range(1, 41))
+    validate = [n for n in numbers if law_part(f"pp/2030/{n}.md") == "validate"]
+    assert validate and len(validate) < len(numbers)  # the fixture holds laws of both kinds
+    archive = tmp_path / "pp.tar.xz"
+    _archive(archive, numbers)
+    laws = bench.mined_laws(archive, min_questions=3)
+    assert sorted(int(law.name.split("/")[-1][:-3]) for law, _ in laws) == validate
+    assert all(q.pattern != "chapter" for _, qs in laws for q in qs)
+    drawn = bench.draw(laws, 2, seed=0)
+    assert [law.name for law, _ in drawn] == [law.name for law, _ in bench.draw(laws, 2, seed=0)]  # seeded
+    out = tmp_path / "out"
+    n = bench.write_dataset(out, drawn, archive, None)
+    rows = [json.loads(line) for line in (out / "mined.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert n == len(rows) == sum(len(qs) for _, qs in drawn)
+    for law, qs in drawn:
+        where = {c.chunk_id: c.location for c in law.chunks}
+        for q in qs:
+            row = next(r for r in rows if r["id"] == q.qid)
+            pasal = where[q.chunk_id].split("Pasal ")[1].split()[0]
+            assert row["reference"]["law"] == law.cite and row["reference"]["pasal"] == [pasal]
+            assert row["corpus"] == "laws" and row["answers"] == [q.answer]
+        file = out / "laws" / bench.member_file(law.name)
+        assert file.read_text(encoding="utf-8").startswith("PERATURAN PEMERINTAH")
+        side = file.with_name(file.name + ".meta.yaml").read_text(encoding="utf-8")
+        assert "doc_type: Peraturan Pemerintah" in side and "year: 2030" in side
+    assert sorted(p.name for p in (out / "laws").glob("*.md")) == sorted(bench.member_file(law.name)
+                                                                           for law, _ in drawn)
+    loaded = load_dataset(out / "mined.jsonl")
+    assert not loaded.skipped and len(loaded.questions) == n
+    assert {q.reference.law for q in loaded.questions} == {law.cite for law, _ in drawn}
+
+
+def test_a_passage_of_several_ayat_is_referenced_by_its_pasal_alone():
+    law = SimpleNamespace(name="pp/2030/7.md", chunks=[SimpleNamespace(chunk_id="c1", location="Pasal 2 › ayat (8–10)"),
+                                                    SimpleNamespace(chunk_id="c2", location="Pasal 3 › ayat (2)")])
+    assert bench.reference(law, SimpleNamespace(chunk_id="c1")) == {"law": "PP 7/2030", "pasal": ["2"], "ayat": None,
+                                                                    "huruf": None}
+    assert bench.reference(law, SimpleNamespace(chunk_id="c2"))["ayat"] == "2"
+    assert bench.member_file("uu/2003/13.md") == "uu-13-2003.md"
+    assert bench.cite_name("pp/2015/105.md") == "PP 105/2015"  # not what a scanned heading may say
+
+
+def test_bad_usage_is_one_line_and_exit_2(tmp_path):
+    script = str(ROOT / "bench" / "mined_at_scale.py")
+    out = ["--out", str(tmp_path / "o")]
+    cases = [(["--statute", f"{tmp_path}:statute-book"], "no collection"),
+             (["--statute", f"{tmp_path}:statute-book", "--laws", str(tmp_path / "none")], "no laws directory"),
+             (["--statute", f"{tmp_path}:statute-book", "--archive", str(tmp_path / "none.tar.xz")], "no archive")]
+    for k, (args, message) in enumerate(cases):
+        if k == 1:
+            (tmp_path / "collections" / "statute-book").mkdir(parents=True)
+        done = subprocess.run([sys.executable, script, *args, *out], capture_output=True, text=True, cwd=ROOT,
+                              timeout=120)
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr and "Traceback" not in done.stderr
+        assert not (tmp_path / "o").exists()
