@@ -190,7 +190,7 @@ def _amending_only(edges: Sequence[StatusEdge], history: Mapping[StatusEdge, str
     """The graph without the revocations that end an instrument only named as another's amendment history, where that
     instrument amends other documents too: revoking "UU 28/2009 … as last amended by UU 11/2020" ends UU 11/2020
     (Cipta Kerja, an omnibus law amending some seventy) only as it amended UU 28/2009, not as a whole (statute book:
-    UU 1/2022 Pasal 189 (1) read as ending all of UU 11/2020 from 2025). One that amends nothing else (an "Perubahan
+    UU 1/2022 Pasal 189 (1) read as ending all of UU 11/2020 from 2025). One that amends nothing else (a "Perubahan
     atas" law of that instrument alone, or one whose amendments the collection does not read) ends with it."""
     amends: dict[str, set[str]] = {}
     for e in edges:
