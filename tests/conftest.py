@@ -43,3 +43,14 @@ def require_regulations() -> Path:
     if not REGULATIONS.is_dir():
         pytest.fail(f"shared regulations not found at {REGULATIONS} (set SAKSI_SHARED_DATA)")
     return REGULATIONS
+
+
+def file_module(relative: str, name: str):
+    """A script or bench of the repository (not a package: `scripts/pp_archive.py`, `bench/mined_at_scale.py`)
+    loaded as a module, as it runs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / relative)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

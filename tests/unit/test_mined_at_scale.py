@@ -3,7 +3,6 @@ Pasal of its gold passage as the reference, the laws' files written beside it wi
 `saksi eval` reads without skipping; bad usage is one line and exit 2."""
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import subprocess
@@ -16,6 +15,8 @@ import pytest
 
 from pipeline.answer_reader.training import law_part
 from pipeline.eval.datasets import load_dataset
+
+from ..conftest import file_module
 
 pytestmark = pytest.mark.unit
 
@@ -43,14 +44,7 @@ Peraturan Pemerintah ini mulai berlaku pada tanggal diundangkan.
 """
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("saksi_mined_at_scale", ROOT / "bench" / "mined_at_scale.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = file_module("bench/mined_at_scale.py", "saksi_mined_at_scale")
 
 
 def _archive(path: Path, numbers: list[int]) -> None:

@@ -3,29 +3,19 @@ and dev legal-QA regulations and their amendments are left out, the rest is kept
 the same commit gives the same file, and the mining reads its members as PPs."""
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import tarfile
-from pathlib import Path
 
 import pytest
 
 from pipeline.ingest.chunker import Chunker
 from pipeline.answer_reader.mining import read_laws
 
+from ..conftest import file_module
+
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("saksi_pp_archive", ROOT / "scripts" / "pp_archive.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-pp_archive = _script()
+pp_archive = file_module("scripts/pp_archive.py", "saksi_pp_archive")
 
 KEPT = """PERATURAN PEMERINTAH REPUBLIK INDONESIA NOMOR 2 TAHUN 2016 TENTANG PENGELOLAAN ARSIP PERCOBAAN
 Pasal 1
