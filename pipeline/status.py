@@ -34,8 +34,10 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # bump when a code change alters the graph read from the same chunks and references: the next ingest's finalize of
 # any collection re-reads it (nothing is re-chunked or re-embedded). 2: an omnibus law named as another's amendment
 # history is not revoked with it; no revocation read from a regulation's considerations or elucidation, nor from a
-# drafting guide's paragraph before the sentence that states the formula
-GRAPH_VERSION = 2
+# drafting guide's paragraph before the sentence that states the formula. 3: an instruction naming the ayat, huruf or
+# angka it changes after the Pasal ("Ketentuan Pasal 6 ayat (1) huruf a diubah"), or one that adds to it ("ditambah"),
+# amends the Pasal; one that deletes only part of it leaves the Pasal's standing unknown
+GRAPH_VERSION = 3
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
@@ -52,9 +54,13 @@ _AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)\bdiuba
 _AMENDS_LIST = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)(?:\b|(?<=\d))diubah\s+(?:menjadi\s+)?sebagai\s+"
                           r"berikut\b", re.IGNORECASE | re.DOTALL)
 _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGNORECASE)
-# one instruction of it: "Ketentuan ayat (1) Pasal 14 diubah", "Ketentuan Pasal 5 diubah", "Pasal 7 dihapus"
-_INSTRUCTION = re.compile(r"\b(?:Ketentuan\s+(?:(?:huruf|angka|ayat)\s+[^.;:]{0,120}?\s)?)?Pasal\s+(?P<pasal>\d+[A-Z]?)"
-                          r"\s+(?P<verb>diubah|dihapus)\b")
+# one instruction of it: "Ketentuan ayat (1) Pasal 14 diubah", "Ketentuan Pasal 14 ayat (1) dan ayat (3) diubah",
+# "Ketentuan Pasal 23 ditambah 1 (satu) ayat … sehingga Pasal 23 berbunyi", "Pasal 7 dihapus"; the parts of the Pasal
+# an instruction names (`lead`, before it; `part`, after it) make a deletion partial ("ayat (3) Pasal 14 dihapus")
+_UNIT = r"(?:ayat|huruf|angka)\s+\(?[0-9a-z]{1,3}\)?"
+_INSTRUCTION = re.compile(rf"\b(?:Ketentuan\s+(?P<lead>(?:huruf|angka|ayat)\s+[^.;:]{{0,120}}?\s)?)?Pasal\s+"
+                          rf"(?P<pasal>\d+[A-Z]?)(?P<part>(?:\s+{_UNIT}(?:\s*(?:,\s*(?:dan\s+)?|dan\s+|serta\s+)"
+                          rf"(?:{_UNIT}|\(?[0-9a-z]{{1,3}}\)?))*)+)?\s+(?P<verb>diubah|dihapus|ditambah)\b")
 _ITEM = re.compile(r"\b(?:huruf|angka)\s+\w+$")  # a list item's span label ("Pasal 33 huruf b"), not an ayat
 # what names an instrument's amendment history, just before the amending instrument: "Undang-Undang Nomor 28 Tahun 2009
 # … sebagaimana telah beberapa kali diubah, terakhir dengan Undang-Undang Nomor 11 Tahun 2020"
@@ -172,7 +178,10 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
                 amended = item
             elif amended is not None:
                 quote = chunk.text[item.start():item.end()]
-                edges.append(_edge("amends", chunk, quote, amended, item["pasal"], date, issued))
+                # an ayat, huruf or angka deleted leaves the rest of the Pasal in force: what stands is unknown
+                partial = item["verb"] == "dihapus" and (item["lead"] or item["part"])
+                edges.append(_edge("revokes_part" if partial else "amends", chunk, quote, amended, item["pasal"], date,
+                                   issued))
     return list(dict.fromkeys(edges))
 
 

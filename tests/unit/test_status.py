@@ -143,6 +143,34 @@ def test_an_amending_regulation_ends_the_pasal_it_changes_and_nothing_else():
     assert status.standing(old, "2023-01-01").state == "in_force"             # nor the document as a whole
 
 
+@pytest.mark.parametrize("instruction, kind, quote", [
+    # the amended ayat named after the Pasal (statute book: 341 such amendments of the PPh, KUP, customs and excise
+    # laws, among others, were not read, so the amended Pasal stood as in force)
+    ("1. Ketentuan Pasal 5 ayat (1) dan ayat (3) diubah, sehingga Pasal 5 berbunyi sebagai berikut:", "amends",
+     "Ketentuan Pasal 5 ayat (1) dan ayat (3) diubah"),
+    ("1. Ketentuan Pasal 5 ayat (1) huruf a, huruf e, dan huruf g diubah sehingga berbunyi:", "amends",
+     "Ketentuan Pasal 5 ayat (1) huruf a, huruf e, dan huruf g diubah"),
+    ("1. Ketentuan Pasal 5 ditambah 1 (satu) ayat, yakni ayat (3), sehingga Pasal 5 berbunyi sebagai berikut:",
+     "amends", "Ketentuan Pasal 5 ditambah"),
+    # a deleted ayat leaves the rest of the Pasal: what stands is unknown, not ended
+    ("1. Ketentuan Pasal 5 ayat (2) dihapus.", "revokes_part", "Ketentuan Pasal 5 ayat (2) dihapus"),
+    ("1. Ketentuan ayat (2) Pasal 5 dihapus.", "revokes_part", "Ketentuan ayat (2) Pasal 5 dihapus"),
+    ("1. Pasal 5 dihapus.", "amends", "Pasal 5 dihapus"),
+])
+def test_an_instruction_naming_the_ayat_it_changes_after_the_pasal_ends_that_pasal(instruction, kind, quote):
+    opening = _chunk("px-2-2022", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh Nomor 1 "
+                     "Tahun 2020 tentang Tarif diubah sebagai berikut:", path="PX 2/2022")
+    edges = _edges(AMENDING, opening, _chunk("px-2-2022", "Pasal I angka 1", instruction, path="PX 2/2022"))
+    assert [(e.kind, e.target_doc, e.target_pasal, e.quote) for e in edges] == [(kind, "px-1-2020", "5", quote)]
+    old = DocumentStatus.of(OLD, edges)
+    assert status.standing(old, "2023-01-01", pasal="5").state == ("ended" if kind == "amends" else "unknown")
+    assert status.standing(old, "2023-01-01", pasal="4").state == "in_force"
+    # text that only mentions a Pasal beside the verb is no instruction
+    mention = _chunk("px-2-2022", "Pasal I angka 2", "2. Ketentuan sebagaimana dimaksud dalam Pasal 5 ayat (1) yang "
+                     "diubah tetap berlaku.", path="PX 2/2022")
+    assert _edges(AMENDING, opening, mention) == []
+
+
 def test_the_same_instruction_in_a_document_that_amends_nothing_is_no_edge():
     text = ("Pasal 3\nDalam hal ketentuan dalam Peraturan Menteri Contoh Nomor 1 Tahun 2020 diubah, Pasal 5 diubah "
             "pula.")
