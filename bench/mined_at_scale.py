@@ -41,6 +41,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -48,8 +49,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SKIPPED_PATTERNS = ("chapter",)
-
-
 KINDS = {"uu": ("Undang-Undang", "Dewan Perwakilan Rakyat dan Presiden Republik Indonesia"),
          "pp": ("Peraturan Pemerintah", "Presiden Republik Indonesia")}
 
@@ -63,8 +62,6 @@ def member_file(name: str) -> str:
 def law_files(archive: Path, names: set[str], laws_dir: Path | None, out: Path) -> None:
     """The drawn laws' files into `out`: from --laws where it holds them (with their sidecars), else from the
     archive, with a sidecar of the identity its path states (as scripts/statute_book.py writes one)."""
-    import tarfile
-
     out.mkdir(parents=True, exist_ok=True)
     with tarfile.open(archive, "r:*") as tar:
         for m in tar.getmembers():
@@ -125,6 +122,7 @@ def cite_name(member: str) -> str:
 
 
 def draw(laws: list, n: int, seed: int) -> list:
+    """`n` of the laws, in an order seeded by `seed` and each law's name (the same laws give the same draw)."""
     return sorted(laws, key=lambda lq: hashlib.sha256(f"{seed}:{lq[0].name}".encode()).hexdigest())[:n]
 
 
