@@ -212,8 +212,8 @@ def main() -> int:
     seconds["statute_eval"] = saksi("eval", dataset, "--corpus", data_dir, "--collection", collection, "--out",
                                     str(a.out / "statute"), log=a.out / "statute.log")
     small, statute = load_rows(a.out / "small"), load_rows(a.out / "statute")
-    patterns = {json.loads(line)["id"]: json.loads(line)["pattern"]
-                for line in (a.out / "mined.jsonl").read_text(encoding="utf-8").splitlines()}
+    patterns = {row["id"]: row["pattern"] for row in map(json.loads, (a.out / "mined.jsonl").read_text(
+        encoding="utf-8").splitlines())}
     for run, rows in (("small", small), ("statute", statute)):
         for qid, r in rows.items():
             r["pattern"] = patterns.get(qid)

@@ -32,6 +32,8 @@ def value_of(claim: VerifiedClaim, required: Sequence[str]) -> str:
     return claim.text
 
 
+UNSETTLED = {"id": "Belum pasti berlaku per", "en": "Standing not settled on"}
+OUT_OF_FORCE = {"id": "Tidak berlaku per", "en": "Not in force on"}
 BANDS = {"id": {"TINGGI": "TINGGI", "SEDANG": "SEDANG", "RENDAH": "RENDAH"},
          "en": {"TINGGI": "HIGH", "SEDANG": "MEDIUM", "RENDAH": "LOW"}}
 
@@ -59,10 +61,8 @@ def direct_answer(claims: Sequence[VerifiedClaim], required: dict[int, Sequence[
         elif lead.standing is not None:
             said += f" ({standing_words(lead.standing, lang, brief=True)})"
         # after the lead, the part's claims not known to be in force: those the collection cannot settle, then history
-        for state, words in (("unknown", {"id": "Belum pasti berlaku per", "en": "Standing not settled on"}),
-                             ("history", {"id": "Tidak berlaku per", "en": "Not in force on"})):
-            older = [c for c in mine[1:] if c.standing is not None and c.standing.state != "in_force"
-                     and (c.standing.state == "unknown") == (state == "unknown")]
+        for states, words in ((("unknown",), UNSETTLED), (("ended", "not_yet"), OUT_OF_FORCE)):
+            older = [c for c in mine[1:] if c.standing is not None and c.standing.state in states]
             if older:
                 said += f". {words['id' if lang == 'id' else 'en']} {as_of}: " + "; ".join(
                     f"{value_of(c, required.get(part, ()))} [{number[id(c)]}] — "
