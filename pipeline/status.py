@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from .citations import cite_path
+from .text import split_sentences
 from .definitions import quoted_entries
 from .restatements import restatements_kept
 from .config import ConfidenceSettings
@@ -36,8 +37,9 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # history is not revoked with it; no revocation read from a regulation's considerations or elucidation, nor from a
 # drafting guide's paragraph before the sentence that states the formula. 3: an instruction naming the ayat, huruf or
 # angka it changes after the Pasal ("Ketentuan Pasal 6 ayat (1) huruf a diubah"), or one that adds to it ("ditambah"),
-# amends the Pasal; one that deletes only part of it leaves the Pasal's standing unknown
-GRAPH_VERSION = 3
+# amends the Pasal; one that deletes only part of it leaves the Pasal's standing unknown. 4: that sentence is the one
+# text.split_sentences cuts (a numbered guideline, "… yang dicabut. 146. Untuk mencabut …", starts a sentence)
+GRAPH_VERSION = 4
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
@@ -68,9 +70,6 @@ _HISTORY = re.compile(r"\bsebagaimana\s+(?:telah\s+)?(?:beberapa\s+kali\s+|terak
                       r"\b(?:dengan|oleh|melalui)\s*$|\bas\s+(?:last\s+)?amended\b[^.;]{0,40}?\bby\s*$", re.IGNORECASE)
 
 
-# a sentence's end in running text: a word's last letter (not a list item's "b." or a number's "1.") or a closing
-# bracket, then the next sentence's capital
-_SENTENCE_END = re.compile(r"(?:(?<=[a-z]{2})|(?<=\)))[.!?]\s+(?=[A-Z(])")
 _IN_PASAL = re.compile(r"(?:Pasal|Article)\b")
 # a Pasal's heading that a scan ran into a paragraph: "… KETENTUAN PENUTUP Pasal 20 Dengan berlakunya …"
 _RUN_IN_HEADING = re.compile(r"(?:^|(?<=\n)|(?<=[A-Z.;] ))(?:Pasal|Article)\s+\d+[A-Z]?\.?\s+(?=[A-Z(])")
@@ -96,8 +95,7 @@ def _span_start(chunk: Chunk, at: int) -> int:
     headings = [m.start() for m in _RUN_IN_HEADING.finditer(chunk.text, 0, at)]
     if headings:
         return headings[-1]
-    ends = [m.end() for m in _SENTENCE_END.finditer(chunk.text, 0, at)]
-    return ends[-1] if ends else 0
+    return next((x.start for x in reversed(split_sentences(chunk.text)) if x.start <= at), 0)
 
 
 def _date(doc: Document | None) -> tuple[str | None, str | None]:
