@@ -12,14 +12,15 @@ from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
 from .audit import LOCAL_KEY
-from .citations import cite_path, stated
-from .restatements import restating
+from .citations import cite_path
+from .restatements import restating, stated_citation
 from . import status
 from .config import ConfidenceSettings, Route
 from .definitions import asked_term
 from .direct_answer import direct_answer
 from .numbers import extract_figures
 from .retrieval import jaccard
+from .subjects import OtherSubject, subjects_listing, subjects_of
 from .trace import PartTrace
 from .types import (AsOf, Candidate, Chunk, CitationCheck, Conflict, DocumentStatus, NearestRecord, PartOutcome,
                     Result, Sufficiency, Term, VerifiedClaim, is_provision)
@@ -33,6 +34,7 @@ NO_SUPPORTED_CLAIMS = "no_supported_claims"
 MISSING_EVIDENCE = "missing_evidence"
 TIMEOUT = "timeout"
 ONLY_HISTORY = "only_history"  # every supported claim states a provision not in force on the answer's date
+SEVERAL_SUBJECTS = "several_subjects"  # the answer's sentence is written alike of other subjects; the question says not
 
 DOCUMENT_NOT_IN_CORPUS = "document_not_in_corpus"  # not a refusal reason of its own: said alongside one
 
@@ -50,6 +52,12 @@ _REASONS = {
                          "beserta ketentuan yang menentukannya.",
                    "en": "No provision in force on the answer's date answers this: what was found is history (revoked, "
                          "amended or not yet in force), shown as history with the provision that decides it."},
+    SEVERAL_SUBJECTS: {"id": "Pertanyaan ini tidak menyebut yang mana yang dimaksud, dan beberapa peraturan menyatakan "
+                              "kalimat yang sama untuk subjek yang berbeda: {missing}. Sebutkan peraturannya (atau "
+                              "daerah, tahun, atau pihaknya) agar dapat dijawab.",
+                        "en": "The question does not say which it means, and several regulations state the same "
+                              "sentence of different subjects: {missing}. Name the regulation (or the region, year or "
+                              "party) to get an answer."},
     TIMEOUT: {"id": "Batas waktu terlampaui sebelum jawaban dapat diverifikasi; tidak ada yang ditampilkan.",
               "en": "The time limit passed before an answer could be verified; nothing is shown."},
     "generator_failed": {"id": "Generator gagal menjawab; tidak ada yang ditampilkan.",
@@ -88,7 +96,7 @@ def reason_text(code: str, lang: str, missing: Sequence[str] = ()) -> str:
     """A refusal reason in words; `missing`: the evidence categories it names (in words) or, for a document not in
     the corpus, the documents."""
     template = _REASONS.get(code, {}).get(lang) or _REASONS.get(code, {}).get("en") or code
-    words = missing if code == DOCUMENT_NOT_IN_CORPUS else [category_words(m, lang) for m in missing]
+    words = missing if code in (DOCUMENT_NOT_IN_CORPUS, SEVERAL_SUBJECTS) else [category_words(m, lang) for m in missing]
     return template.format(missing=", ".join(words))
 
 
@@ -102,6 +110,7 @@ def unmentioned_text(terms: Sequence[str], lang: str) -> str:
 UNMENTIONED = "unmentioned"  # Confidence.capped_by: the question names something no record mentions
 OTHER_DEFINITIONS = "other_definitions"  # Confidence.capped_by: a term one regulation defines, the claim from another
 SEVERAL_DEFINITIONS = "several_definitions"  # Confidence.capped_by: a term two or more regulations define, none named
+# Confidence.capped_by of SEVERAL_SUBJECTS's claims too: what they state holds of one subject among several
 
 
 def _as_written(question: str, term: str) -> str:
@@ -255,14 +264,6 @@ def find_conflicts(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
 _REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
 
 
-def stated_citation(claim: VerifiedClaim):
-    """The innermost citation of what the claim itself states: the last one whose quote its text holds (an item
-    after its lead-in), not one quoted beside it (a provision it refers to, an ayat bound to it, another place that
-    states the same sentence: `restatements.restating`); else the first."""
-    own = [x for x, s, again in zip(claim.citations, stated(claim), restating(claim)) if s and not again]
-    return own[-1] if own else claim.citations[0]
-
-
 def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
                    lang: str, definers: Sequence[Candidate] = ()) -> list[Conflict]:
     """Supported claims drawn from two or more regulations, for a question that names none: each
@@ -382,6 +383,38 @@ def definitions_capped(c: VerifiedClaim, definers: frozenset[str], chunks: Mappi
     return c
 
 
+def subjects_apply(question: str, named: Sequence[tuple[str, str | None]]) -> bool:
+    """Whether an answer to `question` could hold of one subject among several (`several_subjects`): it names no
+    document of the collection and asks no term's meaning (several definitions are `find_ambiguity`'s)."""
+    return not any(doc_id for _, doc_id in named) and not asked_term(question)
+
+
+def lead_claim(claims: Sequence[VerifiedClaim], part: int) -> VerifiedClaim | None:
+    """The claim a part's answer leads with: its first supported claim in the answer's order (`status.in_force_first`:
+    the first in force in the generator's order, else the first whose standing is unknown, else the first)."""
+    return next((c for c in status.in_force_first(claims) if c.part == part and c.status == "supported"), None)
+
+
+def several_subjects(parts: Sequence[PartTrace], claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
+                     question: str, named: Sequence[tuple[str, str | None]],
+                     skip: frozenset[int] | set[int] = frozenset()) -> dict[int, tuple[VerifiedClaim, list[OtherSubject]]]:
+    """The answered parts (but `skip`) whose lead claim (`lead_claim`) states a sentence that other documents among the
+    part's candidates write of other subjects (`subjects_of`), for a question that does not say which
+    (`subjects_apply`): its answer would be one subject's among several, so the part is refused and names them
+    (`SEVERAL_SUBJECTS`). On the mined questions of issue 30 these were regional-formation and budget laws."""
+    if not subjects_apply(question, named):
+        return {}
+    out = {}
+    for p in parts:
+        lead = lead_claim(claims, p.index) if p.outcome.answered and p.index not in skip else None
+        if lead is not None:
+            used = _used(p)
+            found = subjects_of(lead, chunks, used.candidates, question, {d.doc_id: d for d in used.status})
+            if found:
+                out[p.index] = (lead, found)
+    return out
+
+
 def _used(part: PartTrace):
     """The attempt a part's outcome rests on: the one that answered, else the last."""
     return part.attempts[part.outcome.attempt_used] if part.outcome.answered else part.attempts[-1]
@@ -452,8 +485,15 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     # whose every supported claim is such history is refused; its claims stay, shown as history with their receipts
     # and the provision that decides their standing
     history = {p.index for p in parts if p.outcome.answered and _only_history(claims, p.index)}
-    outcomes = tuple(replace(p.outcome, answered=False, reason=ONLY_HISTORY) if p.index in history else p.outcome
-                     for p in parts)
+    # a part whose answer would be one subject's among several the question does not choose between is refused,
+    # naming them; its claims stay, kept out of the top band
+    alike = several_subjects(parts, claims, chunks, question, named, history)
+    if alike and confidence is not None:
+        claims = [status.capped(c, confidence, is_provision_chunk(chunks, c), SEVERAL_SUBJECTS)
+                  if c.part in alike and c.status == "supported" else c for c in claims]
+    outcomes = tuple(replace(p.outcome, answered=False, reason=ONLY_HISTORY) if p.index in history
+                     else replace(p.outcome, answered=False, reason=SEVERAL_SUBJECTS) if p.index in alike
+                     else p.outcome for p in parts)
     retried = any(len(p.attempts) > 1 for p in parts)
     refused = [(p, o) for p, o in zip(parts, outcomes) if not o.answered]
     dated = as_of and AsOf(as_of["date"], as_of["from"], as_of.get("words"))
@@ -470,15 +510,8 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     asked = frozenset(doc_id for _, doc_id in named if doc_id)
     reasons, nearest = [], []
     for p, o in refused:
-        last = p.attempts[-1]
-        by_id = {c.chunk.chunk_id: c for c in last.candidates}
-        ranked = dict.fromkeys([*last.reranked, *last.referenced])  # referenced ones after every reranked one
-        near = nearest_records([by_id[i] for i in ranked if i in by_id], n_nearest, terms=p.attempts[0].query.terms,
-                               tokens=tokens, asked=asked)
+        text, near = _refused_part(p, o, lang, tokens, n_nearest, asked, alike.get(p.index), chunks)
         nearest.extend(near)
-        text = reason_text(o.reason or "", lang, o.missing_categories)
-        if o.reason == NO_SUPPORTED_CLAIMS and near:
-            text += " " + nearest_text(near, lang)
         reasons.append(text if len(parts) == 1 else f"({p.index + 1}) {p.question}: {text}")
     if absent:
         reasons.append(reason_text(DOCUMENT_NOT_IN_CORPUS, lang, absent))
@@ -488,6 +521,29 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
                   reason_code=refused[0][1].reason, reason=" ".join(reasons), missing_categories=missing,
                   nearest=tuple(nearest), retried=retried, trace_id=trace_id, not_in_corpus=absent, as_of=dated,
                   documents=documents, unmentioned=unmentioned)
+
+
+def _refused_part(p: PartTrace, o: PartOutcome, lang: str, tokens: Callable[[str], frozenset[str]], n_nearest: int,
+                  asked: frozenset[str], alike: tuple[VerifiedClaim, list[OtherSubject]] | None,
+                  chunks: Mapping[str, Chunk]) -> tuple[str, list[NearestRecord]]:
+    """A refused part's reason in words and its nearest records: the best its last attempt found, one per document;
+    for a part refused as one subject's among several (`alike`: its lead claim and the others), the lead's record and
+    theirs, so the reader sees each subject's sentence and picks."""
+    last = p.attempts[-1]
+    by_id = {c.chunk.chunk_id: c for c in last.candidates}
+    if alike is not None:
+        lead, others = alike
+        first = [by_id[i] for i in (stated_citation(lead).chunk_id,) if i in by_id]
+        near = nearest_records([replace(c, dropped=None) for c in (*first, *(x.candidate for x in others))],
+                               n_nearest, terms=p.attempts[0].query.terms, tokens=tokens, asked=asked)
+        return reason_text(SEVERAL_SUBJECTS, lang, [subjects_listing(lead, others, chunks, lang)]), near
+    ranked = dict.fromkeys([*last.reranked, *last.referenced])  # referenced ones after every reranked one
+    near = nearest_records([by_id[i] for i in ranked if i in by_id], n_nearest, terms=p.attempts[0].query.terms,
+                           tokens=tokens, asked=asked)
+    text = reason_text(o.reason or "", lang, o.missing_categories)
+    if o.reason == NO_SUPPORTED_CLAIMS and near:
+        text += " " + nearest_text(near, lang)
+    return text, near
 
 
 def explain(result: Result, lang: str = "en") -> str:

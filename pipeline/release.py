@@ -14,7 +14,10 @@ once that decision cannot withhold it:
   as the answer), so those are released last, when every part is settled;
 - it is shown in its **final form**: with its provision's standing on the answer's date and the caps the decision
   puts on it (`decision.dated_claim`, `decision.definitions_capped`, `decision.unmentioned_capped`), the
-  functions `decision.conclude` applies.
+  functions `decision.conclude` applies;
+- no part's lead claim states a sentence other documents write of other subjects the question does not choose
+  between (`decision.several_subjects`, which refuses the question): nothing is released until every part's lead is
+  known (`_lead`), and nothing at all where one is such a sentence.
 
 A claim its gates demote is told at once (`demoted`), never as the answer. `finish` checks the released claims
 against the decided answer, position by position; a difference is a defect, logged and reported, never hidden.
@@ -29,13 +32,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .config import ConfidenceSettings, Route
-from .decision import (dated_claim, definers_of, definitions_capped, named_unmentioned, sufficiency, unmentioned_capped,
-                       unmentioned_terms)
+from .decision import (dated_claim, definers_of, definitions_capped, named_unmentioned, subjects_apply, sufficiency,
+                       unmentioned_capped, unmentioned_terms)
+from .subjects import subjects_of
 from .types import Candidate, Chunk, DocumentStatus, QueryPlan, Result, VerifiedClaim
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[str, dict[str, Any]], None]
+_UNDECIDED = object()  # a part's lead claim its claims so far cannot tell (`Release._lead`)
 
 
 @dataclass
@@ -51,6 +56,7 @@ class _Part:
     committed: bool = False  # the attempt's supported claims satisfy the route: its part answers with them
     history: list[VerifiedClaim] = field(default_factory=list)  # supported, not in force: shown last
     definers: frozenset[str] = frozenset()  # the documents among the attempt's candidates defining an asked term
+    candidates: tuple[Candidate, ...] = ()  # the attempt's: where another document may write its lead's sentence
 
 
 class Release:
@@ -63,6 +69,8 @@ class Release:
         self._chunks: dict[str, Chunk] = {}
         self._capped: bool | None = None  # the question names something no record mentions (known once all committed)
         self._history_out = False
+        # whether a part's lead is one subject's among several (decision.several_subjects): None until every lead is known
+        self._withheld: bool | None = None if subjects_apply(question, self.named) else False
 
     def context(self, part: int, attempt: int, plan: QueryPlan, chunks: Mapping[str, Chunk],
                 statuses: Sequence[DocumentStatus], records: int, candidates: Sequence[Candidate] = ()) -> None:
@@ -71,6 +79,7 @@ class Release:
         p = self.parts[part]
         p.attempt, p.chunks, p.statuses = attempt, dict(chunks), {d.doc_id: d for d in statuses}
         p.definers = definers_of(self.question, self.named, candidates)
+        p.candidates = tuple(candidates)
         p.gated, p.cursor, p.settled, p.committed, p.history = {}, 0, False, False, []
         self._chunks.update(chunks)
         if attempt == 0:
@@ -119,6 +128,14 @@ class Release:
         if self._capped is None:
             unmentioned = unmentioned_terms(self.question, [p.first_query for p in self.parts if p.first_query])
             self._capped = self.confidence is not None and bool(named_unmentioned(self.question, unmentioned))
+        if self._withheld is None:
+            leads = [self._lead(p) for p in self.parts]
+            if any(lead is _UNDECIDED for lead in leads):
+                return
+            self._withheld = any(lead is not None and subjects_of(lead, self._chunks, p.candidates, self.question,
+                                                                  p.statuses) for p, lead in zip(self.parts, leads))
+        if self._withheld:
+            return
         for i, p in enumerate(self.parts):
             while p.cursor in p.gated:
                 c = p.gated[p.cursor]
@@ -137,6 +154,22 @@ class Release:
             for i, p in enumerate(self.parts):
                 for c in p.history:
                     self._release(i, c)
+
+    def _lead(self, p: _Part):
+        """The part's lead claim in its final form, as `decision.lead_claim` picks it: its first supported claim in
+        force (or undated) in the generator's order, else its first whose standing is unknown; None where every one is
+        history (the part is refused as such); `_UNDECIDED` while its claims so far cannot tell."""
+        unknown, i = None, 0
+        while i in p.gated:
+            c, i = p.gated[i], i + 1
+            if c.status != "supported":
+                continue
+            shown = self._shown(p, c)
+            if shown.standing is None or shown.standing.state == "in_force":
+                return shown
+            if unknown is None and shown.standing.state == "unknown":
+                unknown = shown
+        return unknown if p.settled else _UNDECIDED
 
     def _release(self, part: int, claim: VerifiedClaim) -> None:
         self.emit("claim", {"position": len(self.released), "part": part, "claim": claim})

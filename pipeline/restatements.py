@@ -3,7 +3,7 @@ Pasal 14(4) and 15(4)), or laws that write one definition alike (UU 24/2011 and 
 …"). The extractive generator quotes every place in one claim (backends/lite.py, `_restated_places` and
 `_restated_definitions`); a claim's citations that restate an earlier one are known by `restating`, kept only where
 they stand as the claim's own provision does (status.dated), not taken for what the claim states
-(decision.stated_citation), and marked as the same sentence again where an answer is shown (responses.Citation
+(`stated_citation`), and marked as the same sentence again where an answer is shown (responses.Citation
 `restates`, rendering/answer_text.py).
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Callable
 
 from .answer_reader.answers import without_label
+from .citations import stated
 from .definitions import restated, term_key
 from .references import extract_references
 from .types import CitationCheck, VerifiedClaim
@@ -51,3 +52,11 @@ def restatements_kept(claim: VerifiedClaim, keep: Callable[[CitationCheck], bool
     does not stand as the claim's own provision does: pipeline/status.dated)."""
     kept = tuple(x for x, again in zip(claim.citations, restating(claim)) if not again or keep(x))
     return claim if len(kept) == len(claim.citations) else replace(claim, citations=kept)
+
+
+def stated_citation(claim: VerifiedClaim):
+    """The innermost citation of what the claim itself states: the last one whose quote its text holds (an item
+    after its lead-in), not one quoted beside it (a provision it refers to, an ayat bound to it, another place that
+    states the same sentence: `restatements.restating`); else the first."""
+    own = [x for x, s, again in zip(claim.citations, stated(claim), restating(claim)) if s and not again]
+    return own[-1] if own else claim.citations[0]

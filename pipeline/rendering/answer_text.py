@@ -26,6 +26,8 @@ LABELS = {
                                       "klaim ini",
                  "several_definitions": "dibatasi: beberapa peraturan mendefinisikan istilah ini dan pertanyaan tidak "
                                         "menyebut satu pun",
+                 "several_subjects": "dibatasi: peraturan lain menyatakan kalimat yang sama untuk subjek lain dan "
+                                     "pertanyaan tidak menyebut yang mana",
                  None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
@@ -52,6 +54,8 @@ LABELS = {
                  "unmentioned": "capped: the question names something no record mentions",
                  "other_definitions": "capped: another regulation defines this term, not the one this claim quotes",
                  "several_definitions": "capped: several regulations define this term and the question names none",
+                 "several_subjects": "capped: other regulations state this sentence of other subjects and the "
+                                     "question says not which",
                  None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},

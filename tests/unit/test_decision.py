@@ -7,8 +7,8 @@ import pytest
 
 from pipeline.config import ConfidenceSettings, Route
 from pipeline.decision import (MISSING_EVIDENCE, NO_CANDIDATES, NO_SUPPORTED_CLAIMS, OTHER_DEFINITIONS, AttemptSummary,
-                               decide_part, find_ambiguity, find_conflicts, definitions_capped, stated_citation,
-                               sufficiency)
+                               decide_part, find_ambiguity, find_conflicts, definitions_capped, sufficiency)
+from pipeline.restatements import stated_citation
 from pipeline.types import Candidate, Chunk, CitationCheck, Confidence, Span, Sufficiency, VerifiedClaim
 
 pytestmark = pytest.mark.unit

@@ -45,7 +45,8 @@ def test_the_check_knows_words_of_both_languages() -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_refusal_kind_is_said_in_one_language(lang) -> None:
-    said = [decision.reason_text(code, lang, ["rate", "deadline"] if code != decision.DOCUMENT_NOT_IN_CORPUS
+    said = [decision.reason_text(code, lang, ["rate", "deadline"] if code not in (decision.DOCUMENT_NOT_IN_CORPUS,
+                                                                                    decision.SEVERAL_SUBJECTS)
                                  else ["PMK 999/2030"]) for code in decision._REASONS]
     near = [NearestRecord(chunk_id="c", document="PMI 7/2025", location="Pasal 3", text="…", score=0.5,
                           path="PMI 7/2025 › Pasal 3")]

@@ -1,0 +1,169 @@
+"""One rule written for many subjects: laws made from one template say the same sentence with another name or figure
+in its slots. Each regional-formation law: "Gubernur Sulawesi Tenggara melakukan pembinaan … terhadap kinerja Penjabat
+Bupati Buton Tengah …" (UU 14/2014), "Gubernur Jawa Barat … Penjabat Bupati Pangandaran …" (UU 21/2012); each year's
+budget law its own figure for the same line. Among a statute book's laws a question that does not say which subject it
+means ("Siapa yang membina kinerja penjabat bupati?") is answered by whichever of them ranks first, and that answer is
+wrong for every other subject: on the mined questions of issue 30, such answers were most of the statute book's wrong
+receipts among formation and budget laws.
+
+`filled` tells two sentences of one template apart from two rules (words other than names and figures differ) and
+from one sentence restated word for word (`restatements.restates`: the same rule, not another subject's).
+`other_subjects` finds, among an attempt's candidates, the other documents that write the answer's sentence for
+another subject, where the question names no word that sets the answer's own subject apart
+(pipeline/decision.py refuses such a part and names them: `SEVERAL_SUBJECTS`).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from .answer_reader.answers import without_label
+from .citations import cited_location
+from .restatements import own_pasal_reference, stated_citation
+from .text import split_sentences
+from .types import Candidate, Chunk, DocumentStatus, VerifiedClaim
+
+_WORD = re.compile(r"\d+(?:[.,/]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)*")  # a figure ("92.683.000,00") or a word
+_PASAL_HEAD = re.compile(r"^\s*(?:pasal|article)\s+[\w.]+\s*\n", re.IGNORECASE)  # "Pasal II\n" before the sentence
+_NUMBER_WORDS = frozenset(
+    "nol satu dua tiga empat lima enam tujuh delapan sembilan sepuluh sebelas belas puluh ratus ribu juta miliar "
+    "triliun seratus seribu se".split())
+# words that name nothing: a title's "dan", "di", "tentang" set no subject apart
+_FUNCTION_WORDS = frozenset(
+    "dan atau di ke dari yang atas tentang dalam untuk pada serta oleh dengan nomor tahun the and of for in on by".split())
+MIN_SHARED_WORDS = 6      # a template's fixed words: fewer say too little to be one rule
+MIN_SHARED_SHARE = 0.6    # of the longer sentence's words
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(unicodedata.normalize("NFKC", text))
+
+
+def _slot(word: str) -> bool:
+    """A word a template fills in: a name (capitalised), a figure (a digit), a number written out."""
+    return word[:1].isupper() or any(ch.isdigit() for ch in word) or word.casefold() in _NUMBER_WORDS
+
+
+def _bare(sentence: str) -> str:
+    return without_label(_PASAL_HEAD.sub("", sentence.strip()))[1]
+
+
+def filled(sentence: str, other: str) -> frozenset[str] | None:
+    """Whether `other` writes `sentence`'s template for another subject: the same words but for names and figures
+    (capitalised words, digits, numbers written out), each filling a slot after a word both share ("Gubernur …",
+    "sebesar Rp…"), with at least `MIN_SHARED_WORDS` words and `MIN_SHARED_SHARE` of the longer one shared, and neither
+    referring to a part of its own Pasal (`restatements.own_pasal_reference`: the same words mean another thing in
+    another Pasal). Returns `sentence`'s own slot words (case-folded: what a question would name to mean it), else
+    None; None too for the same words throughout (a restatement, not another subject). A differing word that is no name
+    or figure ("menetapkan" for "mengesahkan") makes another rule, and so does a sentence that opens differently
+    ("Penerimaan Pembangunan …" for "Pengeluaran Pembangunan …")."""
+    a, b = _bare(sentence), _bare(other)
+    wa, wb = _words(a), _words(b)
+    la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
+    if la == lb or own_pasal_reference(a) or own_pasal_reference(b):
+        return None
+    shared, own = 0, set()
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
+        if op == "equal":
+            shared += i2 - i1
+            continue
+        if i1 == 0 or j1 == 0 or not all(map(_slot, wa[i1:i2])) or not all(map(_slot, wb[j1:j2])):
+            return None
+        own.update(la[i1:i2])
+    if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * max(len(la), len(lb)):
+        return None
+    return frozenset(own)
+
+
+def naming_words(text: str) -> frozenset[str]:
+    """The words of `text` that can name a subject, case-folded (function words and one-letter words left out)."""
+    return frozenset(w for w in (x.casefold() for x in _words(text)) if w not in _FUNCTION_WORDS and len(w) > 1)
+
+
+@dataclass(frozen=True)
+class OtherSubject:
+    """A document that writes the answer's sentence for another subject: its candidate, the sentence, and the words
+    that fill its slots there (as written: "Jawa Barat", "Pangandaran")."""
+
+    candidate: Candidate
+    where: tuple[int, int]  # the sentence's offsets in the candidate's text
+    fills: tuple[str, ...]
+
+
+def related(a: str, b: str, statuses: Mapping[str, DocumentStatus]) -> bool:
+    """Whether one of two documents amends or revokes the other (an edge of the status graph, as far as `statuses`
+    hold either): a later version restating a Pasal with a new figure is the same subject's rule (pipeline/status.py
+    decides which stands), not another subject's."""
+    return any(e.source_doc in (a, b) for d in (a, b) if d in statuses for e in statuses[d].edges)
+
+
+def fills_of(sentence: str, other: str) -> tuple[str, ...]:
+    """What fills `other`'s slots where it writes `sentence`'s template (`filled`): its own words there, as written,
+    in order, each once ("Jawa Barat", "Pangandaran")."""
+    wa, wb = [w.casefold() for w in _words(_bare(sentence))], _words(_bare(other))
+    lb = [w.casefold() for w in wb]
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, lb, autojunk=False).get_opcodes():
+        if op != "equal" and j2 > j1:
+            out.append(" ".join(wb[j1:j2]))
+    return tuple(dict.fromkeys(out))
+
+
+def other_subjects(quote: str, doc_id: str, title: str, question: str, candidates: Iterable[Candidate],
+                   statuses: Mapping[str, DocumentStatus] = {}) -> list[OtherSubject]:
+    """The other documents among `candidates` (one each, in the order given) with a sentence that writes `quote`'s
+    template for another subject (`filled`), where `question` names no word that sets the quote's own subject apart:
+    none of the quote's slot words, none of its document's title words (`title`) that the other's title lacks. A
+    document related to the quote's by the status graph (`related`) is another version, not another subject."""
+    asked = naming_words(question)
+    own_title = naming_words(title)
+    out: dict[str, OtherSubject] = {}
+    for c in candidates:
+        other = c.chunk.doc_id
+        if other == doc_id or other in out or related(doc_id, other, statuses):
+            continue
+        for s in split_sentences(c.chunk.text):
+            own = filled(quote, s.text)
+            if own is None:
+                continue
+            apart = (own | (own_title - naming_words(c.chunk.title))) - _FUNCTION_WORDS
+            if not apart & asked:
+                out[other] = OtherSubject(c, (s.start, s.end), fills_of(quote, s.text))
+                break
+    return list(out.values())
+
+
+def subjects_of(claim: VerifiedClaim, chunks: Mapping[str, Chunk], candidates: Sequence[Candidate], question: str,
+                statuses: Mapping[str, DocumentStatus]) -> list[OtherSubject]:
+    """The other documents among `candidates` that write the sentence `claim` states (`stated_citation`) of other
+    subjects, the question naming nothing that sets the claim's own apart (`subjects.other_subjects`)."""
+    cite = stated_citation(claim) if claim.citations else None
+    own = chunks.get(cite.chunk_id) if cite else None
+    return [] if own is None else other_subjects(cite.quote, own.doc_id, own.title, question, candidates, statuses)
+
+
+MAX_SUBJECTS_NAMED = 5  # a refusal names this many documents that write the sentence of other subjects, then counts
+
+
+def subjects_listing(lead: VerifiedClaim, others: Sequence[OtherSubject], chunks: Mapping[str, Chunk],
+                     lang: str) -> str:
+    """The lead claim's document and those that write its sentence of other subjects, each with its provision and what
+    fills the sentence's slots there: "UU 14/2014 Pasal 7 ayat (6) (Sulawesi Tenggara, Buton Tengah); …"."""
+    cite = stated_citation(lead)
+    own = chunks[cite.chunk_id]
+
+    def one(chunk: Chunk, location: str, fills: Sequence[str]) -> str:
+        name = chunk.path.split(" › ")[0] if chunk.path else chunk.title
+        return f"{name} {location}" + (f" ({', '.join(fills)})" if fills else "")
+    first = others[0]
+    lead_fills = fills_of(first.candidate.chunk.text[first.where[0]:first.where[1]], cite.quote)
+    listed = [one(own, cite.location or own.location, lead_fills),
+              *(one(o.candidate.chunk, cited_location(o.candidate.chunk, o.where), o.fills)
+                for o in others[:MAX_SUBJECTS_NAMED])]
+    more = len(others) - MAX_SUBJECTS_NAMED
+    if more > 0:
+        listed.append(f"dan {more} lainnya" if lang == "id" else f"and {more} more")
+    return "; ".join(listed)

@@ -1,0 +1,70 @@
+"""One rule written for many subjects (pipeline/subjects.py): which sentences are one template filled for another
+subject, and when a question leaves the subject open. The sentences are written here in the form the regional-formation
+and budget laws use; the places and figures are fictional."""
+from __future__ import annotations
+
+import pytest
+
+from pipeline.subjects import fills_of, filled, other_subjects
+from pipeline.types import Candidate, Chunk, DocumentStatus, StatusEdge
+
+pytestmark = pytest.mark.unit
+
+GOVERNOR = ("(6) Gubernur {province} melakukan pembinaan, pengawasan, evaluasi, dan fasilitasi terhadap kinerja Penjabat "
+            "Bupati {regency} dalam penyelenggaraan pemerintahan daerah.")
+BUDGET = "(3) Pengeluaran Pembangunan untuk belanja modal direncanakan sebesar Rp{amount},00."
+
+
+def test_a_template_filled_for_another_subject_gives_the_sentences_own_slot_words():
+    one = GOVERNOR.format(province="Tanah Rekaan", regency="Sungai Fiktif")
+    other = GOVERNOR.format(province="Laut Contoh", regency="Bukit Karangan Utara")
+    assert filled(one, other) == {"tanah", "rekaan", "sungai", "fiktif"}
+    assert fills_of(one, other) == ("Laut Contoh", "Bukit Karangan Utara")
+    assert filled(BUDGET.format(amount="92.683.000.000.000"), BUDGET.format(amount="114.585.600.000.000")) == {
+        "92.683.000.000.000,00"}
+
+
+def test_another_rule_a_restatement_or_a_relative_reference_is_not_another_subject():
+    one = GOVERNOR.format(province="Tanah Rekaan", regency="Sungai Fiktif")
+    # a verb changed: another rule
+    assert filled(one, one.replace("melakukan pembinaan", "menetapkan pembinaan")) is None
+    # the same words throughout (but the ayat label): a restatement, the same rule
+    assert filled(one, "(2) " + one[4:]) is None
+    # the sentences open differently ("Penerimaan" for "Pengeluaran"): no shared word before the slot
+    assert filled(BUDGET.format(amount="1"), BUDGET.format(amount="1").replace("Pengeluaran", "Penerimaan")) is None
+    # "sebagaimana dimaksud pada ayat (1)" means another thing in another Pasal
+    relative = "Bupati {0} sebagaimana dimaksud pada ayat (1) menetapkan rencana tata ruang wilayah kabupaten."
+    assert filled(relative.format("Sungai Fiktif"), relative.format("Bukit Karangan")) is None
+    # too few shared words to be one template
+    assert filled("Gubernur Tanah Rekaan berwenang.", "Gubernur Laut Contoh berwenang.") is None
+
+
+def _law(doc_id: str, province: str, regency: str) -> Candidate:
+    text = "Pasal 7\n" + GOVERNOR.format(province=province, regency=regency)
+    return Candidate(Chunk(chunk_id=f"{doc_id}-7", doc_id=doc_id, title=f"PEMBENTUKAN KABUPATEN {regency.upper()} DI "
+                           f"PROVINSI {province.upper()}", location="Pasal 7", text=text, lang="id", unit=f"{doc_id}#7",
+                           ordinal=7, start=0, end=len(text), path=doc_id.upper()))
+
+
+def test_other_subjects_are_the_documents_the_question_does_not_set_apart_from_the_answers():
+    lead = _law("uu-1", "Tanah Rekaan", "Sungai Fiktif")
+    others = [_law("uu-2", "Laut Contoh", "Bukit Karangan"), _law("uu-3", "Laut Contoh", "Lembah Umpama"), lead]
+    quote = GOVERNOR.format(province="Tanah Rekaan", regency="Sungai Fiktif")
+    title = lead.chunk.title
+
+    def found(question: str, statuses=None) -> list[str]:
+        return [o.candidate.chunk.doc_id for o in other_subjects(quote, "uu-1", title, question, others, statuses or {})]
+    assert found("Siapa yang membina kinerja Penjabat Bupati?") == ["uu-2", "uu-3"]
+    hit = other_subjects(quote, "uu-1", title, "Siapa yang membina kinerja Penjabat Bupati?", others)[0]
+    assert hit.fills == ("Laut Contoh", "Bukit Karangan")
+    assert hit.candidate.chunk.text[hit.where[0]:hit.where[1]].startswith("(6) Gubernur Laut Contoh")
+    # the question names the answer's own regency (a slot word) or its province (a word of its title)
+    assert found("Siapa yang membina kinerja Penjabat Bupati Sungai Fiktif?") == []
+    assert found("Di provinsi Tanah Rekaan, siapa yang membina kinerja penjabat bupati?") == []
+    # a word both share sets nothing apart
+    assert found("Siapa gubernur yang membina kinerja Penjabat Bupati di provinsi?") == ["uu-2", "uu-3"]
+    # a document that amends the answer's is another version of it, not another subject
+    edge = StatusEdge(kind="amends", source_doc="uu-2", source_chunk="uu-2-7", source_path="UU-2 › Pasal 7",
+                      quote="diubah", target_label="UU-1", target_doc="uu-1", target_pasal="7", date=None, issued=None)
+    assert found("Siapa yang membina kinerja Penjabat Bupati?", {"uu-1": DocumentStatus("uu-1", None, (edge,))}) == [
+        "uu-3"]
