@@ -38,13 +38,27 @@ MIN_SHARED_WORDS = 6      # a template's fixed words: fewer say too little to be
 MIN_SHARED_SHARE = 0.6    # of the longer sentence's words
 
 
+def _figure(word: str) -> bool:
+    return any(ch.isdigit() for ch in word) or word.casefold() in _NUMBER_WORDS
+
+
 def _words(text: str) -> list[str]:
-    return _WORD.findall(unicodedata.normalize("NFKC", text))
+    """The words of `text`, each run of figures one word ("Rp331.244.708.907 (tiga ratus … tujuh rupiah)" is "Rp",
+    "331.244.708.907 tiga ratus … tujuh", "rupiah"): an amount is one slot however many words spell it out."""
+    out: list[str] = []
+    figures = False
+    for w in _WORD.findall(unicodedata.normalize("NFKC", text)):
+        if figures and _figure(w):
+            out[-1] += " " + w
+        else:
+            out.append(w)
+        figures = _figure(w)
+    return out
 
 
 def _slot(word: str) -> bool:
     """A word a template fills in: a name (capitalised), a figure (a digit), a number written out."""
-    return word[:1].isupper() or any(ch.isdigit() for ch in word) or word.casefold() in _NUMBER_WORDS
+    return word[:1].isupper() or _figure(word.split()[0])
 
 
 def _bare(sentence: str) -> str:
@@ -72,7 +86,7 @@ def filled(sentence: str, other: str) -> frozenset[str] | None:
             continue
         if i1 == 0 or j1 == 0 or not all(map(_slot, wa[i1:i2])) or not all(map(_slot, wb[j1:j2])):
             return None
-        own.update(la[i1:i2])
+        own.update(w for run in la[i1:i2] for w in run.split())
     if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * max(len(la), len(lb)):
         return None
     return frozenset(own)
@@ -80,7 +94,8 @@ def filled(sentence: str, other: str) -> frozenset[str] | None:
 
 def naming_words(text: str) -> frozenset[str]:
     """The words of `text` that can name a subject, case-folded (function words and one-letter words left out)."""
-    return frozenset(w for w in (x.casefold() for x in _words(text)) if w not in _FUNCTION_WORDS and len(w) > 1)
+    words = (x.casefold() for x in _WORD.findall(unicodedata.normalize("NFKC", text)))
+    return frozenset(w for w in words if w not in _FUNCTION_WORDS and len(w) > 1)
 
 
 @dataclass(frozen=True)
@@ -107,8 +122,8 @@ def fills_of(sentence: str, other: str) -> tuple[str, ...]:
     lb = [w.casefold() for w in wb]
     out: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, lb, autojunk=False).get_opcodes():
-        if op != "equal" and j2 > j1:
-            out.append(" ".join(wb[j1:j2]))
+        if op != "equal" and j2 > j1:  # an amount by its digits, not the words that spell it out
+            out.append(" ".join(w.split()[0] if any(ch.isdigit() for ch in w) else w for w in wb[j1:j2]))
     return tuple(dict.fromkeys(out))
 
 

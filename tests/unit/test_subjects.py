@@ -22,6 +22,14 @@ def test_a_template_filled_for_another_subject_gives_the_sentences_own_slot_word
     assert fills_of(one, other) == ("Laut Contoh", "Bukit Karangan Utara")
     assert filled(BUDGET.format(amount="92.683.000.000.000"), BUDGET.format(amount="114.585.600.000.000")) == {
         "92.683.000.000.000,00"}
+    # an amount spelt out in words is one slot, however many words each spells it in
+    spelt = "g. reklasifikasi kewajiban ke ekuitas sebesar Rp{} ({} rupiah);"
+    one = spelt.format("331.244.708.907", "tiga ratus tiga puluh satu miliar dua ratus empat puluh empat juta tujuh "
+                                          "ratus delapan ribu sembilan ratus tujuh")
+    other = spelt.format("1.397.481.091.442", "satu triliun tiga ratus sembilan puluh tujuh miliar empat ratus "
+                                              "delapan puluh satu juta sembilan puluh satu ribu empat ratus empat "
+                                              "puluh dua")
+    assert "331.244.708.907" in filled(one, other) and fills_of(one, other) == ("1.397.481.091.442",)
 
 
 def test_another_rule_a_restatement_or_a_relative_reference_is_not_another_subject():
