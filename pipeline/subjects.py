@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -77,7 +78,10 @@ def filled(sentence: str, other: str) -> frozenset[str] | None:
     a, b = _bare(sentence), _bare(other)
     wa, wb = _words(a), _words(b)
     la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
-    if la == lb or own_pasal_reference(a) or own_pasal_reference(b):
+    longer = max(len(la), len(lb))
+    if la == lb or sum((Counter(la) & Counter(lb)).values()) < max(MIN_SHARED_WORDS, MIN_SHARED_SHARE * longer):
+        return None  # the same words throughout, or too few in common for any alignment to share enough
+    if own_pasal_reference(a) or own_pasal_reference(b):
         return None
     shared, own = 0, set()
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
@@ -87,7 +91,7 @@ def filled(sentence: str, other: str) -> frozenset[str] | None:
         if i1 == 0 or j1 == 0 or not all(map(_slot, wa[i1:i2])) or not all(map(_slot, wb[j1:j2])):
             return None
         own.update(w for run in la[i1:i2] for w in run.split())
-    if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * max(len(la), len(lb)):
+    if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * longer:
         return None
     return frozenset(own)
 
