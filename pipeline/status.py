@@ -38,8 +38,13 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # drafting guide's paragraph before the sentence that states the formula. 3: an instruction naming the ayat, huruf or
 # angka it changes after the Pasal ("Ketentuan Pasal 6 ayat (1) huruf a diubah"), or one that adds to it ("ditambah"),
 # amends the Pasal; one that deletes only part of it leaves the Pasal's standing unknown. 4: that sentence is the one
-# text.split_sentences cuts (a numbered guideline, "… yang dicabut. 146. Untuk mencabut …", starts a sentence)
-GRAPH_VERSION = 4
+# text.split_sentences cuts (a numbered guideline, "… yang dicabut. 146. Untuk mencabut …", starts a sentence). 5: an
+# amending law's restatement of a Pasal ends when a later law amends or revokes that Pasal (`_restatements_followed`);
+# instructions over a range ("ayat (1) sampai dengan ayat (3)") or naming the elucidation beside the text; an
+# amending law's Pasal I that names the law it amends without "ketentuan dalam"; an omnibus law's list of amendments
+# whose law the scan garbled, named by the history ("… terakhir dengan UU 36/2008 tentang Perubahan Keempat atas UU
+# 7/1983"); an elucidation changed alone ("Penjelasan Pasal 5 diubah") amends no Pasal
+GRAPH_VERSION = 5
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
@@ -60,10 +65,17 @@ _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGN
 # "Ketentuan Pasal 23 ditambah 1 (satu) ayat … sehingga Pasal 23 berbunyi", "Pasal 7 dihapus"; the parts of the Pasal
 # an instruction names (`lead`, before it; `part`, after it) make a deletion partial ("ayat (3) Pasal 14 dihapus")
 _UNIT = r"(?:ayat|huruf|angka)\s+\(?[0-9a-z]{1,3}\)?"
-_INSTRUCTION = re.compile(rf"\b(?:Ketentuan\s+(?P<lead>(?:huruf|angka|ayat)\s+[^.;:]{{0,120}}?\s)?)?Pasal\s+"
-                          rf"(?P<pasal>\d+[A-Z]?)(?P<part>(?:\s+{_UNIT}(?:\s*(?:,\s*(?:dan\s+)?|dan\s+|serta\s+)"
-                          rf"(?:{_UNIT}|\(?[0-9a-z]{{1,3}}\)?))*)+)?\s+(?P<verb>diubah|dihapus|ditambah)\b")
+_INSTRUCTION = re.compile(rf"\b(?:Ketentuan\s+(?P<lead>(?:huruf|angka|ayat)\s+[^.;:]{{0,120}}?\s)?|(?<!Penjelasan ))Pasal\s+"
+                          rf"(?P<pasal>\d+[A-Z]?)(?P<part>(?:\s+{_UNIT}(?:\s*(?:,\s*(?:dan\s+)?|dan\s+|serta\s+"
+                          rf"|sampai\s+dengan\s+)(?:Penjelasan\s+)?(?:{_UNIT}|\(?[0-9a-z]{{1,3}}\)?))*)+)?\s+"
+                          rf"(?P<verb>diubah|dihapus|ditambah)\b")
 _ITEM = re.compile(r"\b(?:huruf|angka)\s+\w+$")  # a list item's span label ("Pasal 33 huruf b"), not an ayat
+# an amending law's first article, which names the law it amends ("Pasal I Mengubah beberapa ketentuan Undang-undang
+# Nomor 7 Tahun 1983 …", "Pasal I Undang-undang Nomor 7 Tahun 1983 … diubah sebagai berikut")
+_FIRST_ARTICLE = re.compile(r"^(?:Pasal|Article)\s+I$")
+# what names the law an amendment history's last amendment amends: "… terakhir dengan Undang-Undang Nomor 36 Tahun 2008
+# tentang Perubahan Keempat atas <the law>"
+_AMENDED_BASE = re.compile(r"\bPerubahan\s+(?:\w+\s+)?atas\s*$", re.IGNORECASE)
 # what names an instrument's amendment history, just before the amending instrument: "Undang-Undang Nomor 28 Tahun 2009
 # … sebagaimana telah beberapa kali diubah, terakhir dengan Undang-Undang Nomor 11 Tahun 2020"
 _HISTORY = re.compile(r"\bsebagaimana\s+(?:telah\s+)?(?:beberapa\s+kali\s+|terakhir\s+)?diubah\b[^.;]{0,60}?"
@@ -155,32 +167,52 @@ def edges_of(chunks: Sequence[Chunk], references: Sequence[ReferenceRow],
         # what the provision running off this chunk's end names after the last formula goes on in the next chunk
         tail = max(last, _span_start(chunk, len(chunk.text) - 1)) if chunk.text else last
         earlier += [r for r in refs if r.reference["start"] >= tail]
-        # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction after it,
-        # until the next such opening names another document (an omnibus law amends many, one after another)
-        openings = []
-        for m in (_AMENDS_DOCUMENT if amending else _AMENDS_LIST).finditer(chunk.text):
-            inside = [r for r in refs if m.start("body") <= r.reference["start"] < m.end("body")
-                      and not r.reference["pasal"]]
-            if amending:  # an amending regulation amends one document, named in its first opening
-                if inside and amended is None and not openings:
-                    openings.append((m.end(), inside[0]))
-                continue
-            # in an omnibus law the amended law opens the list; one whose name the scan garbled ("dalam Undang Nomor
-            # 23 Tahun 2014 … sebagaimana telah diubah dengan Undang-Undang Nomor 9 Tahun 2015") is no law of this
-            # collection, and still ends the previous law's list
-            first = inside[0] if inside and inside[0].reference["start"] - m.start("body") <= 3 else None
-            openings.append((m.end(), first))
-        instructions = [(m.start(), m) for m in _INSTRUCTION.finditer(chunk.text)]
-        for _, item in sorted(openings + instructions, key=lambda x: x[0]):
-            if not isinstance(item, re.Match):
-                amended = item
-            elif amended is not None:
-                quote = chunk.text[item.start():item.end()]
-                # an ayat, huruf or angka deleted leaves the rest of the Pasal in force: what stands is unknown
-                partial = item["verb"] == "dihapus" and (item["lead"] or item["part"])
-                edges.append(_edge("revokes_part" if partial else "amends", chunk, quote, amended, item["pasal"], date,
-                                   issued))
+        found, amended = _amendments(chunk, refs, amending, amended, date, issued)
+        edges += found
     return list(dict.fromkeys(edges))
+
+
+def _amendments(chunk: Chunk, refs: Sequence[ReferenceRow], amending: bool, amended: ReferenceRow | None,
+                date: str | None, issued: str | None) -> tuple[list[StatusEdge], ReferenceRow | None]:
+    """The amendments a chunk states, and the document the next chunk's instructions amend (`amended`: the one the
+    chunks before named; an amending regulation, `amending`, amends one document)."""
+    edges: list[StatusEdge] = []
+    # amendments: the document named in "… ketentuan dalam <document> … diubah", then each instruction after it,
+    # until the next such opening names another document (an omnibus law amends many, one after another)
+    openings = []
+    for m in (_AMENDS_DOCUMENT if amending else _AMENDS_LIST).finditer(chunk.text):
+        inside = [r for r in refs if m.start("body") <= r.reference["start"] < m.end("body")
+                  and not r.reference["pasal"]]
+        if amending:  # an amending regulation amends one document, named in its first opening
+            if inside and amended is None and not openings:
+                openings.append((m.end(), inside[0]))
+            continue
+        # in an omnibus law the amended law opens the list; one whose name the scan garbled ("dalam Undang Nomor
+        # 23 Tahun 2014 … sebagaimana telah diubah dengan Undang-Undang Nomor 9 Tahun 2015") is no law of this
+        # collection, and still ends the previous law's list
+        first = inside[0] if inside and inside[0].reference["start"] - m.start("body") <= 3 else None
+        if first is None or first.target_doc is None:  # its history may name it: "… terakhir dengan UU 36/2008
+            # tentang Perubahan Keempat atas <it>"
+            first = next((r for r in inside if r.target_doc and _AMENDED_BASE.search(
+                chunk.text, max(0, r.reference["start"] - 40), r.reference["start"])), first)
+        openings.append((m.end(), first))
+    if amending and amended is None and not openings and _FIRST_ARTICLE.match(chunk.location):
+        # "Pasal I Mengubah beberapa ketentuan Undang-undang Nomor 7 Tahun 1983 …": the first law it names
+        first_change = next((m.start() for m in _INSTRUCTION.finditer(chunk.text)), len(chunk.text))
+        named = [r for r in refs if r.reference["start"] < first_change and not r.reference["pasal"]]
+        if named:
+            openings.append((named[0].reference["end"], named[0]))
+    instructions = [(m.start(), m) for m in _INSTRUCTION.finditer(chunk.text)]
+    for _, item in sorted(openings + instructions, key=lambda x: x[0]):
+        if not isinstance(item, re.Match):
+            amended = item
+        elif amended is not None:
+            quote = chunk.text[item.start():item.end()]
+            # an ayat, huruf or angka deleted leaves the rest of the Pasal in force: what stands is unknown
+            partial = item["verb"] == "dihapus" and (item["lead"] or item["part"])
+            edges.append(_edge("revokes_part" if partial else "amends", chunk, quote, amended, item["pasal"], date,
+                               issued))
+    return edges, amended
 
 
 def _histories(text: str, refs: Sequence[ReferenceRow]) -> dict[tuple[str, int], str | None]:
@@ -227,13 +259,49 @@ def _document_label(ref: Mapping) -> str:
 
 
 def graph(documents: Iterable[Document], chunks_of, references_of) -> list[StatusEdge]:
-    """Every edge the collection's documents state (`chunks_of(doc_id)`, `references_of(doc_id)`: the store's)."""
+    """Every edge the collection's documents state (`chunks_of(doc_id)`, `references_of(doc_id)`: the store's), and
+    those that follow from them for an amending law's restated Pasal (`_restatements_followed`)."""
     docs = {d.doc_id: d for d in documents}
     out: list[StatusEdge] = []
     history: dict[StatusEdge, str | None] = {}
     for doc_id in docs:
         out.extend(edges_of(chunks_of(doc_id), references_of(doc_id), docs, history))
-    return _amending_only(out, history)
+    return _restatements_followed(_amending_only(out, history))
+
+
+_ARTICLE = re.compile(r"^(?:Pasal|Article)\s+(\w+)$")
+
+
+def _article_of(path: str) -> str | None:
+    """The article of its own law an amendment's receipt is in: "UU 36/2008 › Pasal I › angka 13" -> "I"."""
+    return next((m[1] for seg in path.split(" › ") if (m := _ARTICLE.match(seg))), None)
+
+
+def _restatements_followed(edges: Sequence[StatusEdge]) -> list[StatusEdge]:
+    """The graph with an edge for each amending law's restatement of a Pasal that a later law amends or revokes: UU
+    36/2008 Pasal I angka 13 restates UU 7/1983 Pasal 17 (the income tax rates); UU 7/2021 amends that Pasal 17 again,
+    so the 2008 text is history from 2022, not a rule in force beside the 2021 one. The edge is the later law's own
+    (its receipt and dates), aimed at the restatement: the Pasal under the article that restates it ("I › 17", as
+    `pasal_of` reads the restating passage's location); a later revocation of the whole amended law ends it too."""
+    def when(e: StatusEdge) -> str | None:
+        return e.date or e.issued
+    into: dict[str, list[StatusEdge]] = {}
+    for e in edges:
+        if e.target_doc:
+            into.setdefault(e.target_doc, []).append(e)
+    out = list(edges)
+    for a in edges:
+        article = _article_of(a.source_path)
+        if a.kind != "amends" or not a.target_doc or not a.target_pasal or article is None or not when(a):
+            continue
+        restated = f"{article} › {a.target_pasal}"
+        for e in into[a.target_doc]:
+            if e.source_doc != a.source_doc and (when(e) or "") > when(a) and (
+                    e.target_pasal == a.target_pasal or (e.target_pasal is None and e.kind == "revokes")):
+                out.append(replace(e, target_doc=a.source_doc, target_pasal=restated,
+                                   target_label=f"{a.source_path.split(' › ')[0]} › Pasal {article} › Pasal "
+                                                f"{a.target_pasal}"))
+    return list(dict.fromkeys(out))
 
 
 def _iso(d: str | dt.date) -> str:
@@ -276,13 +344,16 @@ def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None) -
 
 
 _PASAL = re.compile(r"^(?:Pasal|Article)\s+(\d+[A-Z]?)\b")
+_RESTATED = re.compile(r"^(?:Pasal|Article)\s+(\w+)\b[^›]*›\s*(?:Pasal|Article)\s+(\d+[A-Z]?)\b")
 
 
 def pasal_of(location: str) -> str | None:
-    """The Pasal a chunk's location is ("Pasal 14 ayat (1)" -> "14"); None for anything else, including an amending
-    regulation's "Pasal I angka 1 › Pasal 14 …" (its text is the amendment, standing as its own document does)."""
-    m = _PASAL.match(location or "")
-    return m[1] if m else None
+    """The Pasal a chunk's location is ("Pasal 14 ayat (1)" -> "14"); for an amending law's restatement of another
+    law's Pasal, that Pasal under the article restating it ("Pasal I angka 13 › Pasal 17 ayat (1)" -> "I › 17": it
+    stands as its own document does until a later law amends that Pasal again, `_restatements_followed`); None for
+    anything else."""
+    m = _RESTATED.match(location or "") or _PASAL.match(location or "")
+    return (f"{m[1]} › {m[2]}" if m.re is _RESTATED else m[1]) if m else None
 
 
 # --- answers as of a date ----------------------------------------------------------------------------------------

@@ -248,12 +248,90 @@ def test_a_law_named_only_as_another_s_amendment_history_ends_with_it_only_when_
                              "diubah")]}
     edges = status.graph(docs, lambda d: chunks.get(d, []), lambda d: [r for c in chunks.get(d, [])
                                                                           for r in _refs(c, docs)])
-    revoked = sorted(e.target_doc for e in edges if e.kind == "revokes")
+    revoked = sorted(e.target_doc for e in edges if e.kind == "revokes" and e.target_pasal is None)
     assert revoked == ["uu-13-2003", "uu-2-2015", "uu-40-2004"]  # the omnibus law is not revoked
     assert status.standing(DocumentStatus.of(OMNIBUS, edges), "2024-01-01").state == "in_force"
+    # what it restated of the revoked law ends with that law (`_restatements_followed`); its other articles stand
+    assert status.standing(DocumentStatus.of(OMNIBUS, edges), "2024-01-01", pasal="81 › 13").state == "ended"
+    assert status.standing(DocumentStatus.of(OMNIBUS, edges), "2024-01-01", pasal="81").state == "in_force"
     assert status.standing(DocumentStatus.of(AMENDMENT, edges), "2024-01-01").state == "ended"
     alone = status.edges_of(chunks["uu-1-2022"], _refs(chunks["uu-1-2022"][0], docs), {d.doc_id: d for d in docs})
     assert "uu-11-2020" in {e.target_doc for e in alone}  # edges_of reads it; the graph decides with every document
+
+
+@pytest.mark.parametrize("instruction, pasal", [
+    # a range of ayat, and the elucidation changed beside the text (UU 36/2008 Pasal I angka 13, the income tax rates;
+    # angka 2, the tax subjects: neither was read, so the Pasal they changed stood as in force)
+    ("13. Ketentuan Pasal 17 ayat (1) sampai dengan ayat (3) dan Penjelasan ayat (5) sampai dengan ayat (7) diubah "
+     "serta di antara ayat (2) dan ayat (3) disisipkan 4 (empat) ayat, yakni ayat (2a) sampai dengan ayat (2d)", "17"),
+    ("2. Ketentuan Pasal 2 ayat (1) sampai dengan ayat (5) diubah sehingga Pasal 2 berbunyi sebagai berikut:", "2"),
+    # the elucidation alone changed: the Pasal's text stands
+    ("1. Ketentuan Pasal 1 substansi tetap dan Penjelasannya diubah sehingga berbunyi sebagai berikut:", None),
+    ("4. Penjelasan Pasal 5 diubah sehingga menjadi sebagaimana tercantum dalam Penjelasan.", None),
+])
+def test_an_instruction_over_a_range_amends_its_pasal_and_one_for_the_elucidation_alone_amends_none(instruction, pasal):
+    opening = _chunk("px-2-2022", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh Nomor 1 "
+                     "Tahun 2020 tentang Tarif diubah sebagai berikut:", path="PX 2/2022")
+    edges = _edges(AMENDING, opening, _chunk("px-2-2022", "Pasal I angka 1", instruction, path="PX 2/2022"))
+    assert [e.target_pasal for e in edges] == ([pasal] if pasal else [])
+
+
+@pytest.mark.parametrize("opening", [
+    # older amending laws name the law in Pasal I without "ketentuan dalam" (UU 7/1991, UU 17/2000 for UU 7/1983)
+    "Pasal I\nMengubah beberapa ketentuan Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif, sebagai berikut:",
+    "Pasal I\nPeraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif yang telah diubah dengan Peraturan Menteri "
+    "Contoh Nomor 5 Tahun 2019, diubah sebagai berikut:",
+])
+def test_an_amending_law_s_first_article_names_the_law_it_amends_without_ketentuan_dalam(opening):
+    first = _chunk("px-2-2022", "Pasal I", opening + "\n1. Ketentuan Pasal 5 diubah sehingga berbunyi:",
+                   path="PX 2/2022")
+    assert [(e.target_doc, e.target_pasal) for e in _edges(AMENDING, first)] == [("px-1-2020", "5")]
+    # the same words in an article that is not the first amend nothing
+    assert _edges(AMENDING, replace(first, location="Pasal II")) == []
+
+
+def test_an_omnibus_list_whose_law_the_scan_garbled_is_the_law_its_history_s_last_amendment_amends():
+    """UU 7/2021 Pasal 3: "Beberapa ketentuan dalam Undang-Undang Nomor T Tahun 1983 tentang Pajak Penghasilan …
+    sebagaimana telah beberapa kali diubah terakhir dengan Undang-Undang Nomor 36 Tahun 2008 tentang Perubahan Keempat
+    atas Undang-Undang Nomor 7 Tahun 1983 …, diubah sebagai berikut" (a scan's "T" for 7)."""
+    docs = [OMNIBUS, LABOUR, SECURITY, AMENDMENT]
+    chunk = _chunk("uu-11-2020", "Pasal 84", "Pasal 84 Beberapa ketentuan dalam Undang-Undang Nomor 4O Tahun 2OO4 "
+                   "tentang Sistem Jaminan Sosial Nasional sebagaimana telah diubah terakhir dengan Undang-Undang Nomor "
+                   "2 Tahun 2015 tentang Perubahan atas Undang-Undang Nomor 40 Tahun 2004 tentang Sistem Jaminan "
+                   "Sosial Nasional, diubah sebagai berikut: 1. Ketentuan Pasal 18 diubah sehingga berbunyi:")
+    edges = status.edges_of([chunk], _refs(chunk, docs), {d.doc_id: d for d in docs})
+    assert [(e.target_doc, e.target_pasal) for e in edges] == [("uu-40-2004", "18")]
+
+
+# The income tax law's rates, amended three times (UU 7/1983 Pasal 17; UU 17/2000 and UU 36/2008 restate it, UU 7/2021
+# amends it again), fictional here: each amending law's restated Pasal stands until the next amends it.
+BASE = _doc("px-1-2020", "Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif", "2020-07-01", "2020-06-01",
+            "PX 1/2020")
+SECOND = _doc("px-4-2023", "Perubahan Kedua atas Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif",
+              "2023-01-01", "2022-12-01", "PX 4/2023")
+
+
+def test_an_amending_law_s_restated_pasal_ends_when_a_later_law_amends_that_pasal_again():
+    docs = [BASE, AMENDING, SECOND]
+    chunks = {d: [_chunk(d, "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh Nomor 1 Tahun 2020 "
+                         "tentang Tarif diubah sebagai berikut:", path=cite),
+                  _chunk(d, "Pasal I angka 1", "1. Ketentuan Pasal 5 diubah sehingga berbunyi sebagai berikut:",
+                         path=cite),
+                  _chunk(d, "Pasal I angka 1 › Pasal 5", f"Pasal 5\nTarif adalah {rate}%.", path=cite)]
+              for d, cite, rate in (("px-2-2022", "PX 2/2022", 12), ("px-4-2023", "PX 4/2023", 11))}
+    chunks["px-2-2022"].append(_chunk("px-2-2022", "Pasal I angka 2", "2. Ketentuan Pasal 6 diubah sehingga berbunyi:",
+                                      path="PX 2/2022"))
+    edges = status.graph(docs, lambda d: chunks.get(d, []), lambda d: [r for c in chunks.get(d, [])
+                                                                          for r in _refs(c, docs)])
+    first, second = (DocumentStatus.of(d, edges) for d in (AMENDING, SECOND))
+    assert status.pasal_of("Pasal I angka 1 › Pasal 5 ayat (2)") == "I › 5" and status.pasal_of("Pasal I") is None
+    assert status.standing(first, "2022-06-01", pasal="I › 5").state == "in_force"  # before the second amendment
+    ended = status.standing(first, "2024-01-01", pasal="I › 5")
+    assert ended.state == "ended" and ended.until == "2023-01-01" and ended.edge.source_doc == "px-4-2023"
+    assert ended.edge.target_label == "PX 2/2022 › Pasal I › Pasal 5"
+    assert status.standing(second, "2024-01-01", pasal="I › 5").state == "in_force"  # the latest text
+    assert status.standing(first, "2024-01-01", pasal="I › 6").state == "in_force"   # a Pasal amended once
+    assert status.standing(first, "2024-01-01").state == "in_force"                  # the amending law as a whole
 
 
 @pytest.mark.parametrize("location, text, ended", [
