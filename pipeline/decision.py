@@ -96,7 +96,8 @@ def reason_text(code: str, lang: str, missing: Sequence[str] = ()) -> str:
     """A refusal reason in words; `missing`: the evidence categories it names (in words) or, for a document not in
     the corpus, the documents."""
     template = _REASONS.get(code, {}).get(lang) or _REASONS.get(code, {}).get("en") or code
-    words = missing if code in (DOCUMENT_NOT_IN_CORPUS, SEVERAL_SUBJECTS) else [category_words(m, lang) for m in missing]
+    named = code in (DOCUMENT_NOT_IN_CORPUS, SEVERAL_SUBJECTS)  # documents, not evidence categories
+    words = missing if named else [category_words(m, lang) for m in missing]
     return template.format(missing=", ".join(words))
 
 
@@ -397,7 +398,8 @@ def lead_claim(claims: Sequence[VerifiedClaim], part: int) -> VerifiedClaim | No
 
 def several_subjects(parts: Sequence[PartTrace], claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
                      question: str, named: Sequence[tuple[str, str | None]],
-                     skip: frozenset[int] | set[int] = frozenset()) -> dict[int, tuple[VerifiedClaim, list[OtherSubject]]]:
+                     skip: frozenset[int] | set[int] = frozenset()
+                     ) -> dict[int, tuple[VerifiedClaim, list[OtherSubject]]]:
     """The answered parts (but `skip`) whose lead claim (`lead_claim`) states a sentence that other documents among the
     part's candidates write of other subjects (`subjects_of`), for a question that does not say which
     (`subjects_apply`): its answer would be one subject's among several, so the part is refused and names them

@@ -69,7 +69,8 @@ class Release:
         self._chunks: dict[str, Chunk] = {}
         self._capped: bool | None = None  # the question names something no record mentions (known once all committed)
         self._history_out = False
-        # whether a part's lead is one subject's among several (decision.several_subjects): None until every lead is known
+        # whether a part's lead is one subject's among several (decision.several_subjects): None until every lead is
+        # known
         self._withheld: bool | None = None if subjects_apply(question, self.named) else False
 
     def context(self, part: int, attempt: int, plan: QueryPlan, chunks: Mapping[str, Chunk],

@@ -65,7 +65,8 @@ _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGN
 # "Ketentuan Pasal 23 ditambah 1 (satu) ayat … sehingga Pasal 23 berbunyi", "Pasal 7 dihapus"; the parts of the Pasal
 # an instruction names (`lead`, before it; `part`, after it) make a deletion partial ("ayat (3) Pasal 14 dihapus")
 _UNIT = r"(?:ayat|huruf|angka)\s+\(?[0-9a-z]{1,3}\)?"
-_INSTRUCTION = re.compile(rf"\b(?:Ketentuan\s+(?P<lead>(?:huruf|angka|ayat)\s+[^.;:]{{0,120}}?\s)?|(?<!Penjelasan ))Pasal\s+"
+_INSTRUCTION = re.compile(rf"\b(?:Ketentuan\s+(?P<lead>(?:huruf|angka|ayat)\s+[^.;:]{{0,120}}?\s)?|(?<!Penjelasan ))"
+                          rf"Pasal\s+"
                           rf"(?P<pasal>\d+[A-Z]?)(?P<part>(?:\s+{_UNIT}(?:\s*(?:,\s*(?:dan\s+)?|dan\s+|serta\s+"
                           rf"|sampai\s+dengan\s+)(?:Penjelasan\s+)?(?:{_UNIT}|\(?[0-9a-z]{{1,3}}\)?))*)+)?\s+"
                           rf"(?P<verb>diubah|dihapus|ditambah)\b")
@@ -270,19 +271,28 @@ def graph(documents: Iterable[Document], chunks_of, references_of) -> list[Statu
 
 
 _ARTICLE = re.compile(r"^(?:Pasal|Article)\s+(\w+)$")
+_ITEM_STEP = re.compile(r"^angka\s+(\d+)$")
+_ROMAN = re.compile(r"^[IVXLC]+$")
 
 
-def _article_of(path: str) -> str | None:
-    """The article of its own law an amendment's receipt is in: "UU 36/2008 › Pasal I › angka 13" -> "I"."""
-    return next((m[1] for seg in path.split(" › ") if (m := _ARTICLE.match(seg))), None)
+def _item_of_path(path: str) -> str | None:
+    """The amendment item an instruction's receipt is in, as `item_of` names the passages of it: "UU 36/2008 › Pasal I ›
+    angka 13" -> "I angka 13"; an amending law's only change, "… › Pasal I" -> "I"; None for an article of the law's own
+    numbering without an item (that Pasal is the law's own, not an amendment's text)."""
+    steps = path.split(" › ")
+    for k, seg in enumerate(steps):
+        if m := _ARTICLE.match(seg):
+            item = _ITEM_STEP.match(steps[k + 1]) if k + 1 < len(steps) else None
+            return f"{m[1]} angka {item[1]}" if item else (m[1] if _ROMAN.match(m[1]) else None)
+    return None
 
 
 def _restatements_followed(edges: Sequence[StatusEdge]) -> list[StatusEdge]:
-    """The graph with an edge for each amending law's restatement of a Pasal that a later law amends or revokes: UU
-    36/2008 Pasal I angka 13 restates UU 7/1983 Pasal 17 (the income tax rates); UU 7/2021 amends that Pasal 17 again,
-    so the 2008 text is history from 2022, not a rule in force beside the 2021 one. The edge is the later law's own
-    (its receipt and dates), aimed at the restatement: the Pasal under the article that restates it ("I › 17", as
-    `pasal_of` reads the restating passage's location); a later revocation of the whole amended law ends it too."""
+    """The graph with an edge for each amendment item whose Pasal a later law amends or revokes again: UU 36/2008 Pasal
+    I angka 13 restates UU 7/1983 Pasal 17 (the income tax rates); UU 7/2021 amends that Pasal 17 again, so the 2008
+    text is history from then, not a rule in force beside the newer one. The edge is the later law's own (its receipt
+    and dates), aimed at the item that restated the Pasal ("I angka 13", as `item_of` reads the location of each
+    passage of it); a later revocation of the whole amended law ends it too."""
     def when(e: StatusEdge) -> str | None:
         return e.date or e.issued
     into: dict[str, list[StatusEdge]] = {}
@@ -291,16 +301,14 @@ def _restatements_followed(edges: Sequence[StatusEdge]) -> list[StatusEdge]:
             into.setdefault(e.target_doc, []).append(e)
     out = list(edges)
     for a in edges:
-        article = _article_of(a.source_path)
-        if a.kind != "amends" or not a.target_doc or not a.target_pasal or article is None or not when(a):
+        item = _item_of_path(a.source_path)
+        if a.kind != "amends" or not a.target_doc or not a.target_pasal or item is None or not when(a):
             continue
-        restated = f"{article} › {a.target_pasal}"
         for e in into[a.target_doc]:
             if e.source_doc != a.source_doc and (when(e) or "") > when(a) and (
                     e.target_pasal == a.target_pasal or (e.target_pasal is None and e.kind == "revokes")):
-                out.append(replace(e, target_doc=a.source_doc, target_pasal=restated,
-                                   target_label=f"{a.source_path.split(' › ')[0]} › Pasal {article} › Pasal "
-                                                f"{a.target_pasal}"))
+                out.append(replace(e, target_doc=a.source_doc, target_pasal=item,
+                                   target_label=f"{a.source_path} (Pasal {a.target_pasal})"))
     return list(dict.fromkeys(out))
 
 
@@ -324,7 +332,7 @@ def cited_documents(claims: Sequence[VerifiedClaim], statuses: Mapping[str, Docu
     return tuple(out.values())
 
 
-def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None) -> Standing:
+def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None, item: str | None = None) -> Standing:
     """A document (or its Pasal `pasal`) on the date `on`: not yet in force before its effective date (its published
     date where that is unknown), ended from the date of the earliest edge that ends it, unknown where an edge that may
     end it has no date (from its source's issue date) or names only part of the document; else in force."""
@@ -332,7 +340,7 @@ def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None) -
     since = doc.since
     if since and day < since:
         return Standing("not_yet", day, since=since, until=since)
-    ends = [e for e in doc.edges if e.target_pasal is None or (pasal is not None and e.target_pasal == pasal)]
+    ends = [e for e in doc.edges if e.target_pasal is None or (e.target_pasal and e.target_pasal in (pasal, item))]
     dated = sorted((e for e in ends if e.kind != "revokes_part" and e.date and e.date <= day), key=lambda e: e.date)
     if dated:
         return Standing("ended", day, since=since, until=dated[0].date, edge=dated[0])
@@ -344,16 +352,25 @@ def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None) -
 
 
 _PASAL = re.compile(r"^(?:Pasal|Article)\s+(\d+[A-Z]?)\b")
-_RESTATED = re.compile(r"^(?:Pasal|Article)\s+(\w+)\b[^›]*›\s*(?:Pasal|Article)\s+(\d+[A-Z]?)\b")
+_ITEM_LOCATION = re.compile(r"^(?:Pasal|Article)\s+(\w+)(?:\s+angka\s+(\d+))?\b")
 
 
 def pasal_of(location: str) -> str | None:
-    """The Pasal a chunk's location is ("Pasal 14 ayat (1)" -> "14"); for an amending law's restatement of another
-    law's Pasal, that Pasal under the article restating it ("Pasal I angka 13 › Pasal 17 ayat (1)" -> "I › 17": it
-    stands as its own document does until a later law amends that Pasal again, `_restatements_followed`); None for
-    anything else."""
-    m = _RESTATED.match(location or "") or _PASAL.match(location or "")
-    return (f"{m[1]} › {m[2]}" if m.re is _RESTATED else m[1]) if m else None
+    """The Pasal a chunk's location is ("Pasal 14 ayat (1)" -> "14"); None for anything else, including an amending
+    regulation's "Pasal I angka 1 › Pasal 14 …" (its text is the amendment: `item_of`)."""
+    m = _PASAL.match(location or "")
+    return m[1] if m else None
+
+
+def item_of(location: str) -> str | None:
+    """The amendment item a chunk is part of ("Pasal I angka 13 › Pasal 17 ayat (1)" and "Pasal I angka 10 huruf a" ->
+    "I angka 13", "I angka 10"; an omnibus law's "Pasal 81 angka 52" -> "81 angka 52"; an amending law's "Pasal I" ->
+    "I"): its instruction and the Pasal it restates, which a later amendment of that Pasal ends
+    (`_restatements_followed`); None for a location of no item."""
+    m = _ITEM_LOCATION.match(location or "")
+    if m is None or not (m[2] or _ROMAN.match(m[1])):
+        return None
+    return f"{m[1]} angka {m[2]}" if m[2] else m[1]
 
 
 # --- answers as of a date ----------------------------------------------------------------------------------------
@@ -373,14 +390,16 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
         return claim
     if doc is None:
         return restatements_kept(claim, lambda x: x.doc_id == own)
-    where = standing(doc, on, pasal_of(cite.location or (chunk.location if chunk else "")))
+    location = cite.location or (chunk.location if chunk else "")
+    where = standing(doc, on, pasal_of(location), item_of(location))
 
     def alike(x: CitationCheck) -> bool:
         # another place that states the claim's sentence is quoted only where it stands as the claim's own provision
         # does (an amendment may have changed or ended one of them); another document's definition only where both
         # are in force
         other = statuses.get(x.doc_id)
-        there = standing(other, on, pasal_of(x.location or "")) if other is not None else None
+        there = (standing(other, on, pasal_of(x.location or ""), item_of(x.location or "")) if other is not None
+                 else None)
         if there is None or (x.doc_id != own and next(quoted_entries([x.quote]), None) is None):
             return False
         return there == where if x.doc_id == own else there.state == where.state == "in_force"

@@ -34,7 +34,8 @@ _NUMBER_WORDS = frozenset(
     "triliun seratus seribu se".split())
 # words that name nothing: a title's "dan", "di", "tentang" set no subject apart
 _FUNCTION_WORDS = frozenset(
-    "dan atau di ke dari yang atas tentang dalam untuk pada serta oleh dengan nomor tahun the and of for in on by".split())
+    "dan atau di ke dari yang atas tentang dalam untuk pada serta oleh dengan nomor tahun the and of for in on by"
+    .split())
 MIN_SHARED_WORDS = 6      # a template's fixed words: fewer say too little to be one rule
 MIN_SHARED_SHARE = 0.6    # of the longer sentence's words
 

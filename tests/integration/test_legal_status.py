@@ -80,8 +80,9 @@ def test_the_chain_s_status_edges_each_carry_their_receipt(chain):
     assert got == {("amends", "PX 2/2022 › Pasal I › angka 1", "PX 1/2020 › Pasal 5", "2022-01-01"),
                    ("revokes", "PX 3/2024 › Pasal 8 › ayat (1)", "PX 1/2020", "2024-04-01"),
                    ("revokes", "PX 3/2024 › Pasal 8 › ayat (1)", "PX 2/2022", "2024-04-01"),
-                   # the amendment's restated Pasal 5 ends with the law it restates (status._restatements_followed)
-                   ("revokes", "PX 3/2024 › Pasal 8 › ayat (1)", "PX 2/2022 › Pasal I › Pasal 5", "2024-04-01")}
+                   # the amendment item restating Pasal 5 ends with the law it amends (status._restatements_followed)
+                   ("revokes", "PX 3/2024 › Pasal 8 › ayat (1)", "PX 2/2022 › Pasal I › angka 1 (Pasal 5)",
+                    "2024-04-01")}
     texts = {c.chunk_id: c.text for d, _ in chain.store.documents() for c in chain.store.doc_chunks(d.doc_id)}
     for r in rows:  # the receipt is the source's exact words
         assert r["quote"] in texts[r["source_chunk"]]

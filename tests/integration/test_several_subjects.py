@@ -24,6 +24,8 @@ LAWS = {  # doc id: (number, province, regency)
 
 def _law(number: int, province: str, regency: str) -> str:
     title = f"Undang-Undang Nomor {number} Tahun 2031 tentang Pembentukan Kabupaten {regency} di Provinsi {province}"
+    supervises = (f"(2) Gubernur {province} melakukan pembinaan, pengawasan, evaluasi, dan fasilitasi terhadap kinerja "
+                  f"Penjabat Bupati {regency} dalam penyelenggaraan pemerintahan daerah.")
     return f"""---
 title: {title} (fiktif, untuk pengujian)
 cite_as: UU {number}/2031
@@ -39,7 +41,7 @@ Dengan Undang-Undang ini dibentuk Kabupaten {regency} di wilayah Provinsi {provi
 
 Pasal 3
 (1) Untuk pertama kali Penjabat Bupati {regency} diangkat oleh Menteri Dalam Negeri atas usul Gubernur {province}.
-(2) Gubernur {province} melakukan pembinaan, pengawasan, evaluasi, dan fasilitasi terhadap kinerja Penjabat Bupati {regency} dalam penyelenggaraan pemerintahan daerah.
+{supervises}
 
 Pasal 4
 Undang-Undang ini mulai berlaku pada tanggal diundangkan.

@@ -251,9 +251,6 @@ def test_a_law_named_only_as_another_s_amendment_history_ends_with_it_only_when_
     revoked = sorted(e.target_doc for e in edges if e.kind == "revokes" and e.target_pasal is None)
     assert revoked == ["uu-13-2003", "uu-2-2015", "uu-40-2004"]  # the omnibus law is not revoked
     assert status.standing(DocumentStatus.of(OMNIBUS, edges), "2024-01-01").state == "in_force"
-    # what it restated of the revoked law ends with that law (`_restatements_followed`); its other articles stand
-    assert status.standing(DocumentStatus.of(OMNIBUS, edges), "2024-01-01", pasal="81 › 13").state == "ended"
-    assert status.standing(DocumentStatus.of(OMNIBUS, edges), "2024-01-01", pasal="81").state == "in_force"
     assert status.standing(DocumentStatus.of(AMENDMENT, edges), "2024-01-01").state == "ended"
     alone = status.edges_of(chunks["uu-1-2022"], _refs(chunks["uu-1-2022"][0], docs), {d.doc_id: d for d in docs})
     assert "uu-11-2020" in {e.target_doc for e in alone}  # edges_of reads it; the graph decides with every document
@@ -324,14 +321,22 @@ def test_an_amending_law_s_restated_pasal_ends_when_a_later_law_amends_that_pasa
     edges = status.graph(docs, lambda d: chunks.get(d, []), lambda d: [r for c in chunks.get(d, [])
                                                                           for r in _refs(c, docs)])
     first, second = (DocumentStatus.of(d, edges) for d in (AMENDING, SECOND))
-    assert status.pasal_of("Pasal I angka 1 › Pasal 5 ayat (2)") == "I › 5" and status.pasal_of("Pasal I") is None
-    assert status.standing(first, "2022-06-01", pasal="I › 5").state == "in_force"  # before the second amendment
-    ended = status.standing(first, "2024-01-01", pasal="I › 5")
+    # every passage of the item: the instruction, the restated Pasal, one the chunker did not mark as that Pasal
+    items = {status.item_of(x) for x in ("Pasal I angka 1", "Pasal I angka 1 › Pasal 5 ayat (2)", "Pasal I angka 1 "
+                                         "huruf a–ayat (2)")}
+    assert items == {"I angka 1"} and status.item_of("Pasal 5 ayat (1)") is None
+    assert status.item_of("Pasal 81 angka 52") == "81 angka 52" and status.item_of("Pasal I") == "I"
+    assert status.standing(first, "2022-06-01", item="I angka 1").state == "in_force"  # before the second amendment
+    ended = status.standing(first, "2024-01-01", item="I angka 1")
     assert ended.state == "ended" and ended.until == "2023-01-01" and ended.edge.source_doc == "px-4-2023"
-    assert ended.edge.target_label == "PX 2/2022 › Pasal I › Pasal 5"
-    assert status.standing(second, "2024-01-01", pasal="I › 5").state == "in_force"  # the latest text
-    assert status.standing(first, "2024-01-01", pasal="I › 6").state == "in_force"   # a Pasal amended once
-    assert status.standing(first, "2024-01-01").state == "in_force"                  # the amending law as a whole
+    assert ended.edge.target_label == "PX 2/2022 › Pasal I › angka 1 (Pasal 5)"
+    assert status.standing(second, "2024-01-01", item="I angka 1").state == "in_force"  # the latest text
+    assert status.standing(first, "2024-01-01", item="I angka 2").state == "in_force"   # a Pasal amended once
+    assert status.standing(first, "2024-01-01").state == "in_force"                     # the amending law as a whole
+    # a claim quoting the first amendment's text is history, one quoting the second's is the answer
+    claim, chunk = _claim("px-2-2022", "Pasal I angka 1 › Pasal 5")
+    dated = status.dated(claim, claim.citations[0], chunk, {"px-2-2022": first}, "2024-01-01", ConfidenceSettings())
+    assert dated.standing.state == "ended" and dated.confidence.capped_by == status.NOT_IN_FORCE
 
 
 @pytest.mark.parametrize("location, text, ended", [
