@@ -3,8 +3,8 @@ in its slots. Each regional-formation law: "Gubernur Sulawesi Tenggara melakukan
 Bupati Buton Tengah …" (UU 14/2014), "Gubernur Jawa Barat … Penjabat Bupati Pangandaran …" (UU 21/2012); each year's
 budget law its own figure for the same line. Among a statute book's laws a question that does not say which subject it
 means ("Siapa yang membina kinerja penjabat bupati?") is answered by whichever of them ranks first, and that answer is
-wrong for every other subject: on the mined questions of issue 30, such answers were most of the statute book's wrong
-receipts among formation and budget laws.
+wrong for every other subject: on the mined questions of issue 30, 12 of the statute book's 69 wrong receipts were such
+answers (eval-runs/mined13; docs/capacity.md, "Twelfth session").
 
 `filled` tells two sentences of one template apart from two rules (words other than names and figures differ) and
 from one sentence restated word for word (`restatements.restates`: the same rule, not another subject's).
@@ -133,7 +133,7 @@ def fills_of(sentence: str, other: str) -> tuple[str, ...]:
 
 
 def other_subjects(quote: str, doc_id: str, title: str, question: str, candidates: Iterable[Candidate],
-                   statuses: Mapping[str, DocumentStatus] = {}) -> list[OtherSubject]:
+                   statuses: Mapping[str, DocumentStatus] | None = None) -> list[OtherSubject]:
     """The other documents among `candidates` (one each, in the order given) with a sentence that writes `quote`'s
     template for another subject (`filled`), where `question` names no word that sets the quote's own subject apart:
     none of the quote's slot words, none of its document's title words (`title`) that the other's title lacks. A
@@ -143,7 +143,7 @@ def other_subjects(quote: str, doc_id: str, title: str, question: str, candidate
     out: dict[str, OtherSubject] = {}
     for c in candidates:
         other = c.chunk.doc_id
-        if other == doc_id or other in out or related(doc_id, other, statuses):
+        if other == doc_id or other in out or related(doc_id, other, statuses or {}):
             continue
         for s in split_sentences(c.chunk.text):
             own = filled(quote, s.text)
