@@ -39,7 +39,8 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # angka it changes after the Pasal ("Ketentuan Pasal 6 ayat (1) huruf a diubah"), or one that adds to it ("ditambah"),
 # amends the Pasal; one that deletes only part of it leaves the Pasal's standing unknown. 4: that sentence is the one
 # text.split_sentences cuts (a numbered guideline, "… yang dicabut. 146. Untuk mencabut …", starts a sentence). 5: an
-# amending law's restatement of a Pasal ends when a later law amends or revokes that Pasal (`_restatements_followed`);
+# amendment item (an amending law's instruction and the Pasal it restates, `item_of`) ends when a later law amends or
+# revokes that Pasal (`_restatements_followed`);
 # instructions over a range ("ayat (1) sampai dengan ayat (3)") or naming the elucidation beside the text; an
 # amending law's Pasal I that names the law it amends without "ketentuan dalam"; an omnibus law's list of amendments
 # whose law the scan garbled, named by the history ("… terakhir dengan UU 36/2008 tentang Perubahan Keempat atas UU
