@@ -34,7 +34,9 @@ NO_SUPPORTED_CLAIMS = "no_supported_claims"
 MISSING_EVIDENCE = "missing_evidence"
 TIMEOUT = "timeout"
 ONLY_HISTORY = "only_history"  # every supported claim states a provision not in force on the answer's date
-SEVERAL_SUBJECTS = "several_subjects"  # the answer's sentence is written alike of other subjects; the question says not
+# the answer's sentence is written alike of other subjects and the question says not which; also the Confidence.capped_by
+# of such a part's claims (what they state holds of one subject among several)
+SEVERAL_SUBJECTS = "several_subjects"
 
 DOCUMENT_NOT_IN_CORPUS = "document_not_in_corpus"  # not a refusal reason of its own: said alongside one
 
@@ -111,7 +113,6 @@ def unmentioned_text(terms: Sequence[str], lang: str) -> str:
 UNMENTIONED = "unmentioned"  # Confidence.capped_by: the question names something no record mentions
 OTHER_DEFINITIONS = "other_definitions"  # Confidence.capped_by: a term one regulation defines, the claim from another
 SEVERAL_DEFINITIONS = "several_definitions"  # Confidence.capped_by: a term two or more regulations define, none named
-# Confidence.capped_by of SEVERAL_SUBJECTS's claims too: what they state holds of one subject among several
 
 
 def _as_written(question: str, term: str) -> str:

@@ -198,13 +198,13 @@ def _amendments(chunk: Chunk, refs: Sequence[ReferenceRow], amending: bool, amen
             first = next((r for r in inside if r.target_doc and _AMENDED_BASE.search(
                 chunk.text, max(0, r.reference["start"] - 40), r.reference["start"])), first)
         openings.append((m.end(), first))
+    instructions = [(m.start(), m) for m in _INSTRUCTION.finditer(chunk.text)]
     if amending and amended is None and not openings and _FIRST_ARTICLE.match(chunk.location):
         # "Pasal I Mengubah beberapa ketentuan Undang-undang Nomor 7 Tahun 1983 …": the first law it names
-        first_change = next((m.start() for m in _INSTRUCTION.finditer(chunk.text)), len(chunk.text))
+        first_change = instructions[0][0] if instructions else len(chunk.text)
         named = [r for r in refs if r.reference["start"] < first_change and not r.reference["pasal"]]
         if named:
             openings.append((named[0].reference["end"], named[0]))
-    instructions = [(m.start(), m) for m in _INSTRUCTION.finditer(chunk.text)]
     for _, item in sorted(openings + instructions, key=lambda x: x[0]):
         if not isinstance(item, re.Match):
             amended = item
@@ -273,7 +273,6 @@ def graph(documents: Iterable[Document], chunks_of, references_of) -> list[Statu
 
 _ARTICLE = re.compile(r"^(?:Pasal|Article)\s+(\w+)$")
 _ITEM_STEP = re.compile(r"^angka\s+(\d+)$")
-_ROMAN = re.compile(r"^[IVXLC]+$")
 
 
 def _item_of_path(path: str) -> str | None:
@@ -334,7 +333,7 @@ def cited_documents(claims: Sequence[VerifiedClaim], statuses: Mapping[str, Docu
 
 
 def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None, item: str | None = None) -> Standing:
-    """A document (or its Pasal `pasal`) on the date `on`: not yet in force before its effective date (its published
+    """A document (or its Pasal `pasal`, or the amendment item `item` of a passage: `item_of`) on the date `on`: not yet in force before its effective date (its published
     date where that is unknown), ended from the date of the earliest edge that ends it, unknown where an edge that may
     end it has no date (from its source's issue date) or names only part of the document; else in force."""
     day = _iso(on)
@@ -353,6 +352,7 @@ def standing(doc: DocumentStatus, on: str | dt.date, pasal: str | None = None, i
 
 
 _PASAL = re.compile(r"^(?:Pasal|Article)\s+(\d+[A-Z]?)\b")
+_ROMAN = re.compile(r"^[IVXLC]+$")
 _ITEM_LOCATION = re.compile(r"^(?:Pasal|Article)\s+(\w+)(?:\s+angka\s+(\d+))?\b")
 
 
