@@ -67,6 +67,46 @@ def _bare(sentence: str) -> str:
     return without_label(_PASAL_HEAD.sub("", sentence.strip()))[1]
 
 
+@dataclass(frozen=True)
+class _Template:
+    """Two sentences of one template, as `_template` aligned them: the first's slot words (case-folded, a word each)
+    and what fills each one's slots, as written."""
+
+    own: frozenset[str]
+    own_fills: tuple[str, ...]
+    other_fills: tuple[str, ...]
+
+
+def _as_written(runs: Sequence[str]) -> str:
+    """A slot's words as written; an amount by its digits, not the words that spell it out."""
+    return " ".join(w.split()[0] if any(ch.isdigit() for ch in w) else w for w in runs)
+
+
+def _template(sentence: str, other: str) -> _Template | None:
+    """`filled`'s reading of two sentences, with what fills each one's slots (`fills_of`)."""
+    a, b = _bare(sentence), _bare(other)
+    wa, wb = _words(a), _words(b)
+    la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
+    longer = max(len(la), len(lb))
+    if la == lb or sum((Counter(la) & Counter(lb)).values()) < max(MIN_SHARED_WORDS, MIN_SHARED_SHARE * longer):
+        return None  # the same words throughout, or too few in common for any alignment to share enough
+    if own_pasal_reference(a) or own_pasal_reference(b):
+        return None
+    shared, own, own_fills, other_fills = 0, set(), [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
+        if op == "equal":
+            shared += i2 - i1
+            continue
+        if i1 == 0 or j1 == 0 or not all(map(_slot, wa[i1:i2])) or not all(map(_slot, wb[j1:j2])):
+            return None
+        own.update(w for run in la[i1:i2] for w in run.split())
+        own_fills += [_as_written(wa[i1:i2])] if i2 > i1 else []
+        other_fills += [_as_written(wb[j1:j2])] if j2 > j1 else []
+    if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * longer:
+        return None
+    return _Template(frozenset(own), tuple(dict.fromkeys(own_fills)), tuple(dict.fromkeys(other_fills)))
+
+
 def filled(sentence: str, other: str) -> frozenset[str] | None:
     """Whether `other` writes `sentence`'s template for another subject: the same words but for names and figures
     (capitalised words, digits, numbers written out), each filling a slot after a word both share ("Gubernur …",
@@ -76,25 +116,8 @@ def filled(sentence: str, other: str) -> frozenset[str] | None:
     None; None too for the same words throughout (a restatement, not another subject). A differing word that is no name
     or figure ("menetapkan" for "mengesahkan") makes another rule, and so does a sentence that opens differently
     ("Penerimaan Pembangunan …" for "Pengeluaran Pembangunan …")."""
-    a, b = _bare(sentence), _bare(other)
-    wa, wb = _words(a), _words(b)
-    la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
-    longer = max(len(la), len(lb))
-    if la == lb or sum((Counter(la) & Counter(lb)).values()) < max(MIN_SHARED_WORDS, MIN_SHARED_SHARE * longer):
-        return None  # the same words throughout, or too few in common for any alignment to share enough
-    if own_pasal_reference(a) or own_pasal_reference(b):
-        return None
-    shared, own = 0, set()
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
-        if op == "equal":
-            shared += i2 - i1
-            continue
-        if i1 == 0 or j1 == 0 or not all(map(_slot, wa[i1:i2])) or not all(map(_slot, wb[j1:j2])):
-            return None
-        own.update(w for run in la[i1:i2] for w in run.split())
-    if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * longer:
-        return None
-    return frozenset(own)
+    t = _template(sentence, other)
+    return t.own if t else None
 
 
 def naming_words(text: str) -> frozenset[str]:
@@ -111,6 +134,7 @@ class OtherSubject:
     candidate: Candidate
     where: tuple[int, int]  # the sentence's offsets in the candidate's text
     fills: tuple[str, ...]
+    lead_fills: tuple[str, ...] = ()  # what fills the answer's own sentence where this one differs from it
 
 
 def related(a: str, b: str, statuses: Mapping[str, DocumentStatus]) -> bool:
@@ -122,14 +146,9 @@ def related(a: str, b: str, statuses: Mapping[str, DocumentStatus]) -> bool:
 
 def fills_of(sentence: str, other: str) -> tuple[str, ...]:
     """What fills `other`'s slots where it writes `sentence`'s template (`filled`): its own words there, as written,
-    in order, each once ("Jawa Barat", "Pangandaran")."""
-    wa, wb = [w.casefold() for w in _words(_bare(sentence))], _words(_bare(other))
-    lb = [w.casefold() for w in wb]
-    out: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, lb, autojunk=False).get_opcodes():
-        if op != "equal" and j2 > j1:  # an amount by its digits, not the words that spell it out
-            out.append(" ".join(w.split()[0] if any(ch.isdigit() for ch in w) else w for w in wb[j1:j2]))
-    return tuple(dict.fromkeys(out))
+    in order, each once ("Jawa Barat", "Pangandaran"); none where it does not."""
+    t = _template(sentence, other)
+    return t.other_fills if t else ()
 
 
 def other_subjects(quote: str, doc_id: str, title: str, question: str, candidates: Iterable[Candidate],
@@ -146,12 +165,12 @@ def other_subjects(quote: str, doc_id: str, title: str, question: str, candidate
         if other == doc_id or other in out or related(doc_id, other, statuses or {}):
             continue
         for s in split_sentences(c.chunk.text):
-            own = filled(quote, s.text)
-            if own is None:
+            t = _template(quote, s.text)
+            if t is None:
                 continue
-            apart = (own | (own_title - naming_words(c.chunk.title))) - _FUNCTION_WORDS
+            apart = (t.own | (own_title - naming_words(c.chunk.title))) - _FUNCTION_WORDS
             if not apart & asked:
-                out[other] = OtherSubject(c, (s.start, s.end), fills_of(quote, s.text))
+                out[other] = OtherSubject(c, (s.start, s.end), t.other_fills, t.own_fills)
                 break
     return list(out.values())
 
@@ -178,9 +197,7 @@ def subjects_listing(lead: VerifiedClaim, others: Sequence[OtherSubject], chunks
     def one(chunk: Chunk, location: str, fills: Sequence[str]) -> str:
         name = chunk.path.split(" › ")[0] if chunk.path else chunk.title
         return f"{name} {location}" + (f" ({', '.join(fills)})" if fills else "")
-    first = others[0]
-    lead_fills = fills_of(first.candidate.chunk.text[first.where[0]:first.where[1]], cite.quote)
-    listed = [one(own, cite.location or own.location, lead_fills),
+    listed = [one(own, cite.location or own.location, others[0].lead_fills),
               *(one(o.candidate.chunk, cited_location(o.candidate.chunk, o.where), o.fills)
                 for o in others[:MAX_SUBJECTS_NAMED])]
     more = len(others) - MAX_SUBJECTS_NAMED
