@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .config import ConfidenceSettings, Route
-from .decision import (dated_claim, definers_of, definitions_capped, named_unmentioned, subjects_apply, sufficiency,
-                       unmentioned_capped, unmentioned_terms)
+from .decision import (dated_claim, definers_of, definitions_capped, lead_claim, named_unmentioned, subjects_apply,
+                       sufficiency, unmentioned_capped, unmentioned_terms)
 from .subjects import subjects_of
 from .types import Candidate, Chunk, DocumentStatus, QueryPlan, Result, VerifiedClaim
 
@@ -157,20 +157,20 @@ class Release:
                     self._release(i, c)
 
     def _lead(self, p: _Part):
-        """The part's lead claim in its final form, as `decision.lead_claim` picks it: its first supported claim in
-        force (or undated) in the generator's order, else its first whose standing is unknown; None where every one is
-        history (the part is refused as such); `_UNDECIDED` while its claims so far cannot tell."""
-        unknown, i = None, 0
+        """The part's lead claim in its final form, as `decision.lead_claim` picks it from the claims gated so far (in
+        the generator's order, none skipped); None where every one is history (the part is refused as such);
+        `_UNDECIDED` while a later claim could still lead (none in force yet, the attempt not settled)."""
+        shown, i = [], 0
         while i in p.gated:
-            c, i = p.gated[i], i + 1
-            if c.status != "supported":
-                continue
-            shown = self._shown(p, c)
-            if shown.standing is None or shown.standing.state == "in_force":
-                return shown
-            if unknown is None and shown.standing.state == "unknown":
-                unknown = shown
-        return unknown if p.settled else _UNDECIDED
+            if p.gated[i].status == "supported":
+                shown.append(self._shown(p, p.gated[i]))
+            i += 1
+        lead = lead_claim(shown, shown[0].part) if shown else None
+        if lead is not None and (lead.standing is None or lead.standing.state == "in_force"):
+            return lead
+        if not p.settled:
+            return _UNDECIDED
+        return lead if lead is not None and lead.standing.state == "unknown" else None
 
     def _release(self, part: int, claim: VerifiedClaim) -> None:
         self.emit("claim", {"position": len(self.released), "part": part, "claim": claim})
