@@ -2,7 +2,7 @@
 questions mined from laws the reader never trained on, asked of their own laws alone and of the whole statute book.
 
     .venv/bin/python bench/mined_at_scale.py --laws data/laws --statute data:statute-book --out eval-runs/mined \
-        [--archive ../shared/data/peraturan/uu.tar.xz] [--n-laws 24] [--min-questions 10] [--seed 0]
+        [--archive ../shared/data/peraturan/uu.tar.xz] [--n-laws 24] [--min-questions 10] [--seed 0] [--rescore]
 
 Issue 30's target "Pasal precision of shown answers, statute book, no worse than the small corpus" is measured on the
 legal_qa dev split: ~100 answers a side, where a difference of three answers is within the noise (95% interval
@@ -26,6 +26,12 @@ about -9 to +3 points). This bench asks more questions, of another kind:
   at what confidence.
 - Both are asked with `saksi eval` (the lite profile, as the README's commands run it) and compared question by
   question (`saksi eval --compare`, pipeline/eval/compare.py).
+
+The questions are mined from each law as enacted, and the statute book holds the laws that amended or revoked some
+of them: where its status graph (pipeline/status.py) says a later law ended a question's gold passage, the statute
+book refuses it as history or answers from the text in force, and Pasal precision counts both against it. The result
+keeps the questions apart by their gold's standing there (`per_gold_standing`) and compares the two corpora on the
+questions whose gold is in force (`compare_gold_in_force`); `--rescore` computes the result again from OUT's runs.
 
 Mined questions are easier than people's (they reuse the provision's words), and a question that another law
 answers in the same words counts as wrong in the statute book, as legal_qa's do. So the absolute figures are not
@@ -131,11 +137,13 @@ def write_dataset(out: Path, drawn: list, archive: Path, laws_dir: Path | None) 
     law_files(archive, {law.name for law, _ in drawn}, laws_dir, out / "laws")
     rows = []
     for law, qs in drawn:
+        where = {c.chunk_id: c.location for c in law.chunks}
         for q in qs:
             ref = reference(law, q)
             if ref is not None:
                 rows.append({"id": q.qid, "question": q.question, "answers": [q.answer], "answerable": True,
-                             "corpus": "laws", "reference": ref, "pattern": q.pattern})
+                             "corpus": "laws", "reference": ref, "pattern": q.pattern,
+                             "gold_location": where[q.chunk_id]})
     (out / "mined.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                                      encoding="utf-8")
     return len(rows)
@@ -161,22 +169,93 @@ def small_corpus(out: Path, embeddings: Path | None) -> float:
 
 
 def by_kind(rows: dict, key: str) -> dict:
-    """Answered and Pasal-right counts per value of a row field (the pattern, the language)."""
+    """Answered and Pasal-right counts per value of a row field (the pattern, the language, the gold's standing), and
+    the refusals that show the answer as history (`only_history`)."""
     from pipeline.eval.metrics import _answered, _top_hit
 
     out: dict[str, dict] = {}
     for r in rows.values():
-        d = out.setdefault(str(r.get(key)), {"questions": 0, "answered": 0, "right": 0})
+        d = out.setdefault(str(r.get(key)), {"questions": 0, "answered": 0, "right": 0, "refused_as_history": 0})
         d["questions"] += 1
         if _answered(r):
             d["answered"] += 1
             d["right"] += int(bool(_top_hit(r, "pasal")))
+        elif r.get("reason_code") == "only_history":
+            d["refused_as_history"] += 1
     return out
 
 
-def main() -> int:
+def gold_standings(rows: dict, locations: dict[str, str], store_dir: Path, day: str) -> dict[str, str]:
+    """Per question: the standing on `day`, in the statute book's status graph, of its gold passage (its law's
+    document; the Pasal or the amendment item of the passage's location, read as an answer's own provision is:
+    status.dated): "in_force", "ended", "unknown" or "not_yet"; "absent" where the collection holds no document of the
+    law or the dataset no location. The questions are mined from each law as enacted: where a later law ended the
+    gold, the statute book rightly refuses it as history or answers from the text in force, and Pasal precision counts
+    both against it; the figures by standing keep those apart."""
+    from pipeline import status
+    from pipeline.eval.receipts import law_key
+    from pipeline.index.store import ChunkStore
+
+    store = ChunkStore(store_dir, read_only=True)
+    try:
+        docs = {law_key(d.cite_as): d.doc_id for d, _ in store.documents() if law_key(d.cite_as) is not None}
+        out = {}
+        for qid, r in rows.items():
+            law = ((r.get("receipt") or {}).get("reference") or {}).get("law")
+            doc_id, where = docs.get(law_key(law)), locations.get(qid)
+            if doc_id is None or where is None:
+                out[qid] = "absent"
+                continue
+            doc = store.status_of([doc_id])[doc_id]
+            out[qid] = status.standing(doc, day, status.pasal_of(where), status.item_of(where)).state
+        return out
+    finally:
+        store.close()
+
+
+def answer_day(run: Path) -> str:
+    """The date a run's answers were given as of (its first trace's), else today."""
+    import datetime as dt
+
+    for trace in sorted((run / "traces").glob("*.json"))[:1]:
+        day = ((json.loads(trace.read_text(encoding="utf-8")).get("settings") or {}).get("as_of") or {}).get("date")
+        if day:
+            return day
+    return dt.date.today().isoformat()
+
+
+def result_of(out: Path, drawn: list, n: int, seconds: dict | None, store_dir: Path) -> dict:
+    """The two runs in OUT compared: overall, per pattern, per language and per gold standing in the statute book
+    (`store_dir`, its collection), and on the questions whose gold is in force there."""
     from pipeline.eval.compare import compare, load_rows
 
+    dataset = out / "mined.jsonl"
+    small, statute = load_rows(out / "small"), load_rows(out / "statute")
+    rows = {r["id"]: r for r in map(json.loads, dataset.read_text(encoding="utf-8").splitlines())}
+    # a dataset written before it kept its gold's location: the same draw gives it (mined ids are stable)
+    located = {q.qid: c.location for law, qs in drawn for q in qs for c in law.chunks if c.chunk_id == q.chunk_id}
+    locations = {qid: r.get("gold_location") or located.get(qid) for qid, r in rows.items()}
+    standings = gold_standings(statute, locations, store_dir, answer_day(out / "statute"))
+    for run, got in (("small", small), ("statute", statute)):
+        for qid, r in got.items():
+            r["pattern"] = rows.get(qid, {}).get("pattern")
+            r["gold_standing"] = standings.get(qid, "absent")
+            trace = out / run / r["trace"] if r.get("trace") else None
+            r["lang"] = json.loads(trace.read_text(encoding="utf-8")).get("question_lang") if trace else None
+    in_force = {q for q, st in standings.items() if st == "in_force"}
+    return {"laws": [cite_name(law.name) for law, _ in drawn], "questions": n, "seconds": seconds,
+             "compare": compare(small, statute),
+             "per_pattern": {"small": by_kind(small, "pattern"), "statute": by_kind(statute, "pattern")},
+             "per_language": {"small": by_kind(small, "lang"), "statute": by_kind(statute, "lang")},
+             "per_gold_standing": {"small": by_kind(small, "gold_standing"),
+                                   "statute": by_kind(statute, "gold_standing")},
+             # None where the statute book holds none of the laws (--archive training-data/pp.tar.xz)
+             "compare_gold_in_force": compare({q: r for q, r in small.items() if q in in_force},
+                                              {q: r for q, r in statute.items() if q in in_force})
+             if in_force else None}
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--laws", type=Path, default=None, help="the laws' files (scripts/statute_book.py DIR), if any")
     ap.add_argument("--statute", required=True, help="DATA_DIR:COLLECTION of the statute book")
@@ -188,6 +267,8 @@ def main() -> int:
     ap.add_argument("--embeddings-from", type=Path, default=None,
                     help="an embeddings.sqlite3 to seed the small corpus's cache (default: the statute collection's)")
     ap.add_argument("--result", type=Path, default=ROOT / "bench/results/mined_at_scale.json")
+    ap.add_argument("--rescore", action="store_true",
+                    help="compute the result again from OUT's dataset and two runs, asking nothing")
     a = ap.parse_args()
     data_dir, _, collection = a.statute.partition(":")
     collection = collection or "default"
@@ -200,33 +281,35 @@ def main() -> int:
     if not a.archive.is_file():
         print(f"mined_at_scale: no archive {a.archive}", file=sys.stderr)
         return 2
+    dataset = a.out / "mined.jsonl"
+    missing = [d for d in (dataset, a.out / "small", a.out / "statute") if a.rescore and not d.exists()]
+    if missing:
+        print(f"mined_at_scale: --rescore needs an earlier run in {a.out}; missing {missing[0]}", file=sys.stderr)
+        return 2
     a.out.mkdir(parents=True, exist_ok=True)
     drawn = draw(mined_laws(a.archive, a.min_questions), a.n_laws, a.seed)
-    n = write_dataset(a.out, drawn, a.archive, a.laws)
-    print(f"{n} questions from {len(drawn)} laws: {', '.join(cite_name(law.name) for law, _ in drawn)}", flush=True)
-    cache = a.embeddings_from or Path(data_dir) / "collections" / collection / "embeddings.sqlite3"
-    seconds = {"small_ingest": small_corpus(a.out, cache)}
-    dataset = str(a.out / "mined.jsonl")
-    seconds["small_eval"] = saksi("eval", dataset, "--corpus", str(a.out / "small-data"), "--out",
-                                  str(a.out / "small"), log=a.out / "small.log")
-    seconds["statute_eval"] = saksi("eval", dataset, "--corpus", data_dir, "--collection", collection, "--out",
-                                    str(a.out / "statute"), log=a.out / "statute.log")
-    small, statute = load_rows(a.out / "small"), load_rows(a.out / "statute")
-    patterns = {row["id"]: row["pattern"] for row in map(json.loads, (a.out / "mined.jsonl").read_text(
-        encoding="utf-8").splitlines())}
-    for run, rows in (("small", small), ("statute", statute)):
-        for qid, r in rows.items():
-            r["pattern"] = patterns.get(qid)
-            trace = a.out / run / r["trace"] if r.get("trace") else None
-            r["lang"] = json.loads(trace.read_text(encoding="utf-8")).get("question_lang") if trace else None
-    result = {"laws": [cite_name(law.name) for law, _ in drawn], "questions": n, "seconds": seconds,
-              "compare": compare(small, statute),
-              "per_pattern": {"small": by_kind(small, "pattern"), "statute": by_kind(statute, "pattern")},
-              "per_language": {"small": by_kind(small, "lang"), "statute": by_kind(statute, "lang")}}
+    if a.rescore:
+        n = len(dataset.read_text(encoding="utf-8").splitlines())
+        previous = json.loads(a.result.read_text(encoding="utf-8")) if a.result.is_file() else {}
+        seconds = previous.get("seconds") if previous.get("laws") == [cite_name(law.name) for law, _ in drawn] else None
+    else:
+        n = write_dataset(a.out, drawn, a.archive, a.laws)
+        print(f"{n} questions from {len(drawn)} laws: {', '.join(cite_name(law.name) for law, _ in drawn)}", flush=True)
+        cache = a.embeddings_from or Path(data_dir) / "collections" / collection / "embeddings.sqlite3"
+        seconds = {"small_ingest": small_corpus(a.out, cache)}
+        seconds["small_eval"] = saksi("eval", str(dataset), "--corpus", str(a.out / "small-data"), "--out",
+                                      str(a.out / "small"), log=a.out / "small.log")
+        seconds["statute_eval"] = saksi("eval", str(dataset), "--corpus", data_dir, "--collection", collection,
+                                        "--out", str(a.out / "statute"), log=a.out / "statute.log")
+    result = result_of(a.out, drawn, n, seconds, Path(data_dir) / "collections" / collection)
     a.result.parent.mkdir(parents=True, exist_ok=True)
     a.result.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     c = result["compare"]
     print(f"small corpus: {c['a']}\nstatute book: {c['b']}\ndifference: {c['difference']}\npaired: {c['paired']}")
+    g = result["compare_gold_in_force"]
+    if g is not None:
+        print(f"gold in force in the statute book ({g['questions']} questions): small {g['a']['precision']}, "
+              f"statute {g['b']['precision']}, difference {g['difference']}")
     print(f"written: {a.result}")
     return 0
 

@@ -78,6 +78,7 @@ def test_only_the_validate_laws_are_asked_each_at_the_pasal_of_its_gold(tmp_path
             pasal = where[q.chunk_id].split("Pasal ")[1].split()[0]
             assert row["reference"]["law"] == law.cite and row["reference"]["pasal"] == [pasal]
             assert row["corpus"] == "laws" and row["answers"] == [q.answer]
+            assert row["gold_location"] == where[q.chunk_id]  # where its standing in the statute book is read
         file = out / "laws" / bench.member_file(law.name)
         assert file.read_text(encoding="utf-8").startswith("PERATURAN PEMERINTAH")
         side = file.with_name(file.name + ".meta.yaml").read_text(encoding="utf-8")
@@ -99,6 +100,50 @@ def test_a_passage_of_several_ayat_is_referenced_by_its_pasal_alone():
     assert bench.cite_name("pp/2015/105.md") == "PP 105/2015"  # not what a scanned heading may say
 
 
+ORIGINAL = "Undang-Undang Nomor 1 Tahun 2030 tentang Kearsipan Percobaan"
+
+
+def _law(cite: str, title: str, published: str, body: str) -> str:
+    doc_id = cite.lower().replace(" ", "-").replace("/", "-")
+    return (f"---\nid: {doc_id}\ntitle: \"{title}\"\ndoc_type: regulation\ncite_as: {cite}\nauthority: official\n"
+            f"published: {published}\neffective: {published}\nlang: id\nillustrative: true\n---\n\n{body}")
+
+
+def test_a_gold_passage_s_standing_is_read_from_the_statute_book_s_graph(tmp_path, profile):
+    """The standing on the answers' date of each question's gold passage, as an answer's own provision is read: a
+    Pasal a later law amended is ended from that law's date; the amending law's item restating it is in force; a law
+    the collection does not hold, or a question without its gold's location, is "absent"."""
+    from pipeline.backends.fakes import FakeHashEmbedder
+    from pipeline.corpus import Corpus
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "uu-1-2030.md").write_text(_law("UU 1/2030", ORIGINAL, "2030-01-02", (
+        "Pasal 5\nArsip percobaan disimpan paling lama 5 (lima) tahun.\n\n"
+        "Pasal 6\nUndang-Undang ini mulai berlaku pada tanggal diundangkan.\n")), encoding="utf-8")
+    (src / "uu-2-2032.md").write_text(_law(
+        "UU 2/2032", f"Undang-Undang Nomor 2 Tahun 2032 tentang Perubahan atas {ORIGINAL}", "2032-03-01", (
+            f"Pasal I\nBeberapa ketentuan dalam {ORIGINAL} diubah sebagai berikut:\n\n"
+            "1. Ketentuan Pasal 5 diubah, sehingga Pasal 5 berbunyi sebagai berikut:\n\n"
+            "Pasal 5\nArsip percobaan disimpan paling lama 10 (sepuluh) tahun.\n\n"
+            "Pasal II\nUndang-Undang ini mulai berlaku pada tanggal diundangkan.\n")), encoding="utf-8")
+    data = tmp_path / "data"
+    corpus = Corpus(data, profile, embedder=FakeHashEmbedder())
+    try:
+        corpus.ingest([src])
+        item = next(c.location for c in corpus.store.doc_chunks("uu-2-2032") if c.location.startswith("Pasal I angka"))
+    finally:
+        corpus.close()
+    rows = {q: {"receipt": {"reference": {"law": law}}} for q, law in (
+        ("amended", "UU 1/2030"), ("kept", "UU 1/2030"), ("restated", "UU 2/2032"), ("elsewhere", "UU 9/2030"),
+        ("unlocated", "UU 1/2030"))}
+    locations = {"amended": "Pasal 5", "kept": "Pasal 6", "restated": item, "elsewhere": "Pasal 5"}
+    assert bench.gold_standings(rows, locations, data, "2033-01-01") == {
+        "amended": "ended", "kept": "in_force", "restated": "in_force", "elsewhere": "absent", "unlocated": "absent"}
+    # before the amending law, the original Pasal 5 stands
+    assert bench.gold_standings(rows, locations, data, "2031-01-01")["amended"] == "in_force"
+
+
 def test_bad_usage_is_one_line_and_exit_2(tmp_path):
     script = str(ROOT / "bench" / "mined_at_scale.py")
     out = ["--out", str(tmp_path / "o")]
@@ -113,3 +158,12 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
         assert done.returncode == 2, (args, done.stderr)
         assert message in done.stderr and "Traceback" not in done.stderr
         assert not (tmp_path / "o").exists()
+    # --rescore without an earlier run to score
+    (tmp_path / "collections" / "statute-book").mkdir(parents=True, exist_ok=True)
+    archive = tmp_path / "pp.tar.xz"
+    _archive(archive, [1, 2])
+    done = subprocess.run([sys.executable, script, "--statute", f"{tmp_path}:statute-book", "--archive", str(archive),
+                           "--min-questions", "1", "--rescore", *out], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 2 and "--rescore needs an earlier run" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "o").exists()
