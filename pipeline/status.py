@@ -44,8 +44,11 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # instructions over a range ("ayat (1) sampai dengan ayat (3)") or naming the elucidation beside the text; an
 # amending law's Pasal I that names the law it amends without "ketentuan dalam"; an omnibus law's list of amendments
 # whose law the scan garbled, named by the history ("… terakhir dengan UU 36/2008 tentang Perubahan Keempat atas UU
-# 7/1983"); an elucidation changed alone ("Penjelasan Pasal 5 diubah") amends no Pasal
-GRAPH_VERSION = 5
+# 7/1983"); an elucidation changed alone ("Penjelasan Pasal 5 diubah") amends no Pasal. 6: an instruction's item is
+# read from its receipt as `item_of` reads a passage's location, so a chunk of several items ("Pasal 27 angka 8–11"),
+# a part of one ("angka 21 (bagian 1/2)") or an item running into an ayat ("angka 1–ayat (3b)") is the item its
+# passages are
+GRAPH_VERSION = 6
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
@@ -271,19 +274,19 @@ def graph(documents: Iterable[Document], chunks_of, references_of) -> list[Statu
     return _restatements_followed(_amending_only(out, history))
 
 
-_ARTICLE = re.compile(r"^(?:Pasal|Article)\s+(\w+)$")
-_ITEM_STEP = re.compile(r"^angka\s+(\d+)$")
+_ARTICLE = re.compile(r"^(?:Pasal|Article)\s+\w+$")
 
 
 def _item_of_path(path: str) -> str | None:
-    """The amendment item an instruction's receipt is in, as `item_of` names the passages of it: "UU 36/2008 › Pasal I ›
-    angka 13" -> "I angka 13"; an amending law's only change, "… › Pasal I" -> "I"; None for an article of the law's own
-    numbering without an item (that Pasal is the law's own, not an amendment's text)."""
+    """The amendment item an instruction's receipt is in, read as `item_of` reads the location of each passage of it:
+    "UU 36/2008 › Pasal I › angka 13" -> "I angka 13"; a chunk of several items, "… › Pasal 27 › angka 8–11" -> "27 angka
+    8" (its passages' item: a later amendment of any Pasal they restate ends them all); an amending law's only change,
+    "… › Pasal I" -> "I"; None for an article of the law's own numbering without an item (that Pasal is the law's own,
+    not an amendment's text)."""
     steps = path.split(" › ")
     for k, seg in enumerate(steps):
-        if m := _ARTICLE.match(seg):
-            item = _ITEM_STEP.match(steps[k + 1]) if k + 1 < len(steps) else None
-            return f"{m[1]} angka {item[1]}" if item else (m[1] if _ROMAN.match(m[1]) else None)
+        if _ARTICLE.match(seg):
+            return item_of(" ".join(steps[k:k + 2]))
     return None
 
 

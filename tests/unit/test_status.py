@@ -339,6 +339,29 @@ def test_an_amending_law_s_restated_pasal_ends_when_a_later_law_amends_that_pasa
     assert dated.standing.state == "ended" and dated.confidence.capped_by == status.NOT_IN_FORCE
 
 
+@pytest.mark.parametrize("location", ["Pasal I angka 1–2", "Pasal I angka 1 (bagian 1/2)"])
+def test_an_instruction_in_a_chunk_of_several_items_or_part_of_one_ends_the_item_its_passages_are(location):
+    """The item an instruction's receipt is in is read as its passages' (`item_of`): a chunk of items 1–2, or the
+    first part of item 1, is item "I angka 1" (UU 4/2000's "Pasal I angka 1–ayat (3b)", UU 5/1975's "Pasal I angka
+    1–6"), not the amending law's opening article "I"."""
+    docs = [BASE, AMENDING, SECOND]
+    chunks = {"px-2-2022": [_chunk("px-2-2022", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh "
+                                   "Nomor 1 Tahun 2020 tentang Tarif diubah sebagai berikut:", path="PX 2/2022"),
+                            _chunk("px-2-2022", location, "1. Ketentuan Pasal 5 diubah sehingga berbunyi sebagai "
+                                   "berikut: Pasal 5 Tarif adalah 12%. 2. Ketentuan Pasal 6 dihapus.",
+                                   path="PX 2/2022")],
+              "px-4-2023": [_chunk("px-4-2023", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh "
+                                   "Nomor 1 Tahun 2020 tentang Tarif diubah sebagai berikut: 1. Ketentuan Pasal 5 diubah "
+                                   "sehingga berbunyi sebagai berikut:", path="PX 4/2023")]}
+    edges = status.graph(docs, lambda d: chunks.get(d, []), lambda d: [r for c in chunks.get(d, [])
+                                                                          for r in _refs(c, docs)])
+    first = DocumentStatus.of(AMENDING, edges)
+    assert status.item_of(location) == "I angka 1"
+    ended = status.standing(first, "2024-01-01", item="I angka 1")
+    assert ended.state == "ended" and ended.edge.source_doc == "px-4-2023"
+    assert status.standing(first, "2024-01-01", item="I").state == "in_force"  # the opening article is no item's text
+
+
 @pytest.mark.parametrize("location, text, ended", [
     # considerations and elucidation describe; they do not revoke
     ("Menimbang", "Menimbang: a. bahwa Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif perlu dicabut dan "
