@@ -34,6 +34,12 @@ _ORDINAL = (r"Ke(?:satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan|sepuluh|
             r"(?:\s+(?:Belas|Puluh(?:\s+(?:Satu|Dua|Tiga|Empat|Lima|Enam|Tujuh|Delapan|Sembilan))?))?")
 _HEADING_WORD = re.compile(rf"\b(?:BAB\s+[IVXLC]+|Bagian\s+{_ORDINAL}|Paragraf\s+\d+)\b")
 _PASAL = re.compile(r"^\s*(?:-\s*\d+\s*-?\s*)?((?:Pasal|Article)\s+(\d+[A-Z]?|[IVXL]+))\s*$")
+# the enacting formula run on into the first article on one line, as some scans of the statute book have it (UU 45/2009:
+# "… M E M U T U S K A N: Menetapkan : UNDANG-UNDANG TENTANG PERUBAHAN ATAS … PERIKANAN. PASAL I Beberapa ketentuan
+# …"): the first article (I or 1) right after the formula's one sentence; a stop inside it followed by a space ("No.
+# 12", "berikut: I. Pasal 4 ditambah …") is no such formula, and the line is read as before
+_RUN_IN_ARTICLE = re.compile(r"\bMenetapkan\s*:?\s(?:[^.;:]|[.;:](?!\s))*[.;:]\s+(?P<article>(?:Pasal|PASAL)\s+(?:I|1))"
+                             r"\s+(?=\S)")
 _PENJELASAN = re.compile(r"^\s*(PENJELASAN|ELUCIDATION)\b")
 _LAMPIRAN = re.compile(r"^\s*(LAMPIRAN|ATTACHMENT|APPENDIX)\b")
 _AYAT = re.compile(r"^\s*\((\d{1,2}[a-z]?)\)(?=\s|$)")
@@ -92,6 +98,14 @@ class RegulationSplitter:
         following = iter([ln for ln in lines if not ln.blank][1:] + [None])  # each non-blank line's next one
         for line in lines:
             pieces = None if line.blank else self._headings_in(line, next(following))
+            if pieces is None and (run_in := self._run_in_article(line)) is not None:
+                before, (heading, m), after = run_in
+                for piece in before:
+                    self._read_line(piece)
+                self._pasal(heading, m)
+                if after is not None:
+                    self._read_line(after)
+                continue
             if pieces is None:
                 self._read_line(line)
                 continue
@@ -134,6 +148,26 @@ class RegulationSplitter:
             piece = text[a:b].rstrip()
             headings.append(Line(line.start + a, line.start + a + len(piece), piece))
         return body, headings
+
+    def _run_in_article(self, line: Line) -> tuple[list[Line], tuple[Line, re.Match], Line | None] | None:
+        """A preamble line that runs the enacting formula on into the first article (`_RUN_IN_ARTICLE`): the pieces
+        before the article (the text before the formula, the formula), the article's heading as `_pasal` reads it
+        ("PASAL I" named "Pasal I"; its place is the source's) and the text after it; None for any other line."""
+        if self.section != "preamble" or (m := _RUN_IN_ARTICLE.search(line.text)) is None:
+            return None
+        text = line.text
+
+        def piece(a: int, b: int) -> Line | None:
+            kept = text[a:b].strip()
+            if not kept:
+                return None
+            a += len(text[a:b]) - len(text[a:b].lstrip())
+            return Line(line.start + a, line.start + a + len(kept), kept)
+        word, number = m["article"].split()
+        named = f"{word[0]}{word[1:].lower()} {number}"
+        heading = Line(line.start + m.start("article"), line.start + m.end("article"), named)
+        before = [x for x in (piece(0, m.start()), piece(m.start(), m.start("article"))) if x is not None]
+        return before, (heading, _PASAL.match(named)), piece(m.end(), len(text))
 
     def _heading(self, line: Line) -> None:
         """A heading `_headings_in` cut out, with its title: a BAB, a Bagian or a Paragraf."""

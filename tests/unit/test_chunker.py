@@ -629,6 +629,45 @@ def test_spans_nest_huruf_and_angka_and_amended_articles_sit_under_their_instruc
     assert "Pasal 4" not in by_loc  # the quoted article is not this regulation's own Pasal 4
 
 
+# the enacting formula run on into the first article, after the last consideration, on one line (UU 45/2009's scan;
+# the backslashes join the source's lines here)
+RUN_IN = """UNDANG-UNDANG REPUBLIK INDONESIA NOMOR 45 TAHUN 2039 TENTANG PERUBAHAN ATAS UNDANG-UNDANG NOMOR 31 TAHUN 2034
+Menimbang :
+a. bahwa pengelolaan perikanan percobaan perlu disesuaikan;
+Mengingat :
+1. Undang-Undang Nomor 31 Tahun 2034 tentang Perikanan Percobaan;
+ Pasal 20 Undang-Undang Dasar; Dengan Persetujuan Bersama M E M U T U S K A N: Menetapkan : UNDANG-UNDANG TENTANG \
+PERUBAHAN ATAS UNDANG-UNDANG NOMOR 31 TAHUN 2034 TENTANG PERIKANAN PERCOBAAN. PASAL I Beberapa ketentuan dalam \
+Undang-Undang Nomor 31 Tahun 2034 tentang Perikanan Percobaan diubah sebagai berikut:
+1. Ketentuan Pasal 1 diubah sehingga Pasal 1 berbunyi sebagai berikut:
+Pasal 1
+Dalam Undang-Undang ini yang dimaksud dengan:
+1. Penangkapan ikan percobaan adalah kegiatan untuk memperoleh ikan percobaan di perairan.
+Pasal II
+Undang-Undang ini mulai berlaku pada tanggal diundangkan.
+"""
+
+
+@pytest.mark.parametrize("article, own", [("PASAL I", "Pasal I angka 1 › Pasal 1"), ("Pasal 1", "Pasal 1")])
+def test_an_enacting_formula_run_on_into_the_first_article_starts_that_article(tmp_path, article, own):
+    """The scan runs "… Menetapkan : UNDANG-UNDANG TENTANG …. PASAL I Beberapa ketentuan …" on one line: the
+    article starts there (named "Pasal I" whatever the scan's case, its quote the scan's own words), so an amending
+    law's restated Pasal sits under its instruction, and a law's own Pasal 1 is cited as Pasal 1, not as
+    "Menetapkan"."""
+    text = RUN_IN.replace("PASAL I", article)
+    if article == "Pasal 1":  # a law of its own: its first article defines, no instruction around it
+        text = text.replace("1. Ketentuan Pasal 1 diubah sehingga Pasal 1 berbunyi sebagai berikut:\nPasal 1\n", "")
+    src, chunks = _chunk_file(_write(tmp_path, "uu-45-2039.md", text))
+    _assert_exact(src, chunks)
+    by_loc = {c.location: c for c in chunks}
+    assert by_loc["Mengingat"].text.endswith("M E M U T U S K A N:")
+    assert by_loc["Menetapkan"].text.endswith("TENTANG PERIKANAN PERCOBAAN.")
+    first = by_loc["Pasal I" if article == "PASAL I" else "Pasal 1"]
+    assert first.text.startswith(f"{article} Beberapa ketentuan")
+    assert "Penangkapan ikan percobaan adalah" in by_loc[own].text
+    assert not any(loc.startswith("Menetapkan ") for loc in by_loc)  # no article read as the formula's list
+
+
 def test_a_quote_is_cited_to_the_innermost_span_holding_all_of_it(tmp_path):
     _, chunks = _chunk_file(_write(tmp_path, "perbup-uji.md", AMENDING))
     quoted = next(c for c in chunks if c.location == "Pasal I angka 1 › Pasal 4")
