@@ -232,7 +232,8 @@ def result_of(out: Path, drawn: list, n: int, seconds: dict | None, store_dir: P
     dataset = out / "mined.jsonl"
     small, statute = load_rows(out / "small"), load_rows(out / "statute")
     rows = {r["id"]: r for r in map(json.loads, dataset.read_text(encoding="utf-8").splitlines())}
-    # a dataset written before it kept its gold's location: the same draw gives it (mined ids are stable)
+    # a dataset written before it kept its gold's location: the same draw gives it where the chunker still mines the
+    # question (ids are stable under the same chunking); a question it no longer mines counts as "absent"
     located = {q.qid: c.location for law, qs in drawn for q in qs for c in law.chunks if c.chunk_id == q.chunk_id}
     locations = {qid: r.get("gold_location") or located.get(qid) for qid, r in rows.items()}
     standings = gold_standings(statute, locations, store_dir, answer_day(out / "statute"))
