@@ -47,8 +47,9 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # 7/1983"); an elucidation changed alone ("Penjelasan Pasal 5 diubah") amends no Pasal. 6: an instruction's item is
 # read from its receipt as `item_of` reads a passage's location, so a chunk of several items ("Pasal 27 angka 8–11"),
 # a part of one ("angka 21 (bagian 1/2)") or an item running into an ayat ("angka 1–ayat (3b)") is the item its
-# passages are
-GRAPH_VERSION = 6
+# passages are. 7: an omnibus law's list opening in the forms a scan garbled (`_AMENDS_LIST`: "diubah" lost after the
+# gazette numbers, "diubah, sehingga berbunyi sebagai berikut", "sebagai .berikut", a name over 600 characters)
+GRAPH_VERSION = 7
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
@@ -62,8 +63,13 @@ _AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)\bdiuba
 # Pasal 81: "Beberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2003 … diubah sebagai berikut:"), the law named
 # first; "… sebagaimana telah diubah dengan <another law>, diubah sebagai berikut" names the amended law's amendments
 # after it. A scan may glue the verb to the number before it ("Nomor 42791diubah").
-_AMENDS_LIST = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)(?:\b|(?<=\d))diubah\s+(?:menjadi\s+)?sebagai\s+"
-                          r"berikut\b", re.IGNORECASE | re.DOTALL)
+# Where the scan lost or moved a word, as UU 7/2021's chapters show: "… Nomor 49991 diubah sebagai .berikut:" (KUP),
+# "… Nomor 47551 diubah, sehingga berbunyi sebagai berikut:" (excise), and "… Nomor 5069), sebagai berikut:" (VAT:
+# "diubah" lost; read only right after the closing bracket of the law's gazette numbers); a history naming a long
+# title (KUP's, a Perppu's) runs the name to 612 characters
+_AMENDS_LIST = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,700}?)"
+                          r"(?:(?:\b|(?<=\d))diubah(?:,?\s+sehingga\s+berbunyi)?\s+(?:menjadi\s+)?|(?<=\),\s))"
+                          r"sebagai\s+\.?berikut\b", re.IGNORECASE | re.DOTALL)
 _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGNORECASE)
 # one instruction of it: "Ketentuan ayat (1) Pasal 14 diubah", "Ketentuan Pasal 14 ayat (1) dan ayat (3) diubah",
 # "Ketentuan Pasal 23 ditambah 1 (satu) ayat … sehingga Pasal 23 berbunyi", "Pasal 7 dihapus"; the parts of the Pasal
@@ -279,10 +285,10 @@ _ARTICLE = re.compile(r"^(?:Pasal|Article)\s+\w+$")
 
 def _item_of_path(path: str) -> str | None:
     """The amendment item an instruction's receipt is in, read as `item_of` reads the location of each passage of it:
-    "UU 36/2008 › Pasal I › angka 13" -> "I angka 13"; a chunk of several items, "… › Pasal 27 › angka 8–11" -> "27 angka
-    8" (its passages' item: a later amendment of any Pasal they restate ends them all); an amending law's only change,
-    "… › Pasal I" -> "I"; None for an article of the law's own numbering without an item (that Pasal is the law's own,
-    not an amendment's text)."""
+    "UU 36/2008 › Pasal I › angka 13" -> "I angka 13"; a chunk of several items, "… › Pasal 27 › angka 8–11" ->
+    "27 angka 8" (its passages' item: a later amendment of any Pasal they restate ends them all); an amending law's
+    only change, "… › Pasal I" -> "I"; None for an article of the law's own numbering without an item (that Pasal is
+    the law's own, not an amendment's text)."""
     steps = path.split(" › ")
     for k, seg in enumerate(steps):
         if _ARTICLE.match(seg):

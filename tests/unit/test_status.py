@@ -300,6 +300,35 @@ def test_an_omnibus_list_whose_law_the_scan_garbled_is_the_law_its_history_s_las
     assert [(e.target_doc, e.target_pasal) for e in edges] == [("uu-40-2004", "18")]
 
 
+GAZETTE = ("(Lembaran Negara Republik Indonesia Tahun 2OO4 Nomor 150, Tambahan Lembaran Negara Republik Indonesia "
+           "Nomor 5069)")
+
+
+@pytest.mark.parametrize("opening", [
+    f"{GAZETTE}, sebagai berikut:",                                # "diubah" lost (UU 7/2021, its VAT chapter)
+    f"{GAZETTE} diubah, sehingga berbunyi sebagai berikut:",       # its excise chapter
+    f"{GAZETTE[:-1]}1 diubah sebagai .berikut:",                   # its KUP chapter: a stray stop, ")" read as "1"
+    f"{GAZETTE} sebagaimana telah beberapa kali diubah terakhir dengan Undang-Undang Nomor 16 Tahun 2OO9 tentang "
+    "Penetapan Peraturan Pemerintah Pengganti Undang-Undang Nomor 5 Tahun 2008 tentang Perubahan Keempat atas "
+    "Undang-Undang Nomor 40 Tahun 2004 tentang Sistem Jaminan Sosial Nasional Menjadi Undang-Undang (Lembaran Negara "
+    "Republik Indonesia Tahun 2OO9 Nomor 62, Tambahan Lembaran Negara Republik Indonesia Tahun 2OO9 Nomor 4999) diubah "
+    "sebagai berikut:",  # a history naming a long title: over 600 characters from the law's name to "diubah"
+])
+def test_an_omnibus_list_opening_the_scan_garbled_still_opens_its_law_s_list(opening):
+    """UU 7/2021's KUP, VAT and excise chapters open their lists in forms the scan garbled; before, their instructions
+    went to the law the list before named (the VAT rate's "Pasal 7 diubah" read as the income tax law's Pasal 7)."""
+    docs = [OMNIBUS, LABOUR, SECURITY]
+    chunks = [_chunk("uu-11-2020", "Pasal 81", "Pasal 81\nBeberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2003 "
+                     "tentang Ketenagakerjaan diubah sebagai berikut:\n1. Ketentuan Pasal 13 diubah sehingga "
+                     "berbunyi:"),
+              _chunk("uu-11-2020", "Pasal 82", "Pasal 82\nBeberapa ketentuan dalam Undang-Undang Nomor 40 Tahun 2004 "
+                     f"tentang Sistem Jaminan Sosial Nasional {opening}\n1. Ketentuan Pasal 7 diubah sehingga "
+                     "berbunyi sebagai berikut:")]
+    refs = [r for c in chunks for r in _refs(c, docs)]
+    edges = status.edges_of(chunks, refs, {d.doc_id: d for d in docs})
+    assert [(e.target_doc, e.target_pasal) for e in edges] == [("uu-13-2003", "13"), ("uu-40-2004", "7")]
+
+
 # The income tax law's rates, amended three times (UU 7/1983 Pasal 17; UU 17/2000 and UU 36/2008 restate it, UU 7/2021
 # amends it again), fictional here: each amending law's restated Pasal stands until the next amends it.
 BASE = _doc("px-1-2020", "Peraturan Menteri Contoh Nomor 1 Tahun 2020 tentang Tarif", "2020-07-01", "2020-06-01",
@@ -351,8 +380,8 @@ def test_an_instruction_in_a_chunk_of_several_items_or_part_of_one_ends_the_item
                                    "berikut: Pasal 5 Tarif adalah 12%. 2. Ketentuan Pasal 6 dihapus.",
                                    path="PX 2/2022")],
               "px-4-2023": [_chunk("px-4-2023", "Pasal I", "Pasal I\nBeberapa ketentuan dalam Peraturan Menteri Contoh "
-                                   "Nomor 1 Tahun 2020 tentang Tarif diubah sebagai berikut: 1. Ketentuan Pasal 5 diubah "
-                                   "sehingga berbunyi sebagai berikut:", path="PX 4/2023")]}
+                                   "Nomor 1 Tahun 2020 tentang Tarif diubah sebagai berikut: 1. Ketentuan Pasal 5 "
+                                   "diubah sehingga berbunyi sebagai berikut:", path="PX 4/2023")]}
     edges = status.graph(docs, lambda d: chunks.get(d, []), lambda d: [r for c in chunks.get(d, [])
                                                                           for r in _refs(c, docs)])
     first = DocumentStatus.of(AMENDING, edges)
