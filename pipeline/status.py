@@ -48,7 +48,8 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # read from its receipt as `item_of` reads a passage's location, so a chunk of several items ("Pasal 27 angka 8–11"),
 # a part of one ("angka 21 (bagian 1/2)") or an item running into an ayat ("angka 1–ayat (3b)") is the item its
 # passages are. 7: an omnibus law's list opening in the forms a scan garbled (`_AMENDS_LIST`: "diubah" lost after the
-# gazette numbers, "diubah, sehingga berbunyi sebagai berikut", "sebagai .berikut", a name over 600 characters)
+# gazette numbers or glued to them, "diubah, sehingga berbunyi sebagai berikut", "diubah:", "sebagai .berikut", a name
+# over 600 characters)
 GRAPH_VERSION = 7
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
@@ -63,13 +64,15 @@ _AMENDS_DOCUMENT = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,600}?)\bdiuba
 # Pasal 81: "Beberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2003 … diubah sebagai berikut:"), the law named
 # first; "… sebagaimana telah diubah dengan <another law>, diubah sebagai berikut" names the amended law's amendments
 # after it. A scan may glue the verb to the number before it ("Nomor 42791diubah").
-# Where the scan lost or moved a word, as UU 7/2021's chapters show: "… Nomor 49991 diubah sebagai .berikut:" (KUP),
-# "… Nomor 47551 diubah, sehingga berbunyi sebagai berikut:" (excise), and "… Nomor 5069), sebagai berikut:" (VAT:
-# "diubah" lost; read only right after the closing bracket of the law's gazette numbers); a history naming a long
-# title (KUP's, a Perppu's) runs the name to 612 characters
+# Where the scan lost, moved or glued a word, as UU 7/2021's and UU 11/2020's lists show: "… Nomor 49991 diubah sebagai
+# .berikut:" (KUP), "… Nomor 47551 diubah, sehingga berbunyi sebagai berikut:" (excise), "… Nomor 5069), sebagai
+# berikut:" (VAT: "diubah" lost; read only right after the closing bracket of the law's gazette numbers), "… Nomor
+# 3881) diubah: 1 …" (telecommunications), "… Nomor 4252lrdiubah sebagai berikut:" (broadcasting); a history naming a
+# long title (KUP's, a Perppu's) runs the name to 612 characters. An instruction's own "diubah sehingga berbunyi
+# sebagai berikut" (no comma) opens no list
 _AMENDS_LIST = re.compile(r"\bketentuan\s+dalam\s+(?P<body>.{0,700}?)"
-                          r"(?:(?:\b|(?<=\d))diubah(?:,?\s+sehingga\s+berbunyi)?\s+(?:menjadi\s+)?|(?<=\),\s))"
-                          r"sebagai\s+\.?berikut\b", re.IGNORECASE | re.DOTALL)
+                          r"(?:diubah(?:,\s+sehingga\s+berbunyi)?\s+(?:menjadi\s+)?sebagai\s+\.?berikut\b|diubah\s*:"
+                          r"|(?<=\),\s)sebagai\s+\.?berikut\b)", re.IGNORECASE | re.DOTALL)
 _AMENDING_TITLE = re.compile(r"\bperubahan\b|\bamendment\b|\bamending\b", re.IGNORECASE)
 # one instruction of it: "Ketentuan ayat (1) Pasal 14 diubah", "Ketentuan Pasal 14 ayat (1) dan ayat (3) diubah",
 # "Ketentuan Pasal 23 ditambah 1 (satu) ayat … sehingga Pasal 23 berbunyi", "Pasal 7 dihapus"; the parts of the Pasal

@@ -308,6 +308,8 @@ GAZETTE = ("(Lembaran Negara Republik Indonesia Tahun 2OO4 Nomor 150, Tambahan L
     f"{GAZETTE}, sebagai berikut:",                                # "diubah" lost (UU 7/2021, its VAT chapter)
     f"{GAZETTE} diubah, sehingga berbunyi sebagai berikut:",       # its excise chapter
     f"{GAZETTE[:-1]}1 diubah sebagai .berikut:",                   # its KUP chapter: a stray stop, ")" read as "1"
+    f"{GAZETTE} diubah:",                                          # UU 11/2020's telecommunications list
+    f"{GAZETTE[:-1]}lrdiubah sebagai berikut:",                    # its broadcasting list: ")" read as "lr", glued
     f"{GAZETTE} sebagaimana telah beberapa kali diubah terakhir dengan Undang-Undang Nomor 16 Tahun 2OO9 tentang "
     "Penetapan Peraturan Pemerintah Pengganti Undang-Undang Nomor 5 Tahun 2008 tentang Perubahan Keempat atas "
     "Undang-Undang Nomor 40 Tahun 2004 tentang Sistem Jaminan Sosial Nasional Menjadi Undang-Undang (Lembaran Negara "
@@ -327,6 +329,21 @@ def test_an_omnibus_list_opening_the_scan_garbled_still_opens_its_law_s_list(ope
     refs = [r for c in chunks for r in _refs(c, docs)]
     edges = status.edges_of(chunks, refs, {d.doc_id: d for d in docs})
     assert [(e.target_doc, e.target_pasal) for e in edges] == [("uu-13-2003", "13"), ("uu-40-2004", "7")]
+
+
+def test_an_instruction_s_own_words_open_no_list():
+    """"Ketentuan dalam Undang-Undang ini berlaku …" followed by an instruction's "Ketentuan Pasal 12 diubah sehingga
+    berbunyi sebagai berikut" is no list of another law: the list open before goes on (UU 11/2020's investment law)."""
+    docs = [OMNIBUS, LABOUR, SECURITY]
+    chunks = [_chunk("uu-11-2020", "Pasal 81", "Pasal 81\nBeberapa ketentuan dalam Undang-Undang Nomor 13 Tahun 2003 "
+                     "tentang Ketenagakerjaan diubah sebagai berikut:\n1. Ketentuan Pasal 2 diubah sehingga berbunyi "
+                     "sebagai berikut: Pasal 2 (1) Ketentuan dalam Undang-Undang ini berlaku dan menjadi acuan utama "
+                     "bagi penanaman modal.\n2. Ketentuan Pasal 12 diubah sehingga berbunyi sebagai berikut: Pasal 12 "
+                     "Semua bidang usaha terbuka.\n3. Ketentuan Pasal 13 diubah sehingga berbunyi:")]
+    refs = [r for c in chunks for r in _refs(c, docs)]
+    edges = status.edges_of(chunks, refs, {d.doc_id: d for d in docs})
+    assert [(e.target_doc, e.target_pasal) for e in edges] == [("uu-13-2003", "2"), ("uu-13-2003", "12"),
+                                                               ("uu-13-2003", "13")]
 
 
 # The income tax law's rates, amended three times (UU 7/1983 Pasal 17; UU 17/2000 and UU 36/2008 restate it, UU 7/2021
