@@ -49,8 +49,9 @@ from .types import (AsOf, CitationCheck, CitedDocument, Chunk, Conflict, Documen
 # a part of one ("angka 21 (bagian 1/2)") or an item running into an ayat ("angka 1–ayat (3b)") is the item its
 # passages are. 7: an omnibus law's list opening in the forms a scan garbled (`_AMENDS_LIST`: "diubah" lost after the
 # gazette numbers or glued to them, "diubah, sehingga berbunyi sebagai berikut", "diubah:", "sebagai .berikut", a name
-# over 600 characters)
-GRAPH_VERSION = 7
+# over 600 characters). 8: the same, less an instruction's own "diubah sehingga berbunyi sebagai berikut", which 7 read
+# as a list of no law (it cut UU 11/2020's investment list short)
+GRAPH_VERSION = 8
 
 # the formula that ends an instrument or a Pasal (Indonesian drafting practice, and its English translations)
 _REVOKES = re.compile(r"\bdicabut\s+dan\s+dinyatakan\s+tidak\s+berlaku\b|\bdinyatakan\s+tidak\s+berlaku\b"
