@@ -6,7 +6,7 @@ means ("Siapa yang membina kinerja penjabat bupati?") is answered by whichever o
 wrong for every other subject: on the mined questions of issue 30, 12 of the statute book's 69 wrong receipts were such
 answers (eval-runs/mined13; docs/capacity.md, "Twelfth session").
 
-`filled` tells two sentences of one template apart from two rules (words other than names and figures differ) and
+`template` tells two sentences of one template apart from two rules (words other than names and figures differ) and
 from one sentence restated word for word (`restatements.restates`: the same rule, not another subject's).
 `other_subjects` finds, among an attempt's candidates, the other documents that write the answer's sentence for
 another subject, where the question names no word that sets the answer's own subject apart
@@ -68,9 +68,10 @@ def _bare(sentence: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Template:
-    """Two sentences of one template, as `_template` aligned them: the first's slot words (case-folded, a word each)
-    and what fills each one's slots, as written."""
+class Template:
+    """Two sentences of one template, as `template` aligned them: the first's own slot words (case-folded, a word each:
+    what a question would name to mean it) and what fills each one's slots, as written, in order, each once ("Jawa
+    Barat", "Pangandaran")."""
 
     own: frozenset[str]
     own_fills: tuple[str, ...]
@@ -82,8 +83,15 @@ def _as_written(runs: Sequence[str]) -> str:
     return " ".join(w.split()[0] if any(ch.isdigit() for ch in w) else w for w in runs)
 
 
-def _template(sentence: str, other: str) -> _Template | None:
-    """`filled`'s reading of two sentences, with what fills each one's slots (`fills_of`)."""
+def template(sentence: str, other: str) -> Template | None:
+    """Whether `other` writes `sentence`'s template for another subject: the same words but for names and figures
+    (capitalised words, digits, numbers written out), each filling a slot after a word both share ("Gubernur …",
+    "sebesar Rp…"), with at least `MIN_SHARED_WORDS` words and `MIN_SHARED_SHARE` of the longer one shared, and neither
+    referring to a part of its own Pasal (`restatements.own_pasal_reference`: the same words mean another thing in
+    another Pasal). Returns the two aligned (`Template`), else None; None too for the same words throughout (a
+    restatement, not another subject). A differing word that is no name or figure ("menetapkan" for "mengesahkan")
+    makes another rule, and so does a sentence that opens differently ("Penerimaan Pembangunan …" for "Pengeluaran
+    Pembangunan …")."""
     a, b = _bare(sentence), _bare(other)
     wa, wb = _words(a), _words(b)
     la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
@@ -104,20 +112,7 @@ def _template(sentence: str, other: str) -> _Template | None:
         other_fills += [_as_written(wb[j1:j2])] if j2 > j1 else []
     if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * longer:
         return None
-    return _Template(frozenset(own), tuple(dict.fromkeys(own_fills)), tuple(dict.fromkeys(other_fills)))
-
-
-def filled(sentence: str, other: str) -> frozenset[str] | None:
-    """Whether `other` writes `sentence`'s template for another subject: the same words but for names and figures
-    (capitalised words, digits, numbers written out), each filling a slot after a word both share ("Gubernur …",
-    "sebesar Rp…"), with at least `MIN_SHARED_WORDS` words and `MIN_SHARED_SHARE` of the longer one shared, and neither
-    referring to a part of its own Pasal (`restatements.own_pasal_reference`: the same words mean another thing in
-    another Pasal). Returns `sentence`'s own slot words (case-folded: what a question would name to mean it), else
-    None; None too for the same words throughout (a restatement, not another subject). A differing word that is no name
-    or figure ("menetapkan" for "mengesahkan") makes another rule, and so does a sentence that opens differently
-    ("Penerimaan Pembangunan …" for "Pengeluaran Pembangunan …")."""
-    t = _template(sentence, other)
-    return t.own if t else None
+    return Template(frozenset(own), tuple(dict.fromkeys(own_fills)), tuple(dict.fromkeys(other_fills)))
 
 
 def naming_words(text: str) -> frozenset[str]:
@@ -144,17 +139,10 @@ def related(a: str, b: str, statuses: Mapping[str, DocumentStatus]) -> bool:
     return any(e.source_doc in (a, b) for d in (a, b) if d in statuses for e in statuses[d].edges)
 
 
-def fills_of(sentence: str, other: str) -> tuple[str, ...]:
-    """What fills `other`'s slots where it writes `sentence`'s template (`filled`): its own words there, as written,
-    in order, each once ("Jawa Barat", "Pangandaran"); none where it does not."""
-    t = _template(sentence, other)
-    return t.other_fills if t else ()
-
-
 def other_subjects(quote: str, doc_id: str, title: str, question: str, candidates: Iterable[Candidate],
                    statuses: Mapping[str, DocumentStatus] | None = None) -> list[OtherSubject]:
     """The other documents among `candidates` (one each, in the order given) with a sentence that writes `quote`'s
-    template for another subject (`filled`), where `question` names no word that sets the quote's own subject apart:
+    template for another subject (`template`), where `question` names no word that sets the quote's own subject apart:
     none of the quote's slot words, none of its document's title words (`title`) that the other's title lacks. A
     document related to the quote's by the status graph (`related`) is another version, not another subject."""
     asked = naming_words(question)
@@ -165,7 +153,7 @@ def other_subjects(quote: str, doc_id: str, title: str, question: str, candidate
         if other == doc_id or other in out or related(doc_id, other, statuses or {}):
             continue
         for s in split_sentences(c.chunk.text):
-            t = _template(quote, s.text)
+            t = template(quote, s.text)
             if t is None:
                 continue
             apart = (t.own | (own_title - naming_words(c.chunk.title))) - _FUNCTION_WORDS

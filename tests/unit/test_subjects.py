@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.subjects import fills_of, filled, other_subjects
+from pipeline.subjects import other_subjects, template
 from pipeline.types import Candidate, Chunk, DocumentStatus, StatusEdge
 
 pytestmark = pytest.mark.unit
@@ -18,9 +18,9 @@ BUDGET = "(3) Pengeluaran Pembangunan untuk belanja modal direncanakan sebesar R
 def test_a_template_filled_for_another_subject_gives_the_sentences_own_slot_words():
     one = GOVERNOR.format(province="Tanah Rekaan", regency="Sungai Fiktif")
     other = GOVERNOR.format(province="Laut Contoh", regency="Bukit Karangan Utara")
-    assert filled(one, other) == {"tanah", "rekaan", "sungai", "fiktif"}
-    assert fills_of(one, other) == ("Laut Contoh", "Bukit Karangan Utara")
-    assert filled(BUDGET.format(amount="92.683.000.000.000"), BUDGET.format(amount="114.585.600.000.000")) == {
+    assert template(one, other).own == {"tanah", "rekaan", "sungai", "fiktif"}
+    assert template(one, other).other_fills == ("Laut Contoh", "Bukit Karangan Utara")
+    assert template(BUDGET.format(amount="92.683.000.000.000"), BUDGET.format(amount="114.585.600.000.000")).own == {
         "92.683.000.000.000,00"}
     # an amount spelt out in words is one slot, however many words each spells it in
     spelt = "g. reklasifikasi kewajiban ke ekuitas sebesar Rp{} ({} rupiah);"
@@ -29,22 +29,22 @@ def test_a_template_filled_for_another_subject_gives_the_sentences_own_slot_word
     other = spelt.format("1.397.481.091.442", "satu triliun tiga ratus sembilan puluh tujuh miliar empat ratus "
                                               "delapan puluh satu juta sembilan puluh satu ribu empat ratus empat "
                                               "puluh dua")
-    assert "331.244.708.907" in filled(one, other) and fills_of(one, other) == ("1.397.481.091.442",)
+    assert "331.244.708.907" in template(one, other).own and template(one, other).other_fills == ("1.397.481.091.442",)
 
 
 def test_another_rule_a_restatement_or_a_relative_reference_is_not_another_subject():
     one = GOVERNOR.format(province="Tanah Rekaan", regency="Sungai Fiktif")
     # a verb changed: another rule
-    assert filled(one, one.replace("melakukan pembinaan", "menetapkan pembinaan")) is None
+    assert template(one, one.replace("melakukan pembinaan", "menetapkan pembinaan")) is None
     # the same words throughout (but the ayat label): a restatement, the same rule
-    assert filled(one, "(2) " + one[4:]) is None
+    assert template(one, "(2) " + one[4:]) is None
     # the sentences open differently ("Penerimaan" for "Pengeluaran"): no shared word before the slot
-    assert filled(BUDGET.format(amount="1"), BUDGET.format(amount="1").replace("Pengeluaran", "Penerimaan")) is None
+    assert template(BUDGET.format(amount="1"), BUDGET.format(amount="1").replace("Pengeluaran", "Penerimaan")) is None
     # "sebagaimana dimaksud pada ayat (1)" means another thing in another Pasal
     relative = "Bupati {0} sebagaimana dimaksud pada ayat (1) menetapkan rencana tata ruang wilayah kabupaten."
-    assert filled(relative.format("Sungai Fiktif"), relative.format("Bukit Karangan")) is None
+    assert template(relative.format("Sungai Fiktif"), relative.format("Bukit Karangan")) is None
     # too few shared words to be one template
-    assert filled("Gubernur Tanah Rekaan berwenang.", "Gubernur Laut Contoh berwenang.") is None
+    assert template("Gubernur Tanah Rekaan berwenang.", "Gubernur Laut Contoh berwenang.") is None
 
 
 def _law(doc_id: str, province: str, regency: str) -> Candidate:
