@@ -199,15 +199,16 @@ def gold_standings(rows: dict, locations: dict[str, str], store_dir: Path, day: 
     store = ChunkStore(store_dir, read_only=True)
     try:
         docs = {law_key(d.cite_as): d.doc_id for d, _ in store.documents() if law_key(d.cite_as) is not None}
+        gold = {qid: docs.get(law_key(((r.get("receipt") or {}).get("reference") or {}).get("law")))
+                for qid, r in rows.items()}
+        statuses = store.status_of([d for d in gold.values() if d is not None])  # each document's graph read once
         out = {}
-        for qid, r in rows.items():
-            law = ((r.get("receipt") or {}).get("reference") or {}).get("law")
-            doc_id, where = docs.get(law_key(law)), locations.get(qid)
+        for qid, doc_id in gold.items():
+            where = locations.get(qid)
             if doc_id is None or where is None:
                 out[qid] = "absent"
                 continue
-            doc = store.status_of([doc_id])[doc_id]
-            out[qid] = status.standing(doc, day, status.pasal_of(where), status.item_of(where)).state
+            out[qid] = status.standing(statuses[doc_id], day, status.pasal_of(where), status.item_of(where)).state
         return out
     finally:
         store.close()
@@ -234,7 +235,10 @@ def result_of(out: Path, drawn: list, n: int, seconds: dict | None, store_dir: P
     rows = {r["id"]: r for r in map(json.loads, dataset.read_text(encoding="utf-8").splitlines())}
     # a dataset written before it kept its gold's location: the same draw gives it where the chunker still mines the
     # question (ids are stable under the same chunking); a question it no longer mines counts as "absent"
-    located = {q.qid: c.location for law, qs in drawn for q in qs for c in law.chunks if c.chunk_id == q.chunk_id}
+    located = {}
+    for law, qs in drawn:
+        where = {c.chunk_id: c.location for c in law.chunks}
+        located.update({q.qid: where[q.chunk_id] for q in qs})
     locations = {qid: r.get("gold_location") or located.get(qid) for qid, r in rows.items()}
     standings = gold_standings(statute, locations, store_dir, answer_day(out / "statute"))
     for run, got in (("small", small), ("statute", statute)):
