@@ -25,7 +25,7 @@ from ..protocols import Embedder, Generator, Judge, Reranker
 from .datadir import CorpusState, DataDir
 from .ingestor import IngestReport, Ingestor, Preparation, Upload
 
-CHUNKER_VERSION = 10  # bump when a code change alters chunks, tags, tokens, references or dates for the same input
+CHUNKER_VERSION = 11  # bump when a code change alters chunks, tags, tokens, references or dates for the same input
 
 
 def rules_fingerprint(profile: Profile) -> str:

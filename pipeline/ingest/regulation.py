@@ -36,10 +36,12 @@ _HEADING_WORD = re.compile(rf"\b(?:BAB\s+[IVXLC]+|Bagian\s+{_ORDINAL}|Paragraf\s
 _PASAL = re.compile(r"^\s*(?:-\s*\d+\s*-?\s*)?((?:Pasal|Article)\s+(\d+[A-Z]?|[IVXL]+))\s*$")
 # the enacting formula run on into the first article on one line, as some scans of the statute book have it (UU 45/2009:
 # "… M E M U T U S K A N: Menetapkan : UNDANG-UNDANG TENTANG PERUBAHAN ATAS … PERIKANAN. PASAL I Beberapa ketentuan
-# …"): the first article (I or 1) right after the formula's one sentence; a stop inside it followed by a space ("No.
-# 12", "berikut: I. Pasal 4 ditambah …") is no such formula, and the line is read as before
-_RUN_IN_ARTICLE = re.compile(r"\bMenetapkan\s*:?\s(?:[^.;:]|[.;:](?!\s))*[.;:]\s+(?P<article>(?:Pasal|PASAL)\s+(?:I|1))"
-                             r"\s+(?=\S)")
+# …"): the first article (I or 1) right after the formula's one sentence. The sentence may name an instrument by its
+# number ("UNDANG-UNDANG DARURAT NO. 17 TAHUN 1951", "STAATSBLAD UNTUK 1954 No. 12": the abbreviation's stop is no end of
+# it); any other stop inside it followed by a space ("berikut: I. Pasal 4 ditambah …") is no such formula, and the line
+# is read as before
+_RUN_IN_ARTICLE = re.compile(r"\bMenetapkan\s*:?\s(?:[^.;:]|\b[Nn][Oo]\.\s(?=\d)|[.;:](?!\s))*[.;:]\s+"
+                             r"(?P<article>(?:Pasal|PASAL)\s+(?:I|1))\s+(?=\S)")
 _PENJELASAN = re.compile(r"^\s*(PENJELASAN|ELUCIDATION)\b")
 _LAMPIRAN = re.compile(r"^\s*(LAMPIRAN|ATTACHMENT|APPENDIX)\b")
 _AYAT = re.compile(r"^\s*\((\d{1,2}[a-z]?)\)(?=\s|$)")

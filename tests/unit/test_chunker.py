@@ -668,6 +668,28 @@ def test_an_enacting_formula_run_on_into_the_first_article_starts_that_article(t
     assert not any(loc.startswith("Menetapkan ") for loc in by_loc)  # no article read as the formula's list
 
 
+def test_an_enacting_formula_naming_an_instrument_by_its_number_still_starts_the_first_article(tmp_path):
+    """A 1950s law that makes an emergency law a law names it by number in its formula ("… DARURAT NO. 17 TAHUN 2031
+    … (STAATSBLAD UNTUK 2030 No. 12) …", UU 1/1953's and UU 18/1954's scans): the abbreviation's stop does not end the
+    formula, so its Pasal I starts there and the emergency law's articles it restates sit under it."""
+    formula = ("Menetapkan : UNDANG-UNDANG TENTANG PENETAPAN \"UNDANG- UNDANG DARURAT NO. 17 TAHUN 2031 MENGENAI "
+               "PENIMBUNAN BARANG PERCOBAAN\" (STAATSBLAD UNTUK 2030 No. 12) SEBAGAI UNDANG- UNDANG. PASAL I Peraturan-"
+               "peraturan termaktub dalam Undang-undang Darurat tersebut diubah/ditambah, sehingga berbunyi sebagai "
+               "berikut:\nPasal 1\nBarang percobaan dalam Undang-undang ini ialah barang yang ditunjuk oleh Menteri.\n"
+               "PASAL II\nUndang-undang ini mulai berlaku pada hari diundangkan.\n")
+    text = RUN_IN.split(" Menetapkan :")[0] + " " + formula
+    src, chunks = _chunk_file(_write(tmp_path, "uu-1-2039.md", text))
+    _assert_exact(src, chunks)
+    by_loc = {c.location: c for c in chunks}
+    assert by_loc["Menetapkan"].text.endswith("SEBAGAI UNDANG- UNDANG.")
+    assert by_loc["Pasal I"].text.startswith("PASAL I Peraturan-peraturan termaktub")
+    assert "Barang percobaan dalam Undang-undang ini" in by_loc["Pasal I › Pasal 1"].text
+    # another stop followed by a space inside the line is still no formula's end: the line is read as before
+    other = text.replace("(STAATSBLAD UNTUK 2030 No. 12)", "(STAATSBLAD UNTUK 2030. 12)")
+    _, chunks = _chunk_file(_write(tmp_path, "uu-2-2039.md", other))
+    assert "Pasal I" not in {c.location for c in chunks}
+
+
 def test_a_quote_is_cited_to_the_innermost_span_holding_all_of_it(tmp_path):
     _, chunks = _chunk_file(_write(tmp_path, "perbup-uji.md", AMENDING))
     quoted = next(c for c in chunks if c.location == "Pasal I angka 1 › Pasal 4")
