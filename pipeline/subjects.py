@@ -23,7 +23,8 @@ from typing import Iterable, Mapping, Sequence
 
 from .answer_reader.answers import without_label
 from .citations import cited_location
-from .restatements import own_pasal_reference, stated_citation
+from .references import extract_references
+from .restatements import stated_citation
 from .text import split_sentences
 from .types import Candidate, Chunk, DocumentStatus, VerifiedClaim
 
@@ -63,6 +64,12 @@ def _slot(word: str) -> bool:
     return word[:1].isupper() or _figure(word.split()[0])
 
 
+def _own_parts(text: str) -> tuple[tuple[str | None, str | None, str | None], ...]:
+    """The parts of its own Pasal a text refers to ("sebagaimana dimaksud pada ayat (1) dan ayat (2)": ayat 1 and 2;
+    `references.Reference.relative`), in order."""
+    return tuple((r.ayat, r.huruf, r.angka) for r in extract_references(text) if r.relative)
+
+
 def _bare(sentence: str) -> str:
     return without_label(_PASAL_HEAD.sub("", sentence.strip()))[1]
 
@@ -86,20 +93,21 @@ def _as_written(runs: Sequence[str]) -> str:
 def template(sentence: str, other: str) -> Template | None:
     """Whether `other` writes `sentence`'s template for another subject: the same words but for names and figures
     (capitalised words, digits, numbers written out), each filling a slot after a word both share ("Gubernur …",
-    "sebesar Rp…"), with at least `MIN_SHARED_WORDS` words and `MIN_SHARED_SHARE` of the longer one shared, and neither
-    referring to a part of its own Pasal (`restatements.own_pasal_reference`: the same words mean another thing in
-    another Pasal). Returns the two aligned (`Template`), else None; None too for the same words throughout (a
-    restatement, not another subject). A differing word that is no name or figure ("menetapkan" for "mengesahkan")
-    makes another rule, and so does a sentence that opens differently ("Penerimaan Pembangunan …" for "Pengeluaran
-    Pembangunan …")."""
+    "sebesar Rp…"), with at least `MIN_SHARED_WORDS` words and `MIN_SHARED_SHARE` of the longer one shared, and both
+    referring to the same parts of their own Pasal, if any (`_own_parts`: "Personel sebagaimana dimaksud pada ayat (1)
+    dan ayat (2) meliputi … Kabupaten Tambrauw" and "… Kabupaten Manokwari Selatan" are the template's same place in two
+    regional-formation laws; one pointing at ayat (1) and the other at ayat (3) is another rule). Returns the two
+    aligned (`Template`), else None; None too for the same words throughout (a restatement, not another subject). A
+    differing word that is no name or figure ("menetapkan" for "mengesahkan") makes another rule, and so does a sentence
+    that opens differently ("Penerimaan Pembangunan …" for "Pengeluaran Pembangunan …")."""
     a, b = _bare(sentence), _bare(other)
     wa, wb = _words(a), _words(b)
     la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
     longer = max(len(la), len(lb))
     if la == lb or sum((Counter(la) & Counter(lb)).values()) < max(MIN_SHARED_WORDS, MIN_SHARED_SHARE * longer):
         return None  # the same words throughout, or too few in common for any alignment to share enough
-    if own_pasal_reference(a) or own_pasal_reference(b):
-        return None
+    if _own_parts(a) != _own_parts(b):
+        return None  # each points at another part of its own Pasal: another rule, whatever its words
     shared, own, own_fills, other_fills = 0, set(), [], []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
         if op == "equal":
