@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
+from .ambiguity import find_ambiguity, is_provision_chunk, regulations_capped
 from .audit import LOCAL_KEY
 from .citations import cite_path
-from .restatements import restating, stated_citation
+from .restatements import stated_citation
 from . import status
 from .config import ConfidenceSettings, Route
 from .definitions import asked_term
@@ -22,8 +23,8 @@ from .numbers import extract_figures
 from .retrieval import jaccard
 from .subjects import OtherSubject, subjects_listing, subjects_of
 from .trace import PartTrace
-from .types import (AsOf, Candidate, Chunk, CitationCheck, Conflict, DocumentStatus, NearestRecord, PartOutcome,
-                    Result, Sufficiency, Term, VerifiedClaim, is_provision)
+from .types import (AsOf, Candidate, Chunk, Conflict, DocumentStatus, NearestRecord, PartOutcome, Result, Sufficiency,
+                    Term, VerifiedClaim)
 
 _ITEM_LABEL = re.compile(r"(?:^|\n|\[\.\.\.\])\s*\(?$")  # a label opens a quoted piece
 _REFERENCE = re.compile(r"\b(pasal|ayat|paragraf|paragraph|article|huruf|angka|nomor|no\.)\s*\(?$", re.IGNORECASE)
@@ -148,12 +149,6 @@ def _edits(a: str, b: str) -> int:
     return prev[-1]
 
 
-def is_provision_chunk(chunks: Mapping[str, Chunk], claim: VerifiedClaim) -> bool:
-    """The claim quotes a regulation's unit (its top band is confidence.high_regulation)."""
-    c = chunks.get(claim.citations[0].chunk_id) if claim.citations else None
-    return c is not None and is_provision(c.location, c.spans)
-
-
 def nearest_text(nearest: Sequence[NearestRecord], lang: str) -> str:
     """Where the search came closest, for a refusal whose records state no answer."""
     where = "; ".join(n.path or f"{n.document}, {n.location}" for n in nearest[:2])
@@ -261,71 +256,6 @@ def find_conflicts(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
                             chunk_ids=tuple(dict.fromkeys([*(x.chunk_id for x in a.citations),
                                                            *(x.chunk_id for x in b.citations)]))))
     return out
-
-
-_REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
-
-
-def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
-                   lang: str, definers: Sequence[Candidate] = ()) -> list[Conflict]:
-    """Supported claims drawn from two or more regulations, for a question that names none: each
-    regulation answers it (a term defined in several, a duty set by several), so the answer says so
-    and shows each with its regulation instead of letting the first stand for all. Only the
-    claims' own provisions count (a citation a claim follows by cross-reference does not). For a question
-    asking what a term means, `definers` (the candidates that define it, best first) count too: every
-    regulation of the collection that defines the term is named, quoted in the answer or not; one whose definition a
-    claim quotes as its own sentence again (`restatements.restating`) is named as quoted."""
-    by_doc: dict[str, list[int]] = {}
-    again: dict[str, CitationCheck] = {}  # another document's place a claim quotes as the same sentence again
-    for i, c in enumerate(claims):
-        if c.status != "supported" or not c.citations:
-            continue
-        chunk = chunks.get(c.citations[0].chunk_id)
-        if chunk is None or not _REGULATION_UNIT.match(chunk.location):
-            continue
-        by_doc.setdefault(chunk.doc_id, []).append(i)
-        for x, restates in zip(c.citations, restating(c)):
-            if restates and x.doc_id and x.doc_id != chunk.doc_id and x.chunk_id in chunks:
-                again.setdefault(x.doc_id, x)
-    again = {d: x for d, x in again.items() if d not in by_doc}
-    term = asked_term(question)
-    unquoted: dict[str, Candidate] = {}  # a regulation that defines the asked term, quoted by no claim
-    for c in definers if term and by_doc else ():
-        if c.defines and c.chunk.doc_id not in by_doc and c.chunk.doc_id not in again:
-            unquoted.setdefault(c.chunk.doc_id, c)
-    n = len(by_doc) + len(again) + len(unquoted)
-    if n < 2:
-        return []
-    # newest first, each with its date: a later regulation may replace an earlier one, and the reader
-    # decides which is in force from what the regulations say (the status graph says it where it can)
-    firsts = sorted((idx[0] for idx in by_doc.values()),
-                    key=lambda i: chunks[claims[i].citations[0].chunk_id].published or "", reverse=True)
-
-    def dated(path: str, published: str | None) -> str:
-        return path + (f" ({published})" if published else "")
-    quoted = [(stated_citation(claims[i]).path or claims[i].citations[0].document or "",
-               chunks[claims[i].citations[0].chunk_id].published) for i in firsts]
-    quoted += [(x.path or x.document or "", chunks[x.chunk_id].published) for x in again.values()]
-    sides = [dated(path, published) for path, published in sorted(quoted, key=lambda q: q[1] or "", reverse=True)]
-    others = sorted(unquoted.values(), key=lambda c: c.chunk.published or "", reverse=True)
-    sides += [dated(cite_path(c.chunk, c.defines), c.chunk.published) for c in others]
-    where = "; ".join(sides)
-    if term:
-        detail = (f"«{term}» didefinisikan dalam {n} peraturan: {where}" if lang == "id"
-                  else f"«{term}» is defined in {n} regulations: {where}")
-        if others:
-            detail += (f" — jawaban ini mengutip {len(quoted)}; periksa definisi peraturan yang mengatur perkara "
-                       "Anda."
-                       if lang == "id" else
-                       f" — this answer quotes {len(quoted)}; check the definition of the regulation that governs "
-                       "your case.")
-    else:
-        detail = f"Dijawab oleh {n} peraturan: {where}" if lang == "id" else f"Answered by {n} regulations: {where}"
-    chunk_ids = tuple(dict.fromkeys([*(x.chunk_id for i in firsts for x in claims[i].citations),
-                                     *(x.chunk_id for x in again.values()),
-                                     *(c.chunk.chunk_id for c in others)]))
-    return [Conflict(kind="ambiguous", detail=detail, claims=tuple(firsts), chunk_ids=chunk_ids,
-                     unquoted=len(others))]
 
 
 def nearest_records(candidates: Sequence[Candidate], n: int, excerpt: int = 400, terms: Sequence[Term] = (),
@@ -503,6 +433,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     documents = status.cited_documents(claims, every, day)
     # the question's own terms (each part's first query) that no record mentions in any form
     unmentioned = unmentioned_terms(question, [p.attempts[0].query for p in parts if p.attempts])
+    claims = regulations_capped(claims, chunks, named, confidence)
     if confidence is not None and named_unmentioned(question, unmentioned):
         claims = [unmentioned_capped(c, chunks, confidence) for c in claims]
     if not refused:

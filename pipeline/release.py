@@ -18,6 +18,10 @@ once that decision cannot withhold it:
 - no part's lead claim states a sentence other documents write of other subjects the question does not choose
   between (`decision.several_subjects`, which refuses the question): nothing is released until every part's lead is
   known (`_lead`), and nothing at all where one is such a sentence.
+- it is known whether the answer is several regulations' (`ambiguity.regulations_capped`, which keeps each claim of
+  such an answer in RENDAH): for a question naming no document, whose parts' contexts hold two or more regulations in
+  force, nothing is released until every part is settled (a later claim of another regulation would lower every
+  claim before it); with one such regulation or none, or a document named, claims go as soon as they are placed.
 
 A claim its gates demote is told at once (`demoted`), never as the answer. `finish` checks the released claims
 against the decided answer, position by position; a difference is a defect, logged and reported, never hidden.
@@ -31,6 +35,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from .ambiguity import answering_regulations, one_of_several, regulation_documents
 from .config import ConfidenceSettings, Route
 from .decision import (dated_claim, definers_of, definitions_capped, lead_claim, named_unmentioned, subjects_apply,
                        sufficiency, unmentioned_capped, unmentioned_terms)
@@ -72,6 +77,9 @@ class Release:
         # whether a part's lead is one subject's among several (decision.several_subjects): None until every lead is
         # known
         self._withheld: bool | None = None if subjects_apply(question, self.named) else False
+        # how many regulations the answer is of, where it is several's (ambiguity.regulations_capped keeps its claims
+        # in RENDAH), else 0: None until `_several_known`
+        self._several: int | None = None if confidence is not None and not any(d for _, d in self.named) else 0
 
     def context(self, part: int, attempt: int, plan: QueryPlan, chunks: Mapping[str, Chunk],
                 statuses: Sequence[DocumentStatus], records: int, candidates: Sequence[Candidate] = ()) -> None:
@@ -121,7 +129,23 @@ class Release:
     def _shown(self, p: _Part, c: VerifiedClaim) -> VerifiedClaim:
         shown = definitions_capped(dated_claim(c, self._chunks, p.statuses, self.day, self.confidence), p.definers,
                                    self._chunks, self.confidence)
+        if self._several:
+            shown = one_of_several(shown, self._chunks, self.confidence, self._several)
         return unmentioned_capped(shown, self._chunks, self.confidence) if self._capped else shown
+
+    def _several_known(self) -> bool:
+        """Whether it is known if the answer is several regulations' (`_several`): at once where the parts' contexts
+        hold fewer than two regulations in force (`ambiguity.regulation_documents`), else once every part is settled,
+        from its claims as the decided answer reads them (`ambiguity.answering_regulations`)."""
+        if self._several is None:
+            possible = set().union(*(regulation_documents(p.chunks.values(), p.statuses, self.day) for p in self.parts))
+            if len(possible) < 2:
+                self._several = 0
+            elif all(p.settled for p in self.parts):
+                shown = [self._shown(p, c) for p in self.parts for c in p.gated.values()]
+                n = len(answering_regulations(shown, self._chunks))
+                self._several = n if n >= 2 else 0
+        return self._several is not None
 
     def _flush(self) -> None:
         if not all(p.committed for p in self.parts):
@@ -135,7 +159,7 @@ class Release:
                 return
             self._withheld = any(lead is not None and subjects_of(lead, self._chunks, p.candidates, self.question,
                                                                   p.statuses) for p, lead in zip(self.parts, leads))
-        if self._withheld:
+        if self._withheld or not self._several_known():
             return
         for i, p in enumerate(self.parts):
             while p.cursor in p.gated:

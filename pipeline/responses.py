@@ -69,7 +69,7 @@ class ConfidenceBreakdown(_Out):
     raw: float
     cap: float | None
     capped_by: Literal["no_verdict", "answerability", "not_in_force", "unmentioned", "other_definitions",
-                       "several_definitions", "several_subjects"] | None = None
+                       "several_definitions", "several_subjects", "several_regulations"] | None = None
 
 
 class StatusEdgeOut(_Out):

@@ -424,12 +424,14 @@ def dated(claim: VerifiedClaim, cite: CitationCheck, chunk: Chunk | None, status
     return capped(dated_claim, confidence, chunk is not None and is_provision(chunk.location, chunk.spans), NOT_IN_FORCE)
 
 
-def capped(claim: VerifiedClaim, confidence: ConfidenceSettings, regulation: bool, why: str) -> VerifiedClaim:
-    """The claim kept out of the top band (`why`: Confidence.capped_by); one below it is unchanged."""
+def capped(claim: VerifiedClaim, confidence: ConfidenceSettings, regulation: bool, why: str,
+           under: str = "TINGGI", ceiling: float = 1.0) -> VerifiedClaim:
+    """The claim kept under the band `under` (the top one; "SEDANG": under the middle one too, so RENDAH, and at most
+    `ceiling`) (`why`: Confidence.capped_by); one already below it is unchanged."""
     c = claim.confidence
-    if c is None or c.band != "TINGGI":
+    if c is None or c.band == "RENDAH" or (under == "TINGGI" and c.band != "TINGGI"):
         return claim
-    cap = round(confidence.top(regulation) - 0.01, 4)
+    cap = round(min((confidence.top(regulation) if under == "TINGGI" else confidence.medium) - 0.01, ceiling), 4)
     value = min(c.value, cap)
     return replace(claim, confidence=replace(c, cap=cap if c.cap is None else min(c.cap, cap), value=value,
                                              band=band_for(value, confidence, regulation), capped_by=why))

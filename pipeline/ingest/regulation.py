@@ -37,9 +37,9 @@ _PASAL = re.compile(r"^\s*(?:-\s*\d+\s*-?\s*)?((?:Pasal|Article)\s+(\d+[A-Z]?|[I
 # the enacting formula run on into the first article on one line, as some scans of the statute book have it (UU 45/2009:
 # "… M E M U T U S K A N: Menetapkan : UNDANG-UNDANG TENTANG PERUBAHAN ATAS … PERIKANAN. PASAL I Beberapa ketentuan
 # …"): the first article (I or 1) right after the formula's one sentence. The sentence may name an instrument by its
-# number ("UNDANG-UNDANG DARURAT NO. 17 TAHUN 1951", "STAATSBLAD UNTUK 1954 No. 12": the abbreviation's stop is no end of
-# it); any other stop inside it followed by a space ("berikut: I. Pasal 4 ditambah …") is no such formula, and the line
-# is read as before
+# number ("UNDANG-UNDANG DARURAT NO. 17 TAHUN 1951", "STAATSBLAD UNTUK 1954 No. 12": the abbreviation's stop is no
+# end of it); any other stop inside it followed by a space ("berikut: I. Pasal 4 ditambah …") is no such formula, and
+# the line is read as before
 _RUN_IN_ARTICLE = re.compile(r"\bMenetapkan\s*:?\s(?:[^.;:]|\b[Nn][Oo]\.\s(?=\d)|[.;:](?!\s))*[.;:]\s+"
                              r"(?P<article>(?:Pasal|PASAL)\s+(?:I|1))\s+(?=\S)")
 _PENJELASAN = re.compile(r"^\s*(PENJELASAN|ELUCIDATION)\b")

@@ -28,6 +28,8 @@ LABELS = {
                                         "menyebut satu pun",
                  "several_subjects": "dibatasi: peraturan lain menyatakan kalimat yang sama untuk subjek lain dan "
                                      "pertanyaan tidak menyebut yang mana",
+                 "several_regulations": "dibatasi: lebih dari satu peraturan menjawab dan pertanyaan tidak menyebut "
+                                        "yang mana",
                  None: "batas"}, "retried": "setelah satu kali kueri ulang korektif",
         "reasons": "alasan", "part": "Bagian", "number_without_basis": "ANGKA_TANPA_DASAR",
         "verdicts": {"entailed": "didukung", "neutral": "netral", "contradicted": "bertentangan"},
@@ -56,6 +58,7 @@ LABELS = {
                  "several_definitions": "capped: several regulations define this term and the question names none",
                  "several_subjects": "capped: other regulations state this sentence of other subjects and the "
                                      "question says not which",
+                 "several_regulations": "capped: more than one regulation answers and the question names none",
                  None: "cap"}, "retried": "after one corrective query rewrite",
         "reasons": "reasons", "part": "Part", "number_without_basis": "NUMBER_WITHOUT_BASIS",
         "verdicts": {"entailed": "entailed", "neutral": "neutral", "contradicted": "contradicted"},

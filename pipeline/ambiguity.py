@@ -1,0 +1,145 @@
+"""An answer that several regulations give: a question naming none of them, answered from the provisions of two or
+more. The answer shows each with its regulation, flagged *ambiguous* (`find_ambiguity`), and states none of them above
+RENDAH (`regulations_capped`): which regulation the asker means is what the pipeline does not know. The streamed
+answer (pipeline/release.py) decides the same from the same functions: `regulation_documents` tells from the context
+alone where no answer could be several regulations', so those stream at once."""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping, Sequence
+
+from . import status
+from .citations import cite_path
+from .config import ConfidenceSettings
+from .definitions import asked_term
+from .restatements import restating, stated_citation
+from .types import Candidate, Chunk, CitationCheck, Conflict, DocumentStatus, VerifiedClaim, is_provision
+
+SEVERAL_REGULATIONS = "several_regulations"  # Confidence.capped_by: two or more regulations answer, none named
+
+
+def is_provision_chunk(chunks: Mapping[str, Chunk], claim: VerifiedClaim) -> bool:
+    """The claim quotes a regulation's unit (its top band is confidence.high_regulation)."""
+    c = chunks.get(claim.citations[0].chunk_id) if claim.citations else None
+    return c is not None and is_provision(c.location, c.spans)
+
+
+
+
+_REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
+
+
+def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
+                   lang: str, definers: Sequence[Candidate] = ()) -> list[Conflict]:
+    """Supported claims drawn from two or more regulations, for a question that names none: each
+    regulation answers it (a term defined in several, a duty set by several), so the answer says so
+    and shows each with its regulation instead of letting the first stand for all. Only the
+    claims' own provisions count (a citation a claim follows by cross-reference does not). For a question
+    asking what a term means, `definers` (the candidates that define it, best first) count too: every
+    regulation of the collection that defines the term is named, quoted in the answer or not; one whose definition a
+    claim quotes as its own sentence again (`restatements.restating`) is named as quoted."""
+    by_doc: dict[str, list[int]] = {}
+    again: dict[str, CitationCheck] = {}  # another document's place a claim quotes as the same sentence again
+    for i, c in enumerate(claims):
+        if c.status != "supported" or not c.citations:
+            continue
+        chunk = chunks.get(c.citations[0].chunk_id)
+        if chunk is None or not _REGULATION_UNIT.match(chunk.location):
+            continue
+        by_doc.setdefault(chunk.doc_id, []).append(i)
+        for x, restates in zip(c.citations, restating(c)):
+            if restates and x.doc_id and x.doc_id != chunk.doc_id and x.chunk_id in chunks:
+                again.setdefault(x.doc_id, x)
+    again = {d: x for d, x in again.items() if d not in by_doc}
+    term = asked_term(question)
+    unquoted: dict[str, Candidate] = {}  # a regulation that defines the asked term, quoted by no claim
+    for c in definers if term and by_doc else ():
+        if c.defines and c.chunk.doc_id not in by_doc and c.chunk.doc_id not in again:
+            unquoted.setdefault(c.chunk.doc_id, c)
+    n = len(by_doc) + len(again) + len(unquoted)
+    if n < 2:
+        return []
+    # newest first, each with its date: a later regulation may replace an earlier one, and the reader
+    # decides which is in force from what the regulations say (the status graph says it where it can)
+    firsts = sorted((idx[0] for idx in by_doc.values()),
+                    key=lambda i: chunks[claims[i].citations[0].chunk_id].published or "", reverse=True)
+
+    def dated(path: str, published: str | None) -> str:
+        return path + (f" ({published})" if published else "")
+    quoted = [(stated_citation(claims[i]).path or claims[i].citations[0].document or "",
+               chunks[claims[i].citations[0].chunk_id].published) for i in firsts]
+    quoted += [(x.path or x.document or "", chunks[x.chunk_id].published) for x in again.values()]
+    sides = [dated(path, published) for path, published in sorted(quoted, key=lambda q: q[1] or "", reverse=True)]
+    others = sorted(unquoted.values(), key=lambda c: c.chunk.published or "", reverse=True)
+    sides += [dated(cite_path(c.chunk, c.defines), c.chunk.published) for c in others]
+    where = "; ".join(sides)
+    if term:
+        detail = (f"«{term}» didefinisikan dalam {n} peraturan: {where}" if lang == "id"
+                  else f"«{term}» is defined in {n} regulations: {where}")
+        if others:
+            detail += (f" — jawaban ini mengutip {len(quoted)}; periksa definisi peraturan yang mengatur perkara "
+                       "Anda."
+                       if lang == "id" else
+                       f" — this answer quotes {len(quoted)}; check the definition of the regulation that governs "
+                       "your case.")
+    else:
+        detail = f"Dijawab oleh {n} peraturan: {where}" if lang == "id" else f"Answered by {n} regulations: {where}"
+    chunk_ids = tuple(dict.fromkeys([*(x.chunk_id for i in firsts for x in claims[i].citations),
+                                     *(x.chunk_id for x in again.values()),
+                                     *(c.chunk.chunk_id for c in others)]))
+    return [Conflict(kind="ambiguous", detail=detail, claims=tuple(firsts), chunk_ids=chunk_ids,
+                     unquoted=len(others))]
+
+
+
+
+def answering_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk]) -> set[str]:
+    """The documents whose own provisions (a regulation's unit, as `find_ambiguity` reads it) the supported claims
+    state, but history: a provision ended or not yet in force on the answer's date answers nothing."""
+    out = set()
+    for c in claims:
+        if c.status != "supported" or not c.citations or (c.standing and c.standing.state in ("ended", "not_yet")):
+            continue
+        chunk = chunks.get(c.citations[0].chunk_id)
+        if chunk is not None and _REGULATION_UNIT.match(chunk.location):
+            out.add(chunk.doc_id)
+    return out
+
+
+def regulations_capped(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
+                       named: Sequence[tuple[str, str | None]],
+                       confidence: ConfidenceSettings | None) -> list[VerifiedClaim]:
+    """The claims of an answer whose supported claims state the provisions of two or more regulations
+    (`answering_regulations`), for a question that names none: each is one regulation's answer among several (shown
+    as *ambiguous*), and which one the asker means the pipeline does not know, so each is kept in RENDAH and at most
+    one in as many as answer (`one_of_several`). On the mined questions of issue 30 (24 laws alone) such answers were
+    at the gold Pasal 5 times of 19, at a stated 0.84 (SEDANG; the other SEDANG answers 82 of 96 at 0.86)."""
+    n = len(answering_regulations(claims, chunks))
+    if confidence is None or any(doc_id for _, doc_id in named) or n < 2:
+        return list(claims)
+    return [one_of_several(c, chunks, confidence, n) for c in claims]
+
+
+def one_of_several(c: VerifiedClaim, chunks: Mapping[str, Chunk], confidence: ConfidenceSettings,
+                   n: int) -> VerifiedClaim:
+    """A supported claim of an answer `n` regulations give (`regulations_capped`): in RENDAH, at most 1/n (the
+    regulation the asker means is any of them, as far as the pipeline knows)."""
+    if c.status != "supported":
+        return c
+    return status.capped(c, confidence, is_provision_chunk(chunks, c), SEVERAL_REGULATIONS, under="SEDANG",
+                         ceiling=1 / n)
+
+
+def regulation_documents(chunks: Iterable[Chunk], statuses: Mapping[str, DocumentStatus], day: str | None) -> set[str]:
+    """The documents of `chunks` with a regulation's unit among them, but those not in force on `day` as a whole:
+    the most an answer from those chunks could quote (`answering_regulations`), known before any claim is."""
+    out = set()
+    for ch in chunks:
+        if ch.doc_id in out or not _REGULATION_UNIT.match(ch.location):
+            continue
+        d = statuses.get(ch.doc_id)
+        if d is None or day is None or status.standing(d, day).state not in ("ended", "not_yet"):
+            out.add(ch.doc_id)
+    return out
+
+

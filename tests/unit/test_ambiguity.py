@@ -1,0 +1,94 @@
+"""An answer several regulations give (pipeline/ambiguity.py): none of its claims above RENDAH when the question names
+none of them, decided alike for the whole answer (decision.conclude) and for the streamed one (pipeline/release.py)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from pipeline.ambiguity import SEVERAL_REGULATIONS, answering_regulations, regulation_documents, regulations_capped
+from pipeline.config import ConfidenceSettings, Route
+from pipeline.release import Release
+from pipeline.types import Chunk, CitationCheck, Confidence, DocumentStatus, QueryPlan, Standing, VerifiedClaim
+
+pytestmark = pytest.mark.unit
+
+SETTINGS = ConfidenceSettings()
+HIGH = Confidence(1.0, 0.95, 0.95, {"judge": 0.45, "retrieval": 0.35, "generator": 0.2}, 0.97, None, 0.97, "TINGGI")
+MEDIUM = replace(HIGH, value=0.8, raw=0.8, band="SEDANG")
+# two regional-formation laws of one template (fictional places), and a third's consideration (no Pasal)
+STAFF = "Personel meliputi pegawai negeri sipil yang diperlukan oleh Kabupaten {}."
+
+
+def chunk(doc: str, location: str = "Pasal 14 ayat (4)") -> Chunk:
+    text = STAFF.format(doc)
+    return Chunk(f"{doc}:14", doc, f"PEMBENTUKAN KABUPATEN {doc.upper()}", location, text, "id", f"{doc}#14", 14, 0,
+                 len(text))
+
+
+def claim(doc: str, confidence: Confidence = HIGH, standing: Standing | None = None) -> VerifiedClaim:
+    text = STAFF.format(doc)
+    return VerifiedClaim(text, "supported", (CitationCheck(f"{doc}:14", text, doc, "Pasal 14 ayat (4)", True,
+                                                           doc_id=doc),), confidence=confidence, standing=standing)
+
+
+CHUNKS = {c.chunk_id: c for c in (chunk("fiktif"), chunk("karangan"), chunk("umpama", location="Menimbang"))}
+
+
+def test_claims_of_two_regulations_for_a_question_naming_none_are_kept_in_rendah():
+    both = [claim("fiktif"), claim("karangan", MEDIUM)]
+    capped = regulations_capped(both, CHUNKS, (), SETTINGS)
+    assert [c.confidence.band for c in capped] == ["RENDAH", "RENDAH"]
+    # at most one in as many as answer: the regulation meant is any of them, as far as anything says
+    assert all(c.confidence.capped_by == SEVERAL_REGULATIONS and c.confidence.value == 0.5 for c in capped)
+    chunks = {**CHUNKS, "lain:14": replace(CHUNKS["fiktif:14"], chunk_id="lain:14", doc_id="lain")}
+    three = [*both, replace(both[0], citations=(replace(both[0].citations[0], chunk_id="lain:14"),))]
+    assert {c.confidence.value for c in regulations_capped(three, chunks, (), SETTINGS)} == {0.3333}
+    assert [c.citations for c in capped] == [c.citations for c in both]  # the receipts are the claims' own
+    # the question names a regulation: its answer is that regulation's, not one of several
+    assert regulations_capped(both, CHUNKS, (("UU 1/2031", "fiktif"),), SETTINGS) == both
+    # one regulation answers: nothing capped; a second whose provision ended answers nothing
+    assert regulations_capped(both[:1], CHUNKS, (), SETTINGS) == both[:1]
+    ended = Standing("ended", "2031-01-01", until="2030-01-01")
+    assert regulations_capped([both[0], claim("karangan", standing=ended)], CHUNKS, (), SETTINGS)[0] == both[0]
+    # a claim that does not quote a regulation's unit (a consideration) is no regulation's answer
+    assert answering_regulations([both[0], claim("umpama")], CHUNKS) == {"fiktif"}
+    assert regulations_capped(both, CHUNKS, (), None) == both  # no confidence settings: no bands to keep
+
+
+def test_the_regulations_a_context_could_answer_from_are_its_documents_in_force():
+    statuses = {"karangan": DocumentStatus("karangan", "2030-01-01", ())}
+    assert regulation_documents(CHUNKS.values(), statuses, "2031-06-01") == {"fiktif", "karangan"}
+    assert regulation_documents(CHUNKS.values(), statuses, "2029-06-01") == {"fiktif"}  # not yet in force then
+
+
+PLAN = QueryPlan("Siapa personel?", "siapa personel", "id", "Siapa personel?", ("personel",), ())
+
+
+def streamed(chunks: dict, claims: list[VerifiedClaim], named=()) -> list[list[VerifiedClaim]]:
+    """What a stream releases after each claim is gated, then after the attempt settles."""
+    out = []
+    r = Release(lambda kind, data: out.append(data["claim"]) if kind == "claim" else None, "Siapa personel?",
+                [Route(name="who", required=())], None, SETTINGS, named)
+    r.context(0, 0, PLAN, chunks, (), len(chunks))
+    seen = []
+    for i, c in enumerate(claims):
+        r.gated(0, 0, i, c)
+        seen.append(list(out))
+    r.settled(0, 0, claims)
+    return [*seen, list(out)]
+
+
+def test_a_stream_whose_context_holds_two_regulations_waits_for_the_answer_and_shows_it_as_decided():
+    both = [claim("fiktif"), claim("karangan", MEDIUM)]
+    steps = streamed(CHUNKS, both)
+    assert steps[:-1] == [[], []]  # a later claim could make it several regulations' answer
+    assert steps[-1] == regulations_capped(both, CHUNKS, (), SETTINGS)
+    # settled with one regulation's claims: released as gated, once settled
+    assert streamed(CHUNKS, both[:1])[-1] == both[:1]
+
+
+def test_a_stream_whose_context_holds_one_regulation_or_names_it_releases_at_once():
+    one = {k: v for k, v in CHUNKS.items() if v.doc_id != "karangan"}  # a Pasal of one law, a consideration of another
+    assert streamed(one, [claim("fiktif")])[0] == [claim("fiktif")]
+    assert streamed(CHUNKS, [claim("fiktif")], named=(("UU 1/2031", "fiktif"),))[0] == [claim("fiktif")]
