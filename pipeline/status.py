@@ -429,9 +429,9 @@ def capped(claim: VerifiedClaim, confidence: ConfidenceSettings, regulation: boo
     """The claim kept under the band `under` (the top one; "SEDANG": under the middle one too, so RENDAH, and at most
     `ceiling`) (`why`: Confidence.capped_by); one already below it is unchanged."""
     c = claim.confidence
-    if c is None or c.band == "RENDAH" or (under == "TINGGI" and c.band != "TINGGI"):
-        return claim
     cap = round(min((confidence.top(regulation) if under == "TINGGI" else confidence.medium) - 0.01, ceiling), 4)
+    if c is None or (c.band != "TINGGI" if under == "TINGGI" else c.value <= cap):
+        return claim
     value = min(c.value, cap)
     return replace(claim, confidence=replace(c, cap=cap if c.cap is None else min(c.cap, cap), value=value,
                                              band=band_for(value, confidence, regulation), capped_by=why))

@@ -44,6 +44,8 @@ def test_claims_of_two_regulations_for_a_question_naming_none_are_kept_in_rendah
     chunks = {**CHUNKS, "lain:14": replace(CHUNKS["fiktif:14"], chunk_id="lain:14", doc_id="lain")}
     three = [*both, replace(both[0], citations=(replace(both[0].citations[0], chunk_id="lain:14"),))]
     assert {c.confidence.value for c in regulations_capped(three, chunks, (), SETTINGS)} == {0.3333}
+    low = replace(MEDIUM, value=0.6, raw=0.6, band="RENDAH")  # already RENDAH: still at most 1/n
+    assert regulations_capped([both[0], claim("karangan", low)], CHUNKS, (), SETTINGS)[1].confidence.value == 0.5
     assert [c.citations for c in capped] == [c.citations for c in both]  # the receipts are the claims' own
     # the question names a regulation: its answer is that regulation's, not one of several
     assert regulations_capped(both, CHUNKS, (("UU 1/2031", "fiktif"),), SETTINGS) == both
