@@ -226,9 +226,11 @@ def answer_day(run: Path) -> str:
 
 
 def result_of(out: Path, drawn: list, n: int, seconds: dict | None, store_dir: Path) -> dict:
-    """The two runs in OUT compared: overall, per pattern, per language and per gold standing in the statute book
-    (`store_dir`, its collection), and on the questions whose gold is in force there."""
+    """The two runs in OUT compared: overall, per band of the top claim (precision beside the confidence stated), per
+    pattern, per language and per gold standing in the statute book (`store_dir`, its collection), and on the
+    questions whose gold is in force there."""
     from pipeline.eval.compare import compare, load_rows
+    from pipeline.eval.metrics import receipt_bands
 
     dataset = out / "mined.jsonl"
     small, statute = load_rows(out / "small"), load_rows(out / "statute")
@@ -250,6 +252,9 @@ def result_of(out: Path, drawn: list, n: int, seconds: dict | None, store_dir: P
     in_force = {q for q, st in standings.items() if st == "in_force"}
     return {"laws": [cite_name(law.name) for law, _ in drawn], "questions": n, "seconds": seconds,
              "compare": compare(small, statute),
+             # calibration: Pasal precision per band of the top claim beside the confidence it stated
+             "per_band": {"small": receipt_bands(list(small.values())),
+                          "statute": receipt_bands(list(statute.values()))},
              "per_pattern": {"small": by_kind(small, "pattern"), "statute": by_kind(statute, "pattern")},
              "per_language": {"small": by_kind(small, "lang"), "statute": by_kind(statute, "lang")},
              "per_gold_standing": {"small": by_kind(small, "gold_standing"),
@@ -277,7 +282,16 @@ def main() -> int:
     a = ap.parse_args()
     data_dir, _, collection = a.statute.partition(":")
     collection = collection or "default"
-    if not (Path(data_dir) / "collections" / collection).is_dir():
+    from pipeline.corpus.datadir import DataDir
+
+    from pipeline.errors import SaksiError
+
+    try:
+        store = DataDir(data_dir).collection(collection).root  # the default collection is the data directory itself
+    except SaksiError as e:
+        print(f"mined_at_scale: {e}", file=sys.stderr)
+        return 2
+    if not store.is_dir():
         print(f"mined_at_scale: no collection {collection!r} in {data_dir}", file=sys.stderr)
         return 2
     if a.laws is not None and not a.laws.is_dir():
@@ -300,13 +314,13 @@ def main() -> int:
     else:
         n = write_dataset(a.out, drawn, a.archive, a.laws)
         print(f"{n} questions from {len(drawn)} laws: {', '.join(cite_name(law.name) for law, _ in drawn)}", flush=True)
-        cache = a.embeddings_from or Path(data_dir) / "collections" / collection / "embeddings.sqlite3"
+        cache = a.embeddings_from or store / "embeddings.sqlite3"
         seconds = {"small_ingest": small_corpus(a.out, cache)}
         seconds["small_eval"] = saksi("eval", str(dataset), "--corpus", str(a.out / "small-data"), "--out",
                                       str(a.out / "small"), log=a.out / "small.log")
         seconds["statute_eval"] = saksi("eval", str(dataset), "--corpus", data_dir, "--collection", collection,
                                         "--out", str(a.out / "statute"), log=a.out / "statute.log")
-    result = result_of(a.out, drawn, n, seconds, Path(data_dir) / "collections" / collection)
+    result = result_of(a.out, drawn, n, seconds, store)
     a.result.parent.mkdir(parents=True, exist_ok=True)
     a.result.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     c = result["compare"]

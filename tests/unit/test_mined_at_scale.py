@@ -149,7 +149,8 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
     out = ["--out", str(tmp_path / "o")]
     cases = [(["--statute", f"{tmp_path}:statute-book"], "no collection"),
              (["--statute", f"{tmp_path}:statute-book", "--laws", str(tmp_path / "none")], "no laws directory"),
-             (["--statute", f"{tmp_path}:statute-book", "--archive", str(tmp_path / "none.tar.xz")], "no archive")]
+             (["--statute", f"{tmp_path}:statute-book", "--archive", str(tmp_path / "none.tar.xz")], "no archive"),
+             (["--statute", f"{tmp_path}:Not A Name"], "is not a collection name")]
     for k, (args, message) in enumerate(cases):
         if k == 1:
             (tmp_path / "collections" / "statute-book").mkdir(parents=True)
