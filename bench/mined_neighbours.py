@@ -2,7 +2,7 @@
 statute book is not embedded (its ~69,000 passages take 3-5 hours on 2 cores; this one, ~21,000, about an hour).
 
     .venv/bin/python bench/mined_neighbours.py --laws data/laws --out eval-runs/mined-neighbours [--ratio 0.85] \
-        [--per-question 8]
+        [--per-question 8] [--embeddings-from DATA_DIR/embeddings.sqlite3]
     .venv/bin/python bench/mined_at_scale.py --laws data/laws --statute eval-runs/mined-neighbours/data \
         --out eval-runs/mined-nb --result bench/results/mined_neighbours.json
 
@@ -105,6 +105,8 @@ def main() -> int:
     ap.add_argument("--n-laws", type=int, default=24)
     ap.add_argument("--min-questions", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--embeddings-from", type=Path, default=None,
+                    help="an embeddings.sqlite3 to seed OUT/data's cache (the statute book's, or an earlier run's)")
     a = ap.parse_args()
     if not (a.laws / "order.txt").is_file():
         print(f"mined_neighbours: no laws directory {a.laws} (scripts/statute_book.py writes it)", file=sys.stderr)
@@ -140,6 +142,10 @@ def main() -> int:
                 shutil.copy2(a.laws / f, laws / f)
     print(f"{len(own)} laws and {len(neighbours)} neighbours ({len(copies)} with a near copy of a gold answer, "
           f"{len(cites)} naming one of the laws) in {laws}", flush=True)
+    cache = a.out / "data" / "embeddings.sqlite3"
+    if a.embeddings_from is not None and a.embeddings_from.is_file() and not cache.exists():
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(a.embeddings_from, cache)
     seconds = m.saksi("ingest", str(laws), "--data-dir", str(a.out / "data"), log=a.out / "ingest.log")
     print(f"ingested into {a.out / 'data'} in {seconds} s (log: {a.out / 'ingest.log'})")
     return 0
