@@ -93,12 +93,17 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
 
 
 
+def _history(c: VerifiedClaim) -> bool:
+    """A claim whose provision ended, or is not yet in force, on the answer's date."""
+    return c.standing is not None and c.standing.state in ("ended", "not_yet")
+
+
 def answering_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk]) -> set[str]:
     """The documents whose own provisions (a regulation's unit, as `find_ambiguity` reads it) the supported claims
     state, but history: a provision ended or not yet in force on the answer's date answers nothing."""
     out = set()
     for c in claims:
-        if c.status != "supported" or not c.citations or (c.standing and c.standing.state in ("ended", "not_yet")):
+        if c.status != "supported" or not c.citations or _history(c):
             continue
         chunk = chunks.get(c.citations[0].chunk_id)
         if chunk is not None and _REGULATION_UNIT.match(chunk.location):
@@ -123,8 +128,9 @@ def regulations_capped(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chu
 def one_of_several(c: VerifiedClaim, chunks: Mapping[str, Chunk], confidence: ConfidenceSettings,
                    n: int) -> VerifiedClaim:
     """A supported claim of an answer `n` regulations give (`regulations_capped`): in RENDAH, at most 1/n (the
-    regulation the asker means is any of them, as far as the pipeline knows)."""
-    if c.status != "supported":
+    regulation the asker means is any of them, as far as the pipeline knows). History keeps its own cap
+    (`status.NOT_IN_FORCE`): it answers nothing, and is shown as what it is."""
+    if c.status != "supported" or _history(c):
         return c
     return status.capped(c, confidence, is_provision_chunk(chunks, c), SEVERAL_REGULATIONS, under="SEDANG",
                          ceiling=1 / n)

@@ -53,6 +53,10 @@ def test_claims_of_two_regulations_for_a_question_naming_none_are_kept_in_rendah
     assert regulations_capped(both[:1], CHUNKS, (), SETTINGS) == both[:1]
     ended = Standing("ended", "2031-01-01", until="2030-01-01")
     assert regulations_capped([both[0], claim("karangan", standing=ended)], CHUNKS, (), SETTINGS)[0] == both[0]
+    # beside two regulations in force, history keeps the cap it has (it is shown as history, not as one answer)
+    three = [*both, claim("umpama", standing=ended)]
+    chunks = {**CHUNKS, "umpama:14": chunk("umpama")}
+    assert regulations_capped(three, chunks, (), SETTINGS)[2] == three[2]
     # a claim that does not quote a regulation's unit (a consideration) is no regulation's answer
     assert answering_regulations([both[0], claim("umpama")], CHUNKS) == {"fiktif"}
     assert regulations_capped(both, CHUNKS, (), None) == both  # no confidence settings: no bands to keep
