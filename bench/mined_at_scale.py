@@ -283,7 +283,6 @@ def main() -> int:
     data_dir, _, collection = a.statute.partition(":")
     collection = collection or "default"
     from pipeline.corpus.datadir import DataDir
-
     from pipeline.errors import SaksiError
 
     try:

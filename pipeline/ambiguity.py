@@ -24,9 +24,16 @@ def is_provision_chunk(chunks: Mapping[str, Chunk], claim: VerifiedClaim) -> boo
     return c is not None and is_provision(c.location, c.spans)
 
 
-
-
 _REGULATION_UNIT = re.compile(r"^(?:Penjelasan\s+)?(?:Pasal|Article)\s+\w+")
+
+
+def _own_unit(c: VerifiedClaim, chunks: Mapping[str, Chunk]) -> Chunk | None:
+    """The chunk of a supported claim's own provision where it is a regulation's unit (a Pasal, or its elucidation):
+    the claim's first citation, not one it follows by cross-reference; None for anything else."""
+    if c.status != "supported" or not c.citations:
+        return None
+    chunk = chunks.get(c.citations[0].chunk_id)
+    return chunk if chunk is not None and _REGULATION_UNIT.match(chunk.location) else None
 
 
 def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
@@ -41,10 +48,7 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
     by_doc: dict[str, list[int]] = {}
     again: dict[str, CitationCheck] = {}  # another document's place a claim quotes as the same sentence again
     for i, c in enumerate(claims):
-        if c.status != "supported" or not c.citations:
-            continue
-        chunk = chunks.get(c.citations[0].chunk_id)
-        if chunk is None or not _REGULATION_UNIT.match(chunk.location):
+        if (chunk := _own_unit(c, chunks)) is None:
             continue
         by_doc.setdefault(chunk.doc_id, []).append(i)
         for x, restates in zip(c.citations, restating(c)):
@@ -91,24 +95,15 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
                      unquoted=len(others))]
 
 
-
-
 def _history(c: VerifiedClaim) -> bool:
-    """A claim whose provision ended, or is not yet in force, on the answer's date."""
-    return c.standing is not None and c.standing.state in ("ended", "not_yet")
+    """A claim whose provision ended, or is not yet in force, on the answer's date (`Standing.history`)."""
+    return c.standing is not None and c.standing.history
 
 
 def answering_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk]) -> set[str]:
     """The documents whose own provisions (a regulation's unit, as `find_ambiguity` reads it) the supported claims
     state, but history: a provision ended or not yet in force on the answer's date answers nothing."""
-    out = set()
-    for c in claims:
-        if c.status != "supported" or not c.citations or _history(c):
-            continue
-        chunk = chunks.get(c.citations[0].chunk_id)
-        if chunk is not None and _REGULATION_UNIT.match(chunk.location):
-            out.add(chunk.doc_id)
-    return out
+    return {chunk.doc_id for c in claims if not _history(c) and (chunk := _own_unit(c, chunks)) is not None}
 
 
 def regulations_capped(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
@@ -144,8 +139,6 @@ def regulation_documents(chunks: Iterable[Chunk], statuses: Mapping[str, Documen
         if ch.doc_id in out or not _REGULATION_UNIT.match(ch.location):
             continue
         d = statuses.get(ch.doc_id)
-        if d is None or day is None or status.standing(d, day).state not in ("ended", "not_yet"):
+        if d is None or day is None or not status.standing(d, day).history:
             out.add(ch.doc_id)
     return out
-
-

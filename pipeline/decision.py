@@ -363,8 +363,7 @@ def _only_history(claims: Sequence[VerifiedClaim], part: int) -> bool:
     """Whether the part has supported claims and every one states a provision ended or not yet in force on the
     answer's date (standing `ended` or `not_yet`; `unknown` is not history: it is shown, said to be unknown)."""
     supported = [c for c in claims if c.part == part and c.status == "supported"]
-    return bool(supported) and all(c.standing is not None and c.standing.state in ("ended", "not_yet")
-                                   for c in supported)
+    return bool(supported) and all(c.standing is not None and c.standing.history for c in supported)
 
 
 def unmentioned_terms(question: str, first_queries: Sequence) -> tuple[str, ...]:

@@ -185,6 +185,12 @@ class Standing:
     until: str | None = None     # ended on / not yet in force until
     edge: StatusEdge | None = None
 
+    @property
+    def history(self) -> bool:
+        """Ended, or not yet in force, on the date: such a provision answers nothing then (`unknown` is not history:
+        it is shown, said to be unknown)."""
+        return self.state in ("ended", "not_yet")
+
 
 # --- query and retrieval ---------------------------------------------------------------
 
