@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from .answer_reader.answers import without_label
 from .citations import cited_location
@@ -29,6 +29,7 @@ from .text import split_sentences
 from .types import Candidate, Chunk, DocumentStatus, VerifiedClaim
 
 _WORD = re.compile(r"\d+(?:[.,/]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)*")  # a figure ("92.683.000,00") or a word
+_HEADING = re.compile(r"^\s*(?:pasal|article)\s+[\w.]+\s*$", re.IGNORECASE)  # "Pasal 14" on its own
 _PASAL_HEAD = re.compile(r"^\s*(?:pasal|article)\s+[\w.]+\s*\n", re.IGNORECASE)  # "Pasal II\n" before the sentence
 _NUMBER_WORDS = frozenset(
     "nol satu dua tiga empat lima enam tujuh delapan sembilan sepuluh sebelas belas puluh ratus ribu juta miliar "
@@ -39,6 +40,7 @@ _FUNCTION_WORDS = frozenset(
     .split())
 MIN_SHARED_WORDS = 6      # a template's fixed words: fewer say too little to be one rule
 MIN_SHARED_SHARE = 0.6    # of the longer sentence's words
+MAX_REWORDED_SHARE = 0.2  # a template reworded: its other words (no name, no figure), of the words both share
 
 
 def _figure(word: str) -> bool:
@@ -90,6 +92,27 @@ def _as_written(runs: Sequence[str]) -> str:
     return " ".join(w.split()[0] if any(ch.isdigit() for ch in w) else w for w in runs)
 
 
+def _spelled_alike(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two runs of words that are one spelling split or joined otherwise ("Badan U saha" for "Badan Usaha",
+    "Undang- Undang" for "Undang-Undang"): a scan's spacing, not another word."""
+    return "".join(a).replace("-", "") == "".join(b).replace("-", "")
+
+
+def _joined(ops: Sequence[tuple[str, int, int, int, int]], wa: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """An alignment's runs (`difflib` opcodes over the words `wa`), two differing runs joined where only names or
+    figures lie between them: "Sulawesi Tenggara" against "Nusa Tenggara Timur" is one name filled otherwise, not
+    "Sulawesi" for "Nusa" and "Timur" added."""
+    out: list[tuple[str, int, int, int, int]] = []
+    for op in ops:
+        if (op[0] != "equal" and len(out) >= 2 and out[-1][0] == "equal" and out[-2][0] != "equal"
+                and all(map(_slot, wa[out[-1][1]:out[-1][2]]))):
+            out.pop()  # the names between
+            before = out.pop()
+            op = ("replace", before[1], op[2], before[3], op[4])
+        out.append(op)
+    return out
+
+
 def template(sentence: str, other: str) -> Template | None:
     """Whether `other` writes `sentence`'s template for another subject: the same words but for names and figures
     (capitalised words, digits, numbers written out), each filling a slot after a word both share ("Gubernur …",
@@ -97,9 +120,13 @@ def template(sentence: str, other: str) -> Template | None:
     referring to the same parts of their own Pasal, if any (`_own_parts`: "Personel sebagaimana dimaksud pada ayat (1)
     dan ayat (2) meliputi … Kabupaten Tambrauw" and "… Kabupaten Manokwari Selatan" are the template's same place in two
     regional-formation laws; one pointing at ayat (1) and the other at ayat (3) is another rule). Returns the two
-    aligned (`Template`), else None; None too for the same words throughout (a restatement, not another subject). A
-    differing word that is no name or figure ("menetapkan" for "mengesahkan") makes another rule, and so does a sentence
-    that opens differently ("Penerimaan Pembangunan …" for "Pengeluaran Pembangunan …")."""
+    aligned (`Template`), else None; None too for the same words throughout (a restatement, not another subject;
+    a scan's split word, `_spelled_alike`, is the same word). A sentence that opens differently ("Penerimaan
+    Pembangunan …" for "Pengeluaran Pembangunan …") is another rule, and so is one with a differing word that is no
+    name or figure ("menetapkan" for "mengesahkan"), unless the two also fill a slot with another name or figure on
+    both sides and such other words are few (`MAX_REWORDED_SHARE` of the words both share): one law's template
+    reworded in the next ("Gubernur Sulawesi Tenggara mengoordinasikan dan memfasilitasi …", "Gubernur Nusa Tenggara
+    Timur mengkoordinasikan dan memfasilitasi …"; each regency's list of its assets)."""
     a, b = _bare(sentence), _bare(other)
     wa, wb = _words(a), _words(b)
     la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
@@ -108,18 +135,28 @@ def template(sentence: str, other: str) -> Template | None:
         return None  # the same words throughout, or too few in common for any alignment to share enough
     if _own_parts(a) != _own_parts(b):
         return None  # each points at another part of its own Pasal: another rule, whatever its words
-    shared, own, own_fills, other_fills = 0, set(), [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
-        if op == "equal":
-            shared += i2 - i1
+    ops = difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()
+    shared = sum(i2 - i1 for op, i1, i2, _, _ in ops if op == "equal")
+    reworded, own, own_fills, other_fills = 0, set(), [], []
+    for op, i1, i2, j1, j2 in _joined(ops, wa):
+        if op == "equal" or _spelled_alike(la[i1:i2], lb[j1:j2]):
             continue
-        if i1 == 0 or j1 == 0 or not all(map(_slot, wa[i1:i2])) or not all(map(_slot, wb[j1:j2])):
+        if i1 == 0 or j1 == 0:
             return None
-        own.update(w for run in la[i1:i2] for w in run.split())
-        own_fills += [_as_written(wa[i1:i2])] if i2 > i1 else []
-        other_fills += [_as_written(wb[j1:j2])] if j2 > j1 else []
+        mine, theirs = [w for w in wa[i1:i2] if _slot(w)], [w for w in wb[j1:j2] if _slot(w)]
+        reworded += max(i2 - i1 - len(mine), j2 - j1 - len(theirs))
+        own.update(w.casefold() for run in mine for w in run.split())
+        own_fills += [_as_written(mine)] if mine else []
+        other_fills += [_as_written(theirs)] if theirs else []
+    if not own_fills and not other_fills:
+        return None  # nothing but a scan's spacing differs: a restatement
+    renamed = {f.casefold() for f in own_fills} != {f.casefold() for f in other_fills}
+    if reworded and (not (own_fills and other_fills and renamed) or reworded > MAX_REWORDED_SHARE * shared):
+        return None  # other words without another name on both sides, or too many of them: another rule
     if shared < MIN_SHARED_WORDS or shared < MIN_SHARED_SHARE * longer:
         return None
+    # a word the other sentence writes too sets nothing apart ("Kabupaten" where one law's run adds it)
+    own -= {w for run in lb for w in run.split()}
     return Template(frozenset(own), tuple(dict.fromkeys(own_fills)), tuple(dict.fromkeys(other_fills)))
 
 
@@ -147,26 +184,38 @@ def related(a: str, b: str, statuses: Mapping[str, DocumentStatus]) -> bool:
     return any(e.source_doc in (a, b) for d in (a, b) if d in statuses for e in statuses[d].edges)
 
 
+def _spans(text: str, size: int) -> Iterator[tuple[int, int]]:
+    """Each run of `size` consecutive sentences of `text`, as offsets, then each sentence: a quote of a list ("Aset dan
+    dokumen … meliputi: a. …; b. …") is read against as many sentences of another document, and a quote with a scan's
+    stray line ("… kepada Menteri Dalam Negeri. DISTRIBUSI II") still against its one sentence."""
+    sentences = [s for s in split_sentences(text) if not _HEADING.match(s.text)]  # "Pasal 14" alone is no sentence
+    for n in dict.fromkeys((size, 1)):
+        for i in range(len(sentences) - n + 1):
+            yield sentences[i].start, sentences[i + n - 1].end
+
+
 def other_subjects(quote: str, doc_id: str, title: str, question: str, candidates: Iterable[Candidate],
                    statuses: Mapping[str, DocumentStatus] | None = None) -> list[OtherSubject]:
-    """The other documents among `candidates` (one each, in the order given) with a sentence that writes `quote`'s
-    template for another subject (`template`), where `question` names no word that sets the quote's own subject apart:
-    none of the quote's slot words, none of its document's title words (`title`) that the other's title lacks. A
-    document related to the quote's by the status graph (`related`) is another version, not another subject."""
+    """The other documents among `candidates` (one each, in the order given) with a sentence (for a quote of several,
+    as many consecutive sentences: `_spans`) that writes `quote`'s template for another subject (`template`), where
+    `question` names no word that sets the quote's own subject apart: none of the quote's slot words, none of its
+    document's title words (`title`) that the other's title lacks. A document related to the quote's by the status
+    graph (`related`) is another version, not another subject."""
     asked = naming_words(question)
     own_title = naming_words(title)
+    size = max(1, len(split_sentences(quote)))
     out: dict[str, OtherSubject] = {}
     for c in candidates:
         other = c.chunk.doc_id
         if other == doc_id or other in out or related(doc_id, other, statuses or {}):
             continue
-        for s in split_sentences(c.chunk.text):
-            t = template(quote, s.text)
+        for start, end in _spans(c.chunk.text, size):
+            t = template(quote, c.chunk.text[start:end])
             if t is None:
                 continue
             apart = (t.own | (own_title - naming_words(c.chunk.title))) - _FUNCTION_WORDS
             if not apart & asked:
-                out[other] = OtherSubject(c, (s.start, s.end), t.other_fills, t.own_fills)
+                out[other] = OtherSubject(c, (start, end), t.other_fills, t.own_fills)
                 break
     return list(out.values())
 

@@ -22,6 +22,11 @@ def test_a_template_filled_for_another_subject_gives_the_sentences_own_slot_word
     assert template(one, other).other_fills == ("Laut Contoh", "Bukit Karangan Utara")
     assert template(BUDGET.format(amount="92.683.000.000.000"), BUDGET.format(amount="114.585.600.000.000")).own == {
         "92.683.000.000.000,00"}
+    # one name filled otherwise around a word both write ("Sulawesi Tenggara", "Nusa Tenggara Timur") is one fill, and
+    # the word both write sets nothing apart
+    east = template(one, GOVERNOR.format(province="Laut Rekaan Timur", regency="Sungai Fiktif"))
+    assert east.own_fills == ("Tanah Rekaan",) and east.other_fills == ("Laut Rekaan Timur",)
+    assert east.own == {"tanah"}
     # an amount spelt out in words is one slot, however many words each spells it in
     spelt = "g. reklasifikasi kewajiban ke ekuitas sebesar Rp{} ({} rupiah);"
     one = spelt.format("331.244.708.907", "tiga ratus tiga puluh satu miliar dua ratus empat puluh empat juta tujuh "
@@ -88,3 +93,54 @@ def test_other_subjects_are_the_documents_the_question_does_not_set_apart_from_t
                       quote="diubah", target_label="UU-1", target_doc="uu-1", target_pasal="7", date=None, issued=None)
     assert found("Siapa yang membina kinerja Penjabat Bupati?", {"uu-1": DocumentStatus("uu-1", None, (edge,))}) == [
         "uu-3"]
+
+
+COORDINATE = ("(5) Gubernur {province} {verbs} pemindahan personel, penyerahan aset, dan dokumen kepada Kabupaten "
+              "{regency}.")
+
+
+def test_a_template_reworded_in_another_law_is_still_another_subjects_but_other_words_alone_are_another_rule():
+    """One regional-formation law writes "Gubernur Sulawesi Tenggara mengoordinasikan dan memfasilitasi pemindahan
+    personel …" and the next "Gubernur Nusa Tenggara Timur mengkoordinasikan dan memfasilitasi …" (UU 14/2014, UU
+    3/2013): the template's same sentence with a spelling changed, for another province and regency."""
+    one = COORDINATE.format(province="Tanah Rekaan", verbs="mengoordinasikan dan memfasilitasi", regency="Sungai Fiktif")
+    reworded = COORDINATE.format(province="Laut Contoh", verbs="mengkoordinasikan dan memfasilitasi",
+                                 regency="Bukit Karangan")
+    found = template(one, reworded)
+    assert found is not None and found.own == {"tanah", "rekaan", "sungai", "fiktif"}
+    assert found.other_fills == ("Laut Contoh", "Bukit Karangan")
+    # the same rewording with the same names: another rule of the same subject, not another subject
+    assert template(one, one.replace("mengoordinasikan", "mengkoordinasikan")) is None
+    # names changed but many other words too: another rule
+    rewritten = reworded.replace("mengkoordinasikan dan memfasilitasi pemindahan personel, penyerahan aset",
+                                 "menetapkan jadwal serah terima pegawai, barang bergerak")
+    assert template(one, rewritten) is None
+
+
+def test_a_scans_split_word_is_the_same_word_and_a_quote_of_a_list_is_read_against_a_list():
+    state = "Pemerintah dalam menangani kekayaan negara yang dipisahkan dan dikelola oleh Badan Usaha Milik Negara."
+    # "Badan U saha" is a scan's spacing of "Badan Usaha": the same sentence, a restatement
+    assert template(state, state.replace("Usaha", "U saha")) is None
+    assets = ("(7) Aset dan dokumen sebagaimana dimaksud pada ayat (1) dan ayat (3) meliputi:\n"
+              "a. barang milik/dikuasai yang bergerak dan tidak bergerak dan/atau dimanfaatkan oleh Pemerintah "
+              "Kabupaten {0} yang berada dalam wilayah Kabupaten {1};\n"
+              "b. utang piutang Kabupaten {0} yang kegunaannya untuk Kabupaten {1} menjadi tanggung jawab Kabupaten "
+              "{1}; dan\nc. dokumen dan arsip yang karena sifatnya diperlukan oleh Kabupaten {1}.")
+
+    def law(doc_id: str, parent: str, regency: str) -> Candidate:
+        text = "Pasal 14\n" + assets.format(parent, regency)
+        return Candidate(Chunk(chunk_id=f"{doc_id}-14", doc_id=doc_id, title=f"PEMBENTUKAN KABUPATEN {regency.upper()}",
+                               location="Pasal 14", text=text, lang="id", unit=f"{doc_id}#14", ordinal=14, start=0,
+                               end=len(text), path=doc_id.upper()))
+    lead, other = law("uu-1", "Sungai Fiktif", "Sungai Fiktif Utara"), law("uu-2", "Bukit Karangan", "Lembah Umpama")
+    quote = assets.format("Sungai Fiktif", "Sungai Fiktif Utara")[4:]  # the claim quotes the whole list
+    hits = other_subjects(quote, "uu-1", lead.chunk.title, "Sebutkan aset dan dokumen!", [lead, other])
+    assert [h.candidate.chunk.doc_id for h in hits] == ["uu-2"]
+    where = other.chunk.text[hits[0].where[0]:hits[0].where[1]]
+    assert where.startswith("(7) Aset dan dokumen") and where.endswith("Kabupaten Lembah Umpama.")
+    # a quote that carries a scan's stray line after its sentence is still read against the other's one sentence
+    lead, other = _law("uu-1", "Tanah Rekaan", "Sungai Fiktif"), _law("uu-2", "Laut Contoh", "Bukit Karangan")
+    stray = GOVERNOR.format(province="Tanah Rekaan", regency="Sungai Fiktif") + "\nDISTRIBUSI II"
+    hits = other_subjects(stray, "uu-1", lead.chunk.title, "Siapa yang membina kinerja Penjabat Bupati?", [other])
+    assert [h.candidate.chunk.doc_id for h in hits] == ["uu-2"]
+
