@@ -47,18 +47,25 @@ def _figure(word: str) -> bool:
     return any(ch.isdigit() for ch in word) or word.casefold() in _NUMBER_WORDS
 
 
-def _words(text: str) -> list[str]:
-    """The words of `text`, each run of figures one word ("Rp331.244.708.907 (tiga ratus … tujuh rupiah)" is "Rp",
-    "331.244.708.907 tiga ratus … tujuh", "rupiah"): an amount is one slot however many words spell it out."""
-    out: list[str] = []
+def _words_at(text: str) -> list[tuple[str, int, int]]:
+    """The words of `text` (NFKC) with their offsets there, each run of figures one word ("Rp331.244.708.907 (tiga
+    ratus … tujuh rupiah)" is "Rp", "331.244.708.907 tiga ratus … tujuh", "rupiah"): an amount is one slot however
+    many words spell it out."""
+    out: list[tuple[str, int, int]] = []
     figures = False
-    for w in _WORD.findall(unicodedata.normalize("NFKC", text)):
+    for m in _WORD.finditer(text):
+        w = m.group()
         if figures and _figure(w):
-            out[-1] += " " + w
+            out[-1] = (out[-1][0] + " " + w, out[-1][1], m.end())
         else:
-            out.append(w)
+            out.append((w, m.start(), m.end()))
         figures = _figure(w)
     return out
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text` (`_words_at`)."""
+    return [w for w, _, _ in _words_at(unicodedata.normalize("NFKC", text))]
 
 
 def _slot(word: str) -> bool:
@@ -90,6 +97,15 @@ class Template:
 def _as_written(runs: Sequence[str]) -> str:
     """A slot's words as written; an amount by its digits, not the words that spell it out."""
     return " ".join(w.split()[0] if any(ch.isdigit() for ch in w) else w for w in runs)
+
+
+def _fill(text: str, run: Sequence[tuple[str, int, int]]) -> str:
+    """What fills a slot, as `text` writes it from its first name or figure to its last ("Kabupaten Nunukan, Kabupaten
+    Malinau, … dan Kota Bontang"); an amount by its digits, not the words that spell it out (`_as_written`)."""
+    slots = [(w, start, end) for w, start, end in run if _slot(w)]
+    if any(_figure(w.split()[0]) for w, _, _ in slots):
+        return _as_written([w for w, _, _ in slots])
+    return text[slots[0][1]:slots[-1][2]]
 
 
 def _spelled_alike(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -127,8 +143,9 @@ def template(sentence: str, other: str) -> Template | None:
     both sides and such other words are few (`MAX_REWORDED_SHARE` of the words both share): one law's template
     reworded in the next ("Gubernur Sulawesi Tenggara mengoordinasikan dan memfasilitasi …", "Gubernur Nusa Tenggara
     Timur mengkoordinasikan dan memfasilitasi …"; each regency's list of its assets)."""
-    a, b = _bare(sentence), _bare(other)
-    wa, wb = _words(a), _words(b)
+    a, b = unicodedata.normalize("NFKC", _bare(sentence)), unicodedata.normalize("NFKC", _bare(other))
+    at_a, at_b = _words_at(a), _words_at(b)
+    wa, wb = [w for w, _, _ in at_a], [w for w, _, _ in at_b]
     la, lb = [w.casefold() for w in wa], [w.casefold() for w in wb]
     longer = max(len(la), len(lb))
     if la == lb or sum((Counter(la) & Counter(lb)).values()) < max(MIN_SHARED_WORDS, MIN_SHARED_SHARE * longer):
@@ -146,8 +163,8 @@ def template(sentence: str, other: str) -> Template | None:
         mine, theirs = [w for w in wa[i1:i2] if _slot(w)], [w for w in wb[j1:j2] if _slot(w)]
         reworded += max(i2 - i1 - len(mine), j2 - j1 - len(theirs))
         own.update(w.casefold() for run in mine for w in run.split())
-        own_fills += [_as_written(mine)] if mine else []
-        other_fills += [_as_written(theirs)] if theirs else []
+        own_fills += [_fill(a, at_a[i1:i2])] if mine else []
+        other_fills += [_fill(b, at_b[j1:j2])] if theirs else []
     if not own_fills and not other_fills:
         return None  # nothing but a scan's spacing differs: a restatement
     renamed = {f.casefold() for f in own_fills} != {f.casefold() for f in other_fills}

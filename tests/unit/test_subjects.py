@@ -144,3 +144,15 @@ def test_a_scans_split_word_is_the_same_word_and_a_quote_of_a_list_is_read_again
     hits = other_subjects(stray, "uu-1", lead.chunk.title, "Siapa yang membina kinerja Penjabat Bupati?", [other])
     assert [h.candidate.chunk.doc_id for h in hits] == ["uu-2"]
 
+
+
+def test_what_fills_a_slot_is_shown_as_written_a_list_of_names_with_its_commas():
+    """A refusal names what fills the sentence in each law; a list of regencies is shown as the law writes it, not as
+    its capitalised words run together."""
+    office = ("e. perlengkapan kantor, arsip, dokumen, dan perpustakaan yang karena sifatnya diperlukan oleh Kabupaten "
+              "{}.")
+    found = template(office.format("Sungai Fiktif, Kabupaten Bukit Karangan, dan Kota Lembah"),
+                     office.format("Laut Contoh dan Kabupaten Tanjung Umpama"))
+    assert found.own_fills == ("Sungai Fiktif, Kabupaten Bukit Karangan, dan Kota Lembah",)
+    assert found.other_fills == ("Laut Contoh dan Kabupaten Tanjung Umpama",)
+    assert found.own == {"sungai", "fiktif", "bukit", "karangan", "kota", "lembah"}
