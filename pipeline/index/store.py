@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -98,6 +99,17 @@ def _chunk_from_json(data: str) -> Chunk:
     return Chunk(**d)
 
 
+# a rendition as ingest names it (pipeline/ingest/prepare.rendition_path): <data dir>/texts/<doc id>.<12 hex>.txt
+_RENDITION = re.compile(r"(?:^|.*[/\\])texts[/\\]([^/\\]+\.[0-9a-f]{12}\.txt)$")
+
+
+def _relocated(path: str | None, texts: Path) -> str | None:
+    """A rendition recorded (by absolute path) in a data directory since moved or copied: the same file under this
+    data directory's texts/, where the name says it is one ingest wrote; any other path as recorded."""
+    m = _RENDITION.match(path or "")
+    return str(texts / m.group(1)) if m and Path(path).parent != texts else path
+
+
 def document_from_json(data: str) -> Document:
     d = _renamed(json.loads(data), {"path": "original"})
     d["pages_without_text"] = tuple(d.get("pages_without_text") or ())
@@ -146,6 +158,7 @@ class ChunkStore:
 
     def __init__(self, data_dir: Path, read_only: bool = False):
         self.path = data_dir / self.FILENAME
+        self._texts = (Path(data_dir) / "texts").resolve()  # where this data directory's renditions are
         self._definitions: tuple[int, dict[str, list[tuple[str, str]]]] | None = None
         if read_only:  # a connection of its own that can only read (`Ingestor.derive`, beside a server's readers)
             self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
@@ -172,13 +185,23 @@ class ChunkStore:
 
     # -- documents ------------------------------------------------------------------------
 
+    def _document(self, data: str) -> Document:
+        doc = document_from_json(data)
+        where = _relocated(doc.rendition, self._texts)
+        return doc if where == doc.rendition else replace(doc, rendition=where)
+
+    def _chunk(self, data: str) -> Chunk:
+        chunk = _chunk_from_json(data)
+        where = _relocated(chunk.rendition, self._texts)
+        return chunk if where == chunk.rendition else replace(chunk, rendition=where)
+
     def document(self, doc_id: str) -> Document | None:
         row = self._db.execute("SELECT data FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
-        return document_from_json(row[0]) if row else None
+        return self._document(row[0]) if row else None
 
     def documents(self) -> list[tuple[Document, int]]:
         rows = self._db.execute("SELECT data, n_chunks FROM documents ORDER BY doc_id").fetchall()
-        return [(document_from_json(d), n) for d, n in rows]
+        return [(self._document(d), n) for d, n in rows]
 
     def rules(self, doc_id: str) -> str | None:
         """Fingerprint of the chunking, category and analysis rules a document was ingested under."""
@@ -191,13 +214,13 @@ class ChunkStore:
     def document_by_path(self, path: str) -> tuple[Document, str | None, str] | None:
         """The document ingested from this file, its source hash and rules: what incremental ingest checks."""
         row = self._db.execute("SELECT data, source_hash, rules FROM documents WHERE path = ?", (path,)).fetchone()
-        return (document_from_json(row[0]), row[1], row[2]) if row else None
+        return (self._document(row[0]), row[1], row[2]) if row else None
 
     def manifest(self) -> list[ManifestEntry]:
         """One entry per document: what was ingested, which version, its hash and counts."""
         rows = self._db.execute(
             "SELECT data, n_chunks, version, source_hash, ingested_at, manifest FROM documents ORDER BY doc_id")
-        return [ManifestEntry(document_from_json(d), n, v, h, at, json.loads(m or "{}")) for d, n, v, h, at, m in rows]
+        return [ManifestEntry(self._document(d), n, v, h, at, json.loads(m or "{}")) for d, n, v, h, at, m in rows]
 
     def replace_document(self, document: Document, chunks: Sequence[Chunk], tokens: Sequence[Sequence[str]],
                          rules: str, source_hash: str | None = None, manifest: dict | None = None,
@@ -339,7 +362,7 @@ class ChunkStore:
 
     def doc_chunks(self, doc_id: str) -> list[Chunk]:
         rows = self._db.execute("SELECT data FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))
-        return [_chunk_from_json(d) for (d,) in rows]
+        return [self._chunk(d) for (d,) in rows]
 
     # -- chunks ---------------------------------------------------------------------------
 
@@ -355,12 +378,12 @@ class ChunkStore:
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
             q = f"SELECT chunk_id, data FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})"
-            out.update({cid: _chunk_from_json(d) for cid, d in self._db.execute(q, part)})
+            out.update({cid: self._chunk(d) for cid, d in self._db.execute(q, part)})
         return out
 
     def unit_chunks(self, unit: str) -> list[Chunk]:
         rows = self._db.execute("SELECT data FROM chunks WHERE unit = ? ORDER BY ordinal", (unit,))
-        return [_chunk_from_json(d) for (d,) in rows]
+        return [self._chunk(d) for (d,) in rows]
 
     def definitions(self) -> dict[str, list[tuple[str, str]]]:
         """Every term the corpus's definitions articles define (pipeline/definitions.py), by key:
