@@ -9,10 +9,13 @@ import re
 from typing import Iterable, Mapping, Sequence
 
 from . import status
-from .citations import cite_path
+from .citations import cite_path, cited_location
 from .config import ConfidenceSettings
-from .definitions import asked_term
-from .restatements import restating, stated_citation
+from .answer_reader.answers import item_label
+from .definitions import asked_term, quoted_entries
+from .restatements import restates, restating, stated_citation
+from .subjects import refers, related, sentence_runs
+from .text import split_sentences
 from .types import Candidate, Chunk, CitationCheck, Conflict, DocumentStatus, VerifiedClaim, is_provision
 
 SEVERAL_REGULATIONS = "several_regulations"  # Confidence.capped_by: two or more regulations answer, none named
@@ -37,23 +40,29 @@ def _own_unit(c: VerifiedClaim, chunks: Mapping[str, Chunk]) -> Chunk | None:
 
 
 def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
-                   lang: str, definers: Sequence[Candidate] = ()) -> list[Conflict]:
+                   lang: str, definers: Sequence[Candidate] = (), context: Mapping[str, Chunk] | None = None,
+                   statuses: Mapping[str, DocumentStatus] | None = None, day: str | None = None) -> list[Conflict]:
     """Supported claims drawn from two or more regulations, for a question that names none: each
     regulation answers it (a term defined in several, a duty set by several), so the answer says so
     and shows each with its regulation instead of letting the first stand for all. Only the
     claims' own provisions count (a citation a claim follows by cross-reference does not). For a question
     asking what a term means, `definers` (the candidates that define it, best first) count too: every
     regulation of the collection that defines the term is named, quoted in the answer or not; one whose definition a
-    claim quotes as its own sentence again (`restatements.restating`) is named as quoted."""
+    claim quotes as its own sentence again (`restatements.restating`) is named as quoted. With the context (`context`,
+    its documents' `statuses` on `day`), a regulation writing a claim's sentence word for word is named as answering
+    too (`restating_regulations`), as `regulations_capped` counts it."""
     by_doc: dict[str, list[int]] = {}
     again: dict[str, CitationCheck] = {}  # another document's place a claim quotes as the same sentence again
     for i, c in enumerate(claims):
         if (chunk := _own_unit(c, chunks)) is None:
             continue
         by_doc.setdefault(chunk.doc_id, []).append(i)
-        for x, restates in zip(c.citations, restating(c)):
-            if restates and x.doc_id and x.doc_id != chunk.doc_id and x.chunk_id in chunks:
+        for x, again_here in zip(c.citations, restating(c)):
+            if again_here and x.doc_id and x.doc_id != chunk.doc_id and x.chunk_id in chunks:
                 again.setdefault(x.doc_id, x)
+    if context is not None and statuses is not None:  # a context regulation writing a claim's sentence word for word
+        for d, x in restating_regulations(claims, chunks, context, statuses, day).items():
+            again.setdefault(d, x)
     again = {d: x for d, x in again.items() if d not in by_doc}
     term = asked_term(question)
     unquoted: dict[str, Candidate] = {}  # a regulation that defines the asked term, quoted by no claim
@@ -100,22 +109,72 @@ def _history(c: VerifiedClaim) -> bool:
     return c.standing is not None and c.standing.history
 
 
-def answering_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk]) -> set[str]:
+def _listed_or_defining(chunk: Chunk, quote: str) -> bool:
+    """A quote that is an item of an enumeration of `chunk` (its lead-in, which differs, says whose it is: "Urusan wajib
+    … Kabupaten Mesuji … meliputi: … i. fasilitasi pengembangan koperasi …" is every regency's item i), or a definition
+    (the same words define the same meaning, whichever law writes them: `definitions` shows them as one), or not
+    found in it."""
+    at = chunk.text.find(quote)
+    return (at < 0 or next(quoted_entries([quote]), None) is not None
+            or any(item_label(sp.label) and sp.start <= at and at + len(quote) <= sp.end for sp in chunk.spans))
+
+
+def restating_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
+                          context: Mapping[str, Chunk], statuses: Mapping[str, DocumentStatus],
+                          day: str | None) -> dict[str, CitationCheck]:
+    """The other regulations of the context (`context`, its documents' `statuses`) that write the sentence a supported
+    claim states (`stated_citation`) word for word (`restatements.restates`) in a provision of their own, in force as a
+    whole on `day`, and neither amending, revoking nor referring to the claim's law (`subjects.related`, `refers`):
+    each year's budget law writes "SAL dapat digunakan dalam hal …". Such a regulation gives the same answer as its own
+    rule, so the answer is several regulations' as much as one quoting both. Each with its first such place, as a
+    citation would show it (the claims keep their own citations)."""
+    out: dict[str, CitationCheck] = {}
+    for c in claims:
+        own = _own_unit(c, chunks) if not _history(c) else None
+        quote = stated_citation(c).quote if own is not None else ""
+        if own is None or _listed_or_defining(own, quote):
+            continue
+        size = max(1, len(split_sentences(quote)))
+        for ch in context.values():
+            other = ch.doc_id
+            if (other == own.doc_id or other in out or other not in statuses or not _REGULATION_UNIT.match(ch.location)
+                    or (day is not None and status.standing(statuses[other], day).history)
+                    or related(own.doc_id, other, statuses) or refers(own.doc_id, other, statuses)):
+                continue
+            for start, end in sentence_runs(ch.text, size):
+                if restates(quote, ch.text[start:end]) and not _listed_or_defining(ch, ch.text[start:end]):
+                    label = cited_location(ch, (start, end))
+                    out[other] = CitationCheck(ch.chunk_id, ch.text[start:end], ch.title, label, True,
+                                               doc_id=other, path=cite_path(ch, label))
+                    break
+    return out
+
+
+def answering_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
+                          context: Mapping[str, Chunk] | None = None,
+                          statuses: Mapping[str, DocumentStatus] | None = None, day: str | None = None) -> set[str]:
     """The documents whose own provisions (a regulation's unit, as `find_ambiguity` reads it) the supported claims
-    state, but history: a provision ended or not yet in force on the answer's date answers nothing."""
-    return {chunk.doc_id for c in claims if not _history(c) and (chunk := _own_unit(c, chunks)) is not None}
+    state, but history: a provision ended or not yet in force on the answer's date answers nothing; with the context
+    (`context`, `statuses`), also those that write a claim's sentence word for word (`restating_regulations`)."""
+    own = {chunk.doc_id for c in claims if not _history(c) and (chunk := _own_unit(c, chunks)) is not None}
+    if context is None or statuses is None:
+        return own
+    return own | set(restating_regulations(claims, chunks, context, statuses, day))
 
 
 def regulations_capped(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
-                       named: Sequence[tuple[str, str | None]],
-                       confidence: ConfidenceSettings | None) -> list[VerifiedClaim]:
+                       named: Sequence[tuple[str, str | None]], confidence: ConfidenceSettings | None,
+                       context: Mapping[str, Chunk] | None = None, statuses: Mapping[str, DocumentStatus] | None = None,
+                       day: str | None = None) -> list[VerifiedClaim]:
     """The claims of an answer whose supported claims state the provisions of two or more regulations
     (`answering_regulations`), for a question that names none: each is one regulation's answer among several (shown
     as *ambiguous*), and which one the asker means the pipeline does not know, so each is kept in RENDAH and at most
     one in as many as answer (`one_of_several`). On the mined questions of issue 30 (24 laws alone) such answers were
     at the gold Pasal 5 times of 19, at a stated 0.84 (SEDANG; the other SEDANG answers 82 of 96 at 0.86)."""
-    n = len(answering_regulations(claims, chunks))
-    if confidence is None or any(doc_id for _, doc_id in named) or n < 2:
+    if confidence is None or any(doc_id for _, doc_id in named):
+        return list(claims)
+    n = len(answering_regulations(claims, chunks, context, statuses, day))
+    if n < 2:
         return list(claims)
     return [one_of_several(c, chunks, confidence, n) for c in claims]
 

@@ -410,9 +410,10 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     conflicts = tuple(status.decide(c, claims, lang) for c in find_conflicts(claims, chunks, tokens, min_overlap))
     # a question that names its regulation is not ambiguous; records whose figures disagree are already shown
     # side by side, each with its regulation
+    context = {cid: chunks[cid] for p in parts for cid in _used(p).context if cid in chunks}  # what was read
     if not any(doc_id for _, doc_id in named) and not conflicts:
         definers = [c for p in parts for c in _ranked(_used(p)) if c.defines]
-        conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers))
+        conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers, context, every, day))
     # contract 12: a provision that a later one ended, or one not yet in force, is never shown as the answer. A part
     # whose every supported claim is such history is refused; its claims stay, shown as history with their receipts
     # and the provision that decides their standing
@@ -432,7 +433,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     documents = status.cited_documents(claims, every, day)
     # the question's own terms (each part's first query) that no record mentions in any form
     unmentioned = unmentioned_terms(question, [p.attempts[0].query for p in parts if p.attempts])
-    claims = regulations_capped(claims, chunks, named, confidence)
+    claims = regulations_capped(claims, chunks, named, confidence, context, every, day)
     if confidence is not None and named_unmentioned(question, unmentioned):
         claims = [unmentioned_capped(c, chunks, confidence) for c in claims]
     if not refused:

@@ -143,7 +143,9 @@ class Release:
                 self._several = 0
             elif all(p.settled for p in self.parts):
                 shown = [self._shown(p, c) for p in self.parts for c in p.gated.values()]
-                n = len(answering_regulations(shown, self._chunks))
+                context = {cid: c for p in self.parts for cid, c in p.chunks.items()}
+                statuses = {d: st for p in self.parts for d, st in p.statuses.items()}
+                n = len(answering_regulations(shown, self._chunks, context, statuses, self.day))
                 self._several = n if n >= 2 else 0
         return self._several is not None
 

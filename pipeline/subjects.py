@@ -201,7 +201,15 @@ def related(a: str, b: str, statuses: Mapping[str, DocumentStatus]) -> bool:
     return any(e.source_doc in (a, b) for d in (a, b) if d in statuses for e in statuses[d].edges)
 
 
-def _spans(text: str, size: int) -> Iterator[tuple[int, int]]:
+def refers(a: str, b: str, statuses: Mapping[str, DocumentStatus]) -> bool:
+    """Whether one of two documents refers to the other (its references resolved to it: `DocumentStatus.cites`), as far
+    as `statuses` hold either: a regulation implementing a law, or a law enacting another, that repeats its words
+    states that law's rule (ambiguity.restating_regulations). Not a sign of one subject: the plant-variety law refers
+    to the patent law and writes its compulsory-licence clause for its own rights (`other_subjects` does not ask it)."""
+    return any(other in statuses[d].cites for d, other in ((a, b), (b, a)) if d in statuses)
+
+
+def sentence_runs(text: str, size: int) -> Iterator[tuple[int, int]]:
     """Each run of `size` consecutive sentences of `text`, as offsets, then each sentence: a quote of a list ("Aset dan
     dokumen … meliputi: a. …; b. …") is read against as many sentences of another document, and a quote with a scan's
     stray line ("… kepada Menteri Dalam Negeri. DISTRIBUSI II") still against its one sentence."""
@@ -214,8 +222,8 @@ def _spans(text: str, size: int) -> Iterator[tuple[int, int]]:
 def other_subjects(quote: str, doc_id: str, title: str, question: str, candidates: Iterable[Candidate],
                    statuses: Mapping[str, DocumentStatus] | None = None) -> list[OtherSubject]:
     """The other documents among `candidates` (one each, in the order given) with a sentence (for a quote of several,
-    as many consecutive sentences: `_spans`) that writes `quote`'s template for another subject (`template`), where
-    `question` names no word that sets the quote's own subject apart: none of the quote's slot words, none of its
+    as many consecutive sentences: `sentence_runs`) that writes `quote`'s template for another subject (`template`),
+    where `question` names no word that sets the quote's own subject apart: none of the quote's slot words, none of its
     document's title words (`title`) that the other's title lacks. A document related to the quote's by the status
     graph (`related`) is another version, not another subject."""
     asked = naming_words(question)
@@ -226,7 +234,7 @@ def other_subjects(quote: str, doc_id: str, title: str, question: str, candidate
         other = c.chunk.doc_id
         if other == doc_id or other in out or related(doc_id, other, statuses or {}):
             continue
-        for start, end in _spans(c.chunk.text, size):
+        for start, end in sentence_runs(c.chunk.text, size):
             t = template(quote, c.chunk.text[start:end])
             if t is None:
                 continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Iterable, Literal
 
 Lang = Literal["id", "en"]
 Authority = Literal["official", "primary", "institutional", "academic", "media", "unknown"]
@@ -141,13 +141,16 @@ class DocumentStatus:
     year: int | None = None
     published: str | None = None
     effective: str | None = None
+    cites: tuple[str, ...] = ()       # the other documents its text refers to (resolved references), sorted
 
     @classmethod
-    def of(cls, doc: Document, edges) -> "DocumentStatus":
-        """`doc`'s status from the edges (of other documents) that end it or its Pasal, among `edges`."""
+    def of(cls, doc: Document, edges, cites: Iterable[str] = ()) -> "DocumentStatus":
+        """`doc`'s status from the edges (of other documents) that end it or its Pasal, among `edges`, and the
+        documents it refers to (`cites`)."""
         return cls(doc.doc_id, doc.effective or doc.made,
                    tuple(e for e in edges if e.target_doc == doc.doc_id and e.source_doc != doc.doc_id),
-                   doc.cite_as, doc.title, doc.doc_type, doc.number, doc.year, doc.published, doc.effective)
+                   doc.cite_as, doc.title, doc.doc_type, doc.number, doc.year, doc.published, doc.effective,
+                   tuple(sorted({d for d in cites if d != doc.doc_id})))
 
 
 @dataclass(frozen=True)

@@ -311,14 +311,16 @@ class ChunkStore:
 
     def status_of(self, doc_ids: Sequence[str]) -> dict[str, DocumentStatus]:
         """Per document (of those held): its start and the status edges that end it or its Pasal, with what a receipt
-        shows of it."""
+        shows of it, and the documents its references resolved to."""
         out: dict[str, DocumentStatus] = {}
         for doc_id in dict.fromkeys(doc_ids):
             doc = self.document(doc_id)
             if doc is None:
                 continue
             out[doc_id] = DocumentStatus.of(doc, (StatusEdge(**json.loads(r[0])) for r in self._db.execute(
-                "SELECT data FROM status_edges WHERE target_doc = ? ORDER BY source_doc, ordinal", (doc_id,))))
+                "SELECT data FROM status_edges WHERE target_doc = ? ORDER BY source_doc, ordinal", (doc_id,))),
+                (r[0] for r in self._db.execute("SELECT DISTINCT target_doc FROM xrefs WHERE doc_id = ? AND "
+                                                 "status = 'resolved' AND target_doc IS NOT NULL", (doc_id,))))
         return out
 
     def unresolved_counts(self) -> dict[str, int]:

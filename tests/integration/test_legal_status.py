@@ -74,6 +74,15 @@ def chain(tmp_path_factory, profile):
         yield corpus
 
 
+def test_a_documents_status_names_the_documents_its_references_resolve_to(chain):
+    """What `subjects.related` reads: a regulation that names another (the amendment its original, the revoking one
+    both) refers to it; the original names neither."""
+    got = chain.store.status_of(["px-1-2020", "px-2-2022", "px-3-2024"])
+    assert got["px-1-2020"].cites == ()
+    assert got["px-2-2022"].cites == ("px-1-2020",)
+    assert got["px-3-2024"].cites == ("px-1-2020", "px-2-2022")
+
+
 def test_the_chain_s_status_edges_each_carry_their_receipt(chain):
     rows = catalog.status_edges(chain, on=dt.date(2025, 1, 1))
     got = {(r["kind"], r["source_path"], r["target_label"], r["date"]) for r in rows}
