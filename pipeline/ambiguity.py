@@ -40,17 +40,17 @@ def _own_unit(c: VerifiedClaim, chunks: Mapping[str, Chunk]) -> Chunk | None:
 
 
 def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk], question: str,
-                   lang: str, definers: Sequence[Candidate] = (), context: Mapping[str, Chunk] | None = None,
-                   statuses: Mapping[str, DocumentStatus] | None = None, day: str | None = None) -> list[Conflict]:
+                   lang: str, definers: Sequence[Candidate] = (),
+                   word_for_word: Mapping[str, CitationCheck] | None = None) -> list[Conflict]:
     """Supported claims drawn from two or more regulations, for a question that names none: each
     regulation answers it (a term defined in several, a duty set by several), so the answer says so
     and shows each with its regulation instead of letting the first stand for all. Only the
     claims' own provisions count (a citation a claim follows by cross-reference does not). For a question
     asking what a term means, `definers` (the candidates that define it, best first) count too: every
     regulation of the collection that defines the term is named, quoted in the answer or not; one whose definition a
-    claim quotes as its own sentence again (`restatements.restating`) is named as quoted. With the context (`context`,
-    its documents' `statuses` on `day`), a regulation writing a claim's sentence word for word is named as answering
-    too (`restating_regulations`), as `regulations_capped` counts it."""
+    claim quotes as its own sentence again (`restatements.restating`) is named as quoted, and so is a regulation of the
+    context writing a claim's sentence word for word (`word_for_word`: `restating_regulations`, as
+    `regulations_capped` counts it)."""
     by_doc: dict[str, list[int]] = {}
     again: dict[str, CitationCheck] = {}  # another document's place a claim quotes as the same sentence again
     for i, c in enumerate(claims):
@@ -60,9 +60,8 @@ def find_ambiguity(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
         for x, again_here in zip(c.citations, restating(c)):
             if again_here and x.doc_id and x.doc_id != chunk.doc_id and x.chunk_id in chunks:
                 again.setdefault(x.doc_id, x)
-    if context is not None and statuses is not None:  # a context regulation writing a claim's sentence word for word
-        for d, x in restating_regulations(claims, chunks, context, statuses, day).items():
-            again.setdefault(d, x)
+    for d, x in (word_for_word or {}).items():  # a context regulation writing a claim's sentence word for word
+        again.setdefault(d, x)
     again = {d: x for d, x in again.items() if d not in by_doc}
     term = asked_term(question)
     unquoted: dict[str, Candidate] = {}  # a regulation that defines the asked term, quoted by no claim
@@ -151,21 +150,17 @@ def restating_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, 
 
 
 def answering_regulations(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
-                          context: Mapping[str, Chunk] | None = None,
-                          statuses: Mapping[str, DocumentStatus] | None = None, day: str | None = None) -> set[str]:
+                          word_for_word: Iterable[str] = ()) -> set[str]:
     """The documents whose own provisions (a regulation's unit, as `find_ambiguity` reads it) the supported claims
-    state, but history: a provision ended or not yet in force on the answer's date answers nothing; with the context
-    (`context`, `statuses`), also those that write a claim's sentence word for word (`restating_regulations`)."""
+    state, but history: a provision ended or not yet in force on the answer's date answers nothing; and `word_for_word`,
+    those that write a claim's sentence word for word (`restating_regulations`)."""
     own = {chunk.doc_id for c in claims if not _history(c) and (chunk := _own_unit(c, chunks)) is not None}
-    if context is None or statuses is None:
-        return own
-    return own | set(restating_regulations(claims, chunks, context, statuses, day))
+    return own | set(word_for_word)
 
 
 def regulations_capped(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chunk],
                        named: Sequence[tuple[str, str | None]], confidence: ConfidenceSettings | None,
-                       context: Mapping[str, Chunk] | None = None, statuses: Mapping[str, DocumentStatus] | None = None,
-                       day: str | None = None) -> list[VerifiedClaim]:
+                       word_for_word: Iterable[str] = ()) -> list[VerifiedClaim]:
     """The claims of an answer whose supported claims state the provisions of two or more regulations
     (`answering_regulations`), for a question that names none: each is one regulation's answer among several (shown
     as *ambiguous*), and which one the asker means the pipeline does not know, so each is kept in RENDAH and at most
@@ -173,7 +168,7 @@ def regulations_capped(claims: Sequence[VerifiedClaim], chunks: Mapping[str, Chu
     at the gold Pasal 5 times of 19, at a stated 0.84 (SEDANG; the other SEDANG answers 82 of 96 at 0.86)."""
     if confidence is None or any(doc_id for _, doc_id in named):
         return list(claims)
-    n = len(answering_regulations(claims, chunks, context, statuses, day))
+    n = len(answering_regulations(claims, chunks, word_for_word))
     if n < 2:
         return list(claims)
     return [one_of_several(c, chunks, confidence, n) for c in claims]

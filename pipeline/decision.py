@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
-from .ambiguity import find_ambiguity, is_provision_chunk, regulations_capped
+from .ambiguity import find_ambiguity, is_provision_chunk, regulations_capped, restating_regulations
 from .audit import LOCAL_KEY
 from .citations import cite_path
 from .restatements import stated_citation
@@ -410,10 +410,13 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     conflicts = tuple(status.decide(c, claims, lang) for c in find_conflicts(claims, chunks, tokens, min_overlap))
     # a question that names its regulation is not ambiguous; records whose figures disagree are already shown
     # side by side, each with its regulation
-    context = {cid: chunks[cid] for p in parts for cid in _used(p).context if cid in chunks}  # what was read
+    # the context's regulations that write a claim's sentence word for word answer it too (read once, for the
+    # ambiguity note and the cap); a question naming its regulation is answered by that one
+    context = {cid: chunks[cid] for p in parts for cid in _used(p).context if cid in chunks}
+    restating = {} if any(doc_id for _, doc_id in named) else restating_regulations(claims, chunks, context, every, day)
     if not any(doc_id for _, doc_id in named) and not conflicts:
         definers = [c for p in parts for c in _ranked(_used(p)) if c.defines]
-        conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers, context, every, day))
+        conflicts += tuple(find_ambiguity(claims, chunks, question, lang, definers, restating))
     # contract 12: a provision that a later one ended, or one not yet in force, is never shown as the answer. A part
     # whose every supported claim is such history is refused; its claims stay, shown as history with their receipts
     # and the provision that decides their standing
@@ -433,7 +436,7 @@ def conclude(parts: Sequence[PartTrace], question: str, lang: str, tokens: Calla
     documents = status.cited_documents(claims, every, day)
     # the question's own terms (each part's first query) that no record mentions in any form
     unmentioned = unmentioned_terms(question, [p.attempts[0].query for p in parts if p.attempts])
-    claims = regulations_capped(claims, chunks, named, confidence, context, every, day)
+    claims = regulations_capped(claims, chunks, named, confidence, restating)
     if confidence is not None and named_unmentioned(question, unmentioned):
         claims = [unmentioned_capped(c, chunks, confidence) for c in claims]
     if not refused:

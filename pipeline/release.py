@@ -35,7 +35,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from .ambiguity import answering_regulations, one_of_several, regulation_documents
+from .ambiguity import answering_regulations, one_of_several, regulation_documents, restating_regulations
 from .config import ConfidenceSettings, Route
 from .decision import (dated_claim, definers_of, definitions_capped, lead_claim, named_unmentioned, subjects_apply,
                        sufficiency, unmentioned_capped, unmentioned_terms)
@@ -145,7 +145,8 @@ class Release:
                 shown = [self._shown(p, c) for p in self.parts for c in p.gated.values()]
                 context = {cid: c for p in self.parts for cid, c in p.chunks.items()}
                 statuses = {d: st for p in self.parts for d, st in p.statuses.items()}
-                n = len(answering_regulations(shown, self._chunks, context, statuses, self.day))
+                restating = restating_regulations(shown, self._chunks, context, statuses, self.day)
+                n = len(answering_regulations(shown, self._chunks, restating))
                 self._several = n if n >= 2 else 0
         return self._several is not None
 

@@ -63,11 +63,6 @@ def _words_at(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def _words(text: str) -> list[str]:
-    """The words of `text` (`_words_at`)."""
-    return [w for w, _, _ in _words_at(unicodedata.normalize("NFKC", text))]
-
-
 def _slot(word: str) -> bool:
     """A word a template fills in: a name (capitalised), a figure (a digit), a number written out."""
     return word[:1].isupper() or _figure(word.split()[0])

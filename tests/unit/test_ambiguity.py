@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from pipeline.ambiguity import SEVERAL_REGULATIONS, answering_regulations, regulation_documents, regulations_capped
+from pipeline.ambiguity import (SEVERAL_REGULATIONS, answering_regulations, find_ambiguity, regulation_documents,
+                                regulations_capped, restating_regulations)
 from pipeline.config import ConfidenceSettings, Route
 from pipeline.release import Release
 from pipeline.types import (Chunk, CitationCheck, Confidence, DocumentStatus, QueryPlan, Span, Standing,
@@ -120,32 +121,34 @@ def test_a_regulation_of_the_context_writing_the_answers_sentence_word_for_word_
     """One budget law's "SAL dapat digunakan …" is another year's too: a question naming no year is answered by each,
     so the answer is several regulations' although its claim quotes one (on the mined questions of issue 30 a 2023
     budget law's sentence stood TINGGI for the 2022 law's question)."""
-    from pipeline.ambiguity import find_ambiguity, restating_regulations
-
     context = {c.chunk_id: c for c in (budget(2030), budget(2031))}
     statuses = {d: DocumentStatus(d, "2030-01-01") for d in ("apbn-2030", "apbn-2031")}
     one = [budget_claim(2030)]
     assert set(restating_regulations(one, context, context, statuses, "2031-06-01")) == {"apbn-2031"}
-    capped = regulations_capped(one, context, (), SETTINGS, context, statuses, "2031-06-01")
+    found = restating_regulations(one, context, context, statuses, "2031-06-01")
+    capped = regulations_capped(one, context, (), SETTINGS, found)
     assert capped[0].confidence.band == "RENDAH" and capped[0].confidence.capped_by == SEVERAL_REGULATIONS
     assert capped[0].confidence.value == 0.5 and capped[0].citations == one[0].citations  # its receipts as they were
-    note, = find_ambiguity(one, context, "Dapatkah SAL digunakan?", "id", (), context, statuses, "2031-06-01")
+    note, = find_ambiguity(one, context, "Dapatkah SAL digunakan?", "id", (), found)
     assert note.kind == "ambiguous" and "apbn-2031" not in note.detail and "2 peraturan" in note.detail
     assert "apbn-2031:8" in note.chunk_ids
     # without the context's statuses (what the pipeline read of its documents) nothing more is counted
-    assert regulations_capped(one, context, (), SETTINGS) == one
+    assert regulations_capped(one, context, (), SETTINGS, restating_regulations(one, context, context, {},
+                                                                                "2031-06-01")) == one
     # a law referring to the answer's (an implementing regulation, a law enacting another) states that law's rule
     cites = {**statuses, "apbn-2031": DocumentStatus("apbn-2031", "2030-01-01", cites=("apbn-2030",))}
-    assert regulations_capped(one, context, (), SETTINGS, context, cites, "2031-06-01") == one
+    assert regulations_capped(one, context, (), SETTINGS, restating_regulations(one, context, context, cites,
+                                                                                "2031-06-01")) == one
     # one not yet in force on the answer's date answers nothing yet
     later = {**statuses, "apbn-2031": DocumentStatus("apbn-2031", "2032-01-01")}
-    assert regulations_capped(one, context, (), SETTINGS, context, later, "2031-06-01") == one
+    assert regulations_capped(one, context, (), SETTINGS, restating_regulations(one, context, context, later,
+                                                                                "2031-06-01")) == one
     # the same words outside a provision (a consideration) are no regulation's answer
     aside = {**context, "apbn-2031:8": budget(2031, location="Menimbang")}
-    assert regulations_capped(one, aside, (), SETTINGS, aside, statuses, "2031-06-01") == one
+    assert regulations_capped(one, aside, (), SETTINGS, restating_regulations(one, aside, aside, statuses,
+                                                                              "2031-06-01")) == one
     # the question names the regulation: its answer is that regulation's
-    assert regulations_capped(one, context, (("APBN 2030", "apbn-2030"),), SETTINGS, context, statuses,
-                              "2031-06-01") == one
+    assert regulations_capped(one, context, (("APBN 2030", "apbn-2030"),), SETTINGS, found) == one
     # an item of an enumeration is its lead-in's ("Urusan wajib … Kabupaten Mesuji … meliputi: … i. fasilitasi …" is
     # every regency's item i), and a definition in the same words is one meaning: neither counts
     lead = "(2) Urusan wajib Kabupaten {} meliputi:\n"
@@ -179,5 +182,6 @@ def test_a_stream_counts_a_regulation_writing_the_sentence_word_for_word_as_the_
     assert out == []  # two regulations in force in the context: it waits
     r.settled(0, 0, [one])
     assert [c.confidence.band for c in out] == ["RENDAH"]
-    decided = regulations_capped([one], context, (), SETTINGS, context, {d.doc_id: d for d in statuses}, "2031-06-01")
+    decided = regulations_capped([one], context, (), SETTINGS, restating_regulations(
+        [one], context, context, {d.doc_id: d for d in statuses}, "2031-06-01"))
     assert [c.confidence for c in out] == [c.confidence for c in decided]  # the stream shows it as decided (dated)
