@@ -114,6 +114,9 @@ def main() -> int:
     if not a.archive.is_file():
         print(f"mined_neighbours: no archive {a.archive}", file=sys.stderr)
         return 2
+    if a.embeddings_from is not None and not a.embeddings_from.is_file():
+        print(f"mined_neighbours: no embedding cache {a.embeddings_from}", file=sys.stderr)
+        return 2
     from pipeline.answer_reader.mining import read_laws
     from pipeline.config import load_profile
     from pipeline.ingest.chunker import Chunker
@@ -143,7 +146,7 @@ def main() -> int:
     print(f"{len(own)} laws and {len(neighbours)} neighbours ({len(copies)} with a near copy of a gold answer, "
           f"{len(cites)} naming one of the laws) in {laws}", flush=True)
     cache = a.out / "data" / "embeddings.sqlite3"
-    if a.embeddings_from is not None and a.embeddings_from.is_file() and not cache.exists():
+    if a.embeddings_from is not None and not cache.exists():
         cache.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(a.embeddings_from, cache)
     seconds = m.saksi("ingest", str(laws), "--data-dir", str(a.out / "data"), log=a.out / "ingest.log")

@@ -52,7 +52,9 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
     (tmp_path / "laws" / "order.txt").write_text("")
     for args, message in ((["--laws", str(tmp_path / "none")], "no laws directory"),
                           (["--laws", str(tmp_path / "laws"), "--archive", str(tmp_path / "none.tar.xz")],
-                           "no archive")):
+                           "no archive"),
+                          (["--laws", str(tmp_path / "laws"), "--embeddings-from", str(tmp_path / "none.sqlite3")],
+                           "no embedding cache")):
         done = subprocess.run([sys.executable, script, *args, "--out", str(tmp_path / "o")], capture_output=True,
                               text=True, cwd=ROOT, timeout=120)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
